@@ -1,0 +1,1 @@
+"""Tree-sitter query files (data). Loaded through porter.parse.load_query."""

@@ -1,0 +1,3 @@
+from porter.cli.main import main
+
+raise SystemExit(main())

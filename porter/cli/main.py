@@ -1,0 +1,76 @@
+"""``porter`` entry point: dispatches to the sub-command modules.
+
+``porter [PATH] [--output DIR]`` with no sub-command opens the review app.
+Exit codes: 0 success, 1 some files/steps failed, 2 bad usage, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# sub-command name -> module under porter.cli (each has register() and run())
+COMMANDS = {
+    "convert": "convert",
+    "scan": "scan",
+    "explain": "explain",
+    "query": "query",
+    "build": "build",
+    "smoke": "smoke",
+    "doctor": "doctor",
+    "review": "review",
+}
+
+
+class UsageError(Exception):
+    """Bad command-line usage: printed as one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2
+        self.exit(2, f"porter: error: {message}\n")
+
+
+def _available() -> dict[str, object]:
+    mods = {}
+    for name, mod in COMMANDS.items():
+        try:
+            mods[name] = importlib.import_module(f"porter.cli.{mod}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"porter.cli.{mod}":
+                raise
+    return mods
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="porter", description="Port CUDA code to HIP/ROCm, review it, build it and smoke-test it.")
+    from porter import __version__
+
+    parser.add_argument("--version", action="version", version=f"porter {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, mod in _available().items():
+        mod.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # `porter`, `porter PATH ...`: the review app
+    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version")):
+        argv = ["review", *argv]
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.run(args) or 0)
+    except UsageError as exc:
+        print(f"porter: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("porter: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0

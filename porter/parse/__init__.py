@@ -1,0 +1,87 @@
+"""Parsing: tree-sitter-cuda parser and the query files kept in ``grammars/``.
+
+Everything that needs a syntax tree goes through this module, so the grammar
+and the query loading live in one place.
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from pathlib import Path
+
+import tree_sitter as ts
+import tree_sitter_cuda
+
+BOM = b"\xef\xbb\xbf"
+
+
+@functools.cache
+def language() -> ts.Language:
+    return ts.Language(tree_sitter_cuda.language())
+
+
+def parser() -> ts.Parser:
+    return ts.Parser(language())
+
+
+def parse(source: bytes) -> ts.Tree:
+    """Parse CUDA/C++ source bytes.
+
+    A UTF-8 byte-order mark is blanked with spaces of the same length before
+    parsing so that byte offsets in the tree equal offsets in ``source``.
+    """
+    if source.startswith(BOM):
+        source = b"   " + source[3:]
+    return parser().parse(source)
+
+
+@functools.cache
+def grammars_dir() -> Path:
+    """The ``grammars/`` folder: beside the package in a checkout or an editable
+    install, or installed as the ``porter.grammars`` package by a wheel."""
+    checkout = Path(__file__).resolve().parents[2] / "grammars"
+    if checkout.is_dir():
+        return checkout
+    return Path(str(resources.files("porter.grammars")))
+
+
+def query_text(name: str) -> str:
+    """Text of ``grammars/<name>.scm`` (``name`` may contain a sub-folder, e.g. ``rules/asm``)."""
+    return (grammars_dir() / f"{name}.scm").read_text(encoding="utf-8")
+
+
+@functools.cache
+def load_query(name: str) -> ts.Query:
+    return ts.Query(language(), query_text(name))
+
+
+def captures(query: ts.Query, node: ts.Node) -> dict[str, list[ts.Node]]:
+    return ts.QueryCursor(query).captures(node)
+
+
+def matches(query: ts.Query, node: ts.Node) -> list[tuple[int, dict[str, list[ts.Node]]]]:
+    return ts.QueryCursor(query).matches(node)
+
+
+def error_regions(tree: ts.Tree) -> list[tuple[int, int]]:
+    """Byte spans of ERROR and MISSING nodes (outermost only), in source order."""
+    spans: list[tuple[int, int]] = []
+    if not tree.root_node.has_error:
+        return spans
+    cursor = tree.walk()
+    stack_done = False
+    while not stack_done:
+        node = cursor.node
+        if node.is_error or node.is_missing:
+            spans.append((node.start_byte, max(node.end_byte, node.start_byte + 1)))
+            descend = False
+        else:
+            descend = node.has_error
+        if descend and cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                stack_done = True
+                break
+    return spans
