@@ -6,3 +6,5 @@
 (char_literal) @protected
 (concatenated_string) @protected
 (preproc_include path: (_) @include)
+; unparsed #define bodies: the translator finds literals inside them itself
+(preproc_arg) @macro

@@ -1,0 +1,326 @@
+"""The translator: renames through the mapping database, header paths,
+HIP_SYMBOL wrapping, optional hipLaunchKernelGGL launches, and the HIP runtime
+include for device code.  Every byte not covered by an edit is kept as it was.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from porter.mapping import Database, Entry, load_database
+from porter.translate import launch
+from porter.translate.source_index import SourceIndex, index_source
+
+_RULES_FILE = Path(__file__).with_name("rules.toml")
+_IDENT = rb"[A-Za-z_][A-Za-z0-9_]*"
+
+
+@functools.cache
+def structure_rules() -> dict:
+    return tomllib.loads(_RULES_FILE.read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    start: int
+    end: int
+    replacement: bytes
+    kind: str = "rename"  # rename | header | namespace | symbol | launch | include
+    name: str = ""  # the CUDA name, when there is one
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A CUDA name found in the source (converted, unsupported or leftover)."""
+
+    name: str
+    line: int
+    column: int
+    category: str = ""
+    status: str = ""
+    hip: str | None = None
+    why: str | None = None
+    alternative: str | None = None
+    since_hip: str | None = None
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self.__slots__ if getattr(self, k) not in (None, "")}
+
+
+@dataclass(frozen=True)
+class TranslateOptions:
+    roc: bool = False  # map libraries to roc* where a roc name exists
+    kernel_launch_syntax: bool = False  # rewrite <<<...>>> to hipLaunchKernelGGL
+    add_runtime_include: bool = True
+
+
+@dataclass
+class Translation:
+    source: bytes
+    output: bytes
+    edits: list[Edit]
+    converted: list[Reference] = field(default_factory=list)
+    unsupported: list[Reference] = field(default_factory=list)
+    leftovers: list[Reference] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    # (source line after which lines were inserted, how many) -- for mapping output lines back
+    inserted_lines: list[tuple[int, int]] = field(default_factory=list)
+    index: SourceIndex | None = field(default=None, repr=False)
+
+    @property
+    def changed(self) -> bool:
+        return self.output != self.source
+
+    @property
+    def lines_changed(self) -> int:
+        idx = self.index
+        if idx is None:
+            return 0
+        lines = set()
+        for e in self.edits:
+            first = idx.line_of(e.start)
+            last = idx.line_of(max(e.start, e.end - 1))
+            lines.update(range(first, last + 1))
+        return len(lines)
+
+    def output_line_to_source(self, line: int) -> int:
+        """Map a 1-based output line to the source line it came from (inserted lines map to the line before them)."""
+        shift = 0
+        for after, count in self.inserted_lines:
+            if line - shift > after + count:
+                shift += count
+            elif line - shift > after:
+                return max(after, 1)
+        return line - shift
+
+    def stats(self) -> dict:
+        return {
+            "converted": len(self.converted),
+            "unsupported": len(self.unsupported),
+            "leftovers": len(self.leftovers),
+            "lines_changed": self.lines_changed,
+            "by_category": dict(Counter(r.category for r in self.converted)),
+            "by_name": dict(Counter(r.name for r in self.converted)),
+        }
+
+
+def apply_edits(source: bytes, edits: list[Edit]) -> bytes:
+    """Apply non-overlapping edits (insertions at a point come before a replacement starting there)."""
+    out = []
+    pos = 0
+    for e in sorted(edits, key=lambda e: (e.start, e.end != e.start, e.end)):
+        if e.start < pos:
+            raise ValueError(f"overlapping edits at byte {e.start}")
+        out.append(source[pos:e.start])
+        out.append(e.replacement)
+        pos = e.end
+    out.append(source[pos:])
+    return b"".join(out)
+
+
+@functools.cache
+def _candidate_regex(db_id: int) -> re.Pattern:
+    """Identifiers worth a dictionary look-up: those starting like a database key or a leftover."""
+    db = _DBS[db_id]
+    prefixes = {k[:3].encode() for k in db.identifiers} | {k[:3].encode() for k in db.namespaces}
+    prefixes |= {b"cud", b"CUD", b"cub", b"cur", b"cuf", b"cus", b"nvc", b"__n"}
+    alts = b"|".join(re.escape(p) for p in sorted(prefixes, key=lambda p: (-len(p), p)))
+    two = b"cu[A-Z]|CU[A-Z_]|nv[A-Z]|NV[A-Z_]"
+    return re.compile(rb"(?<![A-Za-z0-9_$])(?:" + alts + b"|" + two + rb")[A-Za-z0-9_]*")
+
+
+_DBS: dict[int, Database] = {}
+
+
+def _preceded_by(source: bytes, pos: int, token: bytes) -> bool:
+    i = pos
+    while i > 0 and source[i - 1] in b" \t":
+        i -= 1
+    return source[max(0, i - len(token)):i] == token
+
+
+def _followed_by(source: bytes, pos: int, token: bytes) -> bool:
+    i = pos
+    n = len(source)
+    while i < n and source[i] in b" \t":
+        i += 1
+    return source[i:i + len(token)] == token
+
+
+def _line_bounds(source: bytes, pos: int) -> tuple[int, int]:
+    start = source.rfind(b"\n", 0, pos) + 1
+    end = source.find(b"\n", pos)
+    return start, len(source) if end < 0 else end
+
+
+_DEFINED_CONTEXT = re.compile(rb"^\s*#\s*(?:ifdef|ifndef|elifdef|elifndef|undef)\s+$|defined\s*\(?\s*$")
+
+
+def _in_defined_context(source: bytes, pos: int) -> bool:
+    line_start, _ = _line_bounds(source, pos)
+    return bool(_DEFINED_CONTEXT.search(source[line_start:pos]))
+
+
+def _newline(source: bytes) -> bytes:
+    return b"\r\n" if b"\r\n" in source[:4096] else b"\n"
+
+
+def translate(source: bytes, path: str | None = None, options: TranslateOptions = TranslateOptions(),
+              db: Database | None = None, index: SourceIndex | None = None) -> Translation:
+    db = db or load_database()
+    _DBS.setdefault(id(db), db)
+    index = index or index_source(source)
+    rules = structure_rules()
+    edits: list[Edit] = []
+    converted: list[Reference] = []
+    unsupported: list[Reference] = []
+    leftovers: list[Reference] = []
+    warnings: list[str] = []
+    leftover_re = re.compile(rules["leftover"]["pattern"])
+
+    def ref(entry: Entry | None, name: str, pos: int, status: str | None = None) -> Reference:
+        line, col = index.line_col(pos)
+        if entry is None:
+            return Reference(name, line, col, status=status or "unknown")
+        return Reference(name, line, col, entry.category, entry.status, entry.target(options.roc),
+                         entry.note, entry.alternative, entry.since_hip)
+
+    # 1. #include paths
+    hip_headers: set[str] = set()
+    for node in index.includes:
+        raw = source[node.start_byte:node.end_byte]
+        inner = raw[1:-1].decode("utf-8", "replace")
+        entry = db.headers.get(inner)
+        if entry is None:
+            if leftover_re.match(inner):
+                leftovers.append(ref(None, inner, node.start_byte))
+            hip_headers.add(inner)
+            continue
+        if entry.renames:
+            target = entry.target(options.roc)
+            hip_headers.add(target)
+            if target != inner:
+                edits.append(Edit(node.start_byte + 1, node.end_byte - 1, target.encode(), "header", inner))
+                converted.append(ref(entry, inner, node.start_byte))
+        else:
+            unsupported.append(ref(entry, inner, node.start_byte))
+
+    # 2. identifiers and namespaces
+    device_markers = set(rules["device_code"]["identifiers"])
+    has_device_code = b"<<<" in source and not all(index.is_protected(m.start()) for m in re.finditer(rb"<<<", source))
+    for word in device_markers:
+        if has_device_code:
+            break
+        for m in re.finditer(rb"(?<![A-Za-z0-9_])" + re.escape(word.encode()) + rb"(?![A-Za-z0-9_])", source):
+            if not index.is_protected(m.start()):
+                has_device_code = True
+                break
+
+    symbol_calls: list[tuple[int, int, str]] = []
+    for m in _candidate_regex(id(db)).finditer(source):
+        start, end = m.span()
+        if index.is_protected(start):
+            continue
+        name = m.group().decode()
+        if name in db.namespaces and (_followed_by(source, end, b"::") or _preceded_by(source, start, b"namespace")):
+            if _preceded_by(source, start, b"::") and re.search(_IDENT + rb"\s*::\s*$", source[max(0, start - 80):start]):
+                continue  # a nested namespace of something else (e.g. thrust::cuda)
+            entry = db.namespaces[name]
+            if entry.renames:
+                edits.append(Edit(start, end, entry.target(options.roc).encode(), "namespace", name))
+                converted.append(ref(entry, name, start))
+            else:
+                unsupported.append(ref(entry, name, start))
+            continue
+        entry = db.identifiers.get(name)
+        if entry is None:
+            if leftover_re.match(name) and not _preceded_by(source, start, b".") and not _preceded_by(source, start, b"->"):
+                leftovers.append(ref(None, name, start))
+            continue
+        if _preceded_by(source, start, b".") or _preceded_by(source, start, b"->"):
+            continue  # a struct member that happens to share the name
+        if entry.context == "defined" and not _in_defined_context(source, start):
+            continue
+        if not entry.renames:
+            unsupported.append(ref(entry, name, start))
+            continue
+        target = entry.target(options.roc)
+        if target != name:
+            edits.append(Edit(start, end, target.encode(), "rename", name))
+            converted.append(ref(entry, name, start))
+        if name in rules["symbol_argument"]:
+            symbol_calls.append((start, end, name))
+
+    # 3. HIP_SYMBOL(sym) for the symbol APIs
+    for start, end, name in symbol_calls:
+        arg = launch.call_argument(index.tree, source, start, end, rules["symbol_argument"][name])
+        if arg is None:
+            continue
+        a_start, a_end = arg
+        if re.match(rb"\s*HIP_SYMBOL\s*\(", source[a_start:a_end]):
+            continue
+        edits.append(Edit(a_start, a_start, b"HIP_SYMBOL(", "symbol", name))
+        edits.append(Edit(a_end, a_end, b")", "symbol", name))
+
+    # 4. <<<...>>> -> hipLaunchKernelGGL
+    if options.kernel_launch_syntax:
+        edits = launch.rewrite_launches(index, edits)
+
+    # 5. the HIP runtime header for device code
+    inserted: list[tuple[int, int]] = []
+    runtime = rules["device_code"]["runtime_header"]
+    if (options.add_runtime_include and has_device_code
+            and not hip_headers.intersection(rules["device_code"]["runtime_headers"])):
+        pos = _include_position(index)
+        nl = _newline(source)
+        text = b"#include <" + runtime.encode() + b">" + nl
+        if pos > 0 and source[pos - 1:pos] != b"\n":
+            text = nl + text
+        edits.append(Edit(pos, pos, text, "include", runtime))
+        after = index.line_of(pos) - 1 if pos == 0 or source[pos - 1:pos] == b"\n" else index.line_of(pos)
+        inserted.append((after, 1))
+
+    for start, end in index.parse_errors():
+        line, col = index.line_col(start)
+        warnings.append(f"{path or '<input>'}:{line}:{col}: parse error here; names in this region were still mapped, review it")
+
+    output = apply_edits(source, edits)
+    return Translation(source, output, sorted(edits, key=lambda e: (e.start, e.end)), converted, unsupported,
+                       leftovers, warnings, inserted, index)
+
+
+_GUARD = re.compile(rb"[ \t]*#[ \t]*ifndef[ \t]+(\w+)[^\n]*\n[ \t]*#[ \t]*define[ \t]+(\w+)[^\n]*\n")
+_PRAGMA_ONCE = re.compile(rb"[ \t]*#[ \t]*pragma[ \t]+once[^\n]*\n")
+
+
+def _include_position(index: SourceIndex) -> int:
+    """Where to insert the runtime include: before the first #include, else after
+    an include guard / #pragma once, else after the leading comments."""
+    source = index.source
+    if index.includes:
+        node = index.includes[0]
+        return source.rfind(b"\n", 0, node.start_byte) + 1
+    pos = 0
+    if source.startswith(b"\xef\xbb\xbf"):
+        pos = 3
+    # skip leading blank lines and comments
+    while True:
+        m = re.match(rb"[ \t\r\n]*", source[pos:])
+        nxt = pos + m.end()
+        if index.is_protected(nxt) and source[nxt:nxt + 2] in (b"//", b"/*"):
+            i = next(i for i, (s, e) in enumerate(index.protected) if s <= nxt < e)
+            end = index.protected[i][1]
+            eol = source.find(b"\n", end)
+            pos = len(source) if eol < 0 else eol + 1
+            continue
+        break
+    for pattern in (_PRAGMA_ONCE, _GUARD):
+        m = pattern.match(source, pos)
+        if m and (pattern is _PRAGMA_ONCE or m.group(1) == m.group(2)):
+            return m.end()
+    return pos

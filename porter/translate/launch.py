@@ -1,0 +1,75 @@
+"""Call-site surgery on the syntax tree: the n-th argument of a call, and
+``<<<...>>>`` launches rewritten to ``hipLaunchKernelGGL``."""
+
+from __future__ import annotations
+
+import tree_sitter as ts
+
+from porter import parse
+from porter.translate.source_index import SourceIndex
+
+
+def call_argument(tree: ts.Tree, source: bytes, name_start: int, name_end: int, n: int) -> tuple[int, int] | None:
+    """Byte span of argument ``n`` of the call whose callee name spans [name_start, name_end)."""
+    node = tree.root_node.descendant_for_byte_range(name_start, name_end)
+    while node is not None and node.type != "call_expression":
+        if node.type in ("argument_list", "compound_statement", "translation_unit"):
+            return None
+        node = node.parent
+    if node is None:
+        return None
+    args = node.child_by_field_name("arguments")
+    if args is None:
+        return None
+    named = [c for c in args.named_children if c.type != "comment"]
+    if n >= len(named):
+        return None
+    return named[n].start_byte, named[n].end_byte
+
+
+def _text(source: bytes, node: ts.Node, edits) -> bytes:
+    """Source of ``node`` with the edits that fall inside it applied."""
+    from porter.translate.engine import apply_edits
+
+    inner = [e.__class__(e.start - node.start_byte, e.end - node.start_byte, e.replacement, e.kind, e.name)
+             for e in edits if node.start_byte <= e.start and e.end <= node.end_byte]
+    return apply_edits(source[node.start_byte:node.end_byte], inner)
+
+
+def _is_template(node: ts.Node) -> bool:
+    if node.type in ("template_function", "template_method"):
+        return True
+    if node.type == "qualified_identifier":
+        name = node.child_by_field_name("name")
+        return name is not None and _is_template(name)
+    return False
+
+
+def rewrite_launches(index: SourceIndex, edits: list) -> list:
+    """Replace each launch by ``hipLaunchKernelGGL(kernel, dim3(g), dim3(b), shmem, stream, args...)``.
+
+    The renames already planned inside a launch are folded into its new text, so
+    the result stays a list of non-overlapping edits."""
+    from porter.translate.engine import Edit
+
+    source = index.source
+    out = list(edits)
+    for _, caps in parse.matches(parse.load_query("launch"), index.tree.root_node):
+        call, kernel, config, args = caps["launch"][0], caps["kernel"][0], caps["config"][0], caps["args"][0]
+        if call.has_error:
+            continue
+        inside = [e for e in out if call.start_byte <= e.start and e.end <= call.end_byte]
+        cfg = [_text(source, c, inside) for c in config.named_children if c.type != "comment"]
+        if not 2 <= len(cfg) <= 4:
+            continue
+        name = _text(source, kernel, inside)
+        if _is_template(kernel):
+            name = b"HIP_KERNEL_NAME(" + name + b")"
+        grid, block = (c if c.lstrip().startswith(b"dim3") else b"dim3(" + c + b")" for c in cfg[:2])
+        shmem = cfg[2] if len(cfg) > 2 else b"0"
+        stream = cfg[3] if len(cfg) > 3 else b"0"
+        params = [_text(source, a, inside) for a in args.named_children if a.type != "comment"]
+        text = b"hipLaunchKernelGGL(" + b", ".join([name, grid, block, shmem, stream, *params]) + b")"
+        out = [e for e in out if e not in inside]
+        out.append(Edit(call.start_byte, call.end_byte, text, "launch", "<<<>>>"))
+    return out

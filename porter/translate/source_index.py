@@ -1,0 +1,79 @@
+"""One parsed source file: its tree, the spans that must not be rewritten, and
+line/column lookup.  Shared by the translator and the findings rules."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+
+import tree_sitter as ts
+
+from porter import parse
+
+# a string or char literal or a comment inside an unparsed #define body
+_MACRO_LITERAL = re.compile(rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|//[^\n]*|/\*.*?\*/', re.S)
+
+
+@dataclass
+class SourceIndex:
+    source: bytes
+    tree: ts.Tree
+    protected: list[tuple[int, int]]  # sorted, non-overlapping (comments, literals)
+    includes: list[ts.Node]  # the path node of every #include
+    macro_bodies: list[ts.Node]  # preproc_arg nodes (unparsed #define bodies)
+    _starts: list[int] = field(default_factory=list, repr=False)
+    _lines: list[int] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self._starts = [s for s, _ in self.protected]
+
+    def is_protected(self, pos: int) -> bool:
+        i = bisect.bisect_right(self._starts, pos) - 1
+        return i >= 0 and pos < self.protected[i][1]
+
+    @property
+    def line_starts(self) -> list[int]:
+        if self._lines is None:
+            self._lines = [0] + [m.end() for m in re.finditer(rb"\n", self.source)]
+        return self._lines
+
+    def line_col(self, pos: int) -> tuple[int, int]:
+        """1-based line and 1-based column (in characters of the line, UTF-8 aware)."""
+        starts = self.line_starts
+        i = bisect.bisect_right(starts, pos) - 1
+        col = len(self.source[starts[i]:pos].decode("utf-8", "replace")) + 1
+        return i + 1, col
+
+    def line_of(self, pos: int) -> int:
+        return bisect.bisect_right(self.line_starts, pos)
+
+    def parse_errors(self) -> list[tuple[int, int]]:
+        return parse.error_regions(self.tree)
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    spans.sort()
+    out: list[tuple[int, int]] = []
+    for s, e in spans:
+        if out and s < out[-1][1]:
+            if e > out[-1][1]:
+                out[-1] = (out[-1][0], e)
+        else:
+            out.append((s, e))
+    return out
+
+
+def index_source(source: bytes, tree: ts.Tree | None = None) -> SourceIndex:
+    tree = tree or parse.parse(source)
+    caps = parse.captures(parse.load_query("protected"), tree.root_node)
+    includes = caps.get("include", [])
+    # include paths are protected from identifier renaming; the translator maps them as headers
+    spans = [(n.start_byte, n.end_byte) for n in caps.get("protected", [])]
+    spans.extend((n.start_byte, n.end_byte) for n in includes)
+    bodies = caps.get("macro", [])
+    for body in bodies:
+        text = source[body.start_byte:body.end_byte]
+        if b'"' in text or b"'" in text or b"/" in text:
+            spans.extend((body.start_byte + m.start(), body.start_byte + m.end()) for m in _MACRO_LITERAL.finditer(text))
+    return SourceIndex(source, tree, _merge(spans), includes, bodies)
