@@ -1,0 +1,293 @@
+"""Find the HIP toolchain: hipcc / amdclang++, versions, the archs the compiler
+knows, and the arch to build for.
+
+``detect_toolchain(arch=None) -> Toolchain``.  Nothing here changes the arch
+it was asked for: when the compiler does not know it, ``arch_supported`` is
+False and ``arch_problem()`` says so in one line.
+
+Measured on Debian 12 (ROCm 5.2, clang 15): ``hipcc`` is a perl script that
+picks the NVIDIA platform when it finds nvcc unless HIP_PLATFORM=amd is set;
+``clang --target=amdgcn-amd-amdhsa -nogpulib -print-supported-cpus`` lists
+gfx90a and gfx940 but not gfx942; hipcc adds ``-x hip`` to every source file
+it compiles (.cu and .cpp alike) and defaults to ``-std=c++11``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from porter.build import proc
+
+DEFAULT_ARCH = "gfx942"  # AMD Instinct MI300X
+PROBE_TIMEOUT = 20.0
+# archs tried one by one with `--offload-arch=X -E` when the compiler cannot list them
+PROBE_ARCHS = ("gfx908", "gfx90a", "gfx940", "gfx941", "gfx942", "gfx950", "gfx1030", "gfx1100")
+# header of each optional library -> the Debian package / ROCm component providing it
+LIBRARY_HEADERS = {
+    "hipblas": ("hipblas/hipblas.h", "hipblas.h"),
+    "hiprand": ("hiprand/hiprand.h",),
+    "rocrand": ("rocrand/rocrand.h",),
+    "hipfft": ("hipfft/hipfft.h", "hipfft.h"),
+    "hipsparse": ("hipsparse/hipsparse.h", "hipsparse.h"),
+    "hipsolver": ("hipsolver/hipsolver.h", "hipsolver.h"),
+    "hipcub": ("hipcub/hipcub.hpp",),
+    "rocprim": ("rocprim/rocprim.hpp",),
+    "rocthrust": ("thrust/system/hip/config.h",),
+}
+_ARCH_RE = re.compile(r"^gfx[0-9a-f]{3,5}(:[a-z-]+[+-])*$")
+
+
+@dataclass(slots=True)
+class Toolchain:
+    compiler: str | None = None  # absolute path of hipcc (or amdclang++)
+    compiler_kind: str = ""  # "hipcc" | "amdclang++" | ""
+    clang: str | None = None  # the clang the compiler drives
+    hip_version: str = ""
+    clang_version: str = ""
+    rocm_path: str = ""
+    platform: str = "amd"
+    supported_archs: list[str] = field(default_factory=list)  # empty: unknown
+    arch: str = DEFAULT_ARCH
+    arch_source: str = "default"  # "option" | "rocminfo" | "amdgpu-arch" | "torch" | "default"
+    arch_supported: bool | None = None  # None: could not tell
+    local_gpus: list[str] = field(default_factory=list)
+    cmake: str | None = None
+    make: str | None = None
+    libraries: dict[str, bool] = field(default_factory=dict)
+    include_dirs: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def found(self) -> bool:
+        return self.compiler is not None
+
+    def env(self, base: dict[str, str] | None = None) -> dict[str, str]:
+        """The environment to run the compiler in: HIP_PLATFORM=amd always
+        (Debian's hipcc otherwise picks nvcc when it is installed)."""
+        env = dict(os.environ if base is None else base)
+        env["HIP_PLATFORM"] = "amd"
+        env.pop("HIP_COMPILER", None) if env.get("HIP_COMPILER") == "nvcc" else None
+        if self.rocm_path and "ROCM_PATH" not in env and self.rocm_path != "/usr":
+            env["ROCM_PATH"] = self.rocm_path
+        return env
+
+    def arch_problem(self) -> str | None:
+        """One line when the compiler cannot build for ``arch``; else None."""
+        if not self.found:
+            return "no HIP compiler found (hipcc or amdclang++): run `porter doctor` for the install command"
+        if self.arch_supported is False:
+            known = ", ".join(a for a in self.supported_archs if a.startswith("gfx9")) or ", ".join(self.supported_archs)
+            return (f"{self.compiler_kind} (clang {self.clang_version or '?'}) does not know --offload-arch={self.arch}; "
+                    f"it knows {known}: pick one with --arch, or install ROCm 6 or newer for {self.arch}")
+        return None
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["found"] = self.found
+        return d
+
+
+def _which(name: str, extra_dirs: list[str]) -> str | None:
+    for d in extra_dirs:
+        p = Path(d) / name
+        if p.is_file() and os.access(p, os.X_OK):
+            return str(p)
+    return shutil.which(name)
+
+
+def _rocm_dirs() -> list[str]:
+    dirs = []
+    for root in (os.environ.get("ROCM_PATH"), os.environ.get("HIP_PATH"), "/opt/rocm"):
+        if root:
+            dirs += [os.path.join(root, "bin"), os.path.join(root, "llvm", "bin")]
+    return dirs
+
+
+def _run(argv: list[str], env: dict[str, str]) -> proc.Result:
+    return proc.run(argv, timeout=PROBE_TIMEOUT, env=env)
+
+
+def _find_compiler(tc: Toolchain, env: dict[str, str]) -> None:
+    extra = _rocm_dirs()
+    hipcc = _which("hipcc", extra)
+    if hipcc:
+        tc.compiler, tc.compiler_kind = hipcc, "hipcc"
+    else:
+        amd = _which("amdclang++", extra)
+        if amd:
+            tc.compiler, tc.compiler_kind, tc.clang = amd, "amdclang++", amd
+    if tc.compiler is None:
+        tc.problems.append("hipcc not found on PATH, under $ROCM_PATH/bin or /opt/rocm/bin")
+        return
+    comp_dir = Path(tc.compiler).resolve().parent
+    tc.rocm_path = os.environ.get("ROCM_PATH") or str(comp_dir.parent if comp_dir.name != "bin" else comp_dir.parent)
+    if comp_dir.parent.name == "llvm":  # /opt/rocm/llvm/bin/amdclang++
+        tc.rocm_path = str(comp_dir.parent.parent)
+
+
+def _versions(tc: Toolchain, env: dict[str, str]) -> None:
+    if tc.compiler_kind == "hipcc":
+        hipconfig = _which("hipconfig", [str(Path(tc.compiler).parent)])
+        if hipconfig:
+            r = _run([hipconfig, "--version"], env)
+            if r.ok:
+                tc.hip_version = r.stdout.strip().splitlines()[-1].strip() if r.stdout.strip() else ""
+            r = _run([hipconfig, "--rocmpath"], env)
+            if r.ok and r.stdout.strip() and not os.environ.get("ROCM_PATH"):
+                tc.rocm_path = r.stdout.strip().splitlines()[-1]
+        # HIPCC_VERBOSE=1 shows the clang command line hipcc runs
+        venv = dict(env, HIPCC_VERBOSE="1")
+        r = _run([tc.compiler, "--version"], venv)
+        text = r.stdout + "\n" + r.stderr
+        m = re.search(r"hipcc-cmd:\s*(\S+)", text)
+        if m:
+            tc.clang = m.group(1).strip('"')
+        if not tc.hip_version:
+            m = re.search(r"HIP version:\s*(\S+)", text)
+            tc.hip_version = m.group(1) if m else ""
+        m = re.search(r"clang version\s+(\S+)", text)
+        tc.clang_version = m.group(1) if m else ""
+        if r.returncode is None or (r.returncode != 0 and not tc.clang_version):
+            tc.problems.append(f"`{tc.compiler} --version` failed: {(r.error or r.stderr.strip() or 'no output')[:200]}")
+    else:
+        r = _run([tc.compiler, "--version"], env)
+        m = re.search(r"clang version\s+(\S+)", r.stdout)
+        tc.clang_version = m.group(1) if m else ""
+        hv = Path(tc.rocm_path) / ".info" / "version"
+        if hv.is_file():
+            tc.hip_version = hv.read_text(errors="replace").strip()
+
+
+def _supported_archs(tc: Toolchain, env: dict[str, str]) -> list[str]:
+    if tc.clang:
+        r = _run([tc.clang, "--target=amdgcn-amd-amdhsa", "-nogpulib", "-print-supported-cpus"], env)
+        archs = sorted(set(re.findall(r"^\s*(gfx[0-9a-f]+)\s*$", r.stdout + "\n" + r.stderr, re.M)), key=lambda a: (len(a), a))
+        if archs:
+            return archs
+    return []
+
+
+def arch_known(tc: Toolchain, arch: str, env: dict[str, str] | None = None) -> bool | None:
+    """Ask the compiler itself: preprocess an empty HIP file for ``arch``."""
+    if not tc.compiler:
+        return None
+    r = proc.run([tc.compiler, f"--offload-arch={arch}", "-x", "hip", "-E", os.devnull, "-o", os.devnull],
+                 timeout=PROBE_TIMEOUT, env=tc.env(env))
+    if r.returncode is None or r.timed_out:
+        return None
+    return r.returncode == 0
+
+
+def _local_gpus(env: dict[str, str]) -> tuple[list[str], str]:
+    for tool in ("rocminfo", "amdgpu-arch"):
+        path = _which(tool, _rocm_dirs())
+        if not path:
+            continue
+        r = _run([path], env)
+        if r.ok:
+            found = re.findall(r"\b(gfx[0-9a-f]{3,5})\b", r.stdout)
+            if found:
+                return list(dict.fromkeys(found)), tool
+    # a ROCm build of torch knows the GPU; only import it when it is a ROCm build
+    try:
+        spec = importlib.util.find_spec("torch")
+    except (ImportError, ValueError):
+        spec = None
+    if spec and spec.submodule_search_locations:
+        vfile = Path(list(spec.submodule_search_locations)[0]) / "version.py"
+        try:
+            is_rocm = re.search(r"^hip\s*(:[^=]*)?=\s*['\"]", vfile.read_text(errors="replace"), re.M) is not None
+        except OSError:
+            is_rocm = False
+        if is_rocm:
+            try:
+                import torch  # noqa: PLC0415  (lazy: heavy, optional)
+
+                if torch.cuda.is_available():
+                    names = [torch.cuda.get_device_properties(i).gcnArchName.split(":")[0]
+                             for i in range(torch.cuda.device_count())]
+                    if names:
+                        return list(dict.fromkeys(names)), "torch"
+            except Exception:  # noqa: BLE001 - a broken torch must not break detection
+                pass
+    return [], ""
+
+
+def _libraries(tc: Toolchain) -> None:
+    roots = []
+    for r in (tc.rocm_path, "/opt/rocm", "/usr"):
+        if r and os.path.join(r, "include") not in roots:
+            roots.append(os.path.join(r, "include"))
+    tc.include_dirs = [r for r in roots if os.path.isdir(r)]
+    for lib, headers in LIBRARY_HEADERS.items():
+        tc.libraries[lib] = any(os.path.isfile(os.path.join(d, h)) for d in tc.include_dirs for h in headers)
+
+
+def valid_arch_name(arch: str) -> bool:
+    return bool(_ARCH_RE.match(arch))
+
+
+def detect_toolchain(arch: str | None = None) -> Toolchain:
+    """What HIP toolchain this machine has and which arch to build for.
+
+    ``arch``: the user's ``--arch``; otherwise the local GPU, otherwise gfx942.
+    Never raises for a missing or broken toolchain: see ``.problems``."""
+    tc = Toolchain()
+    env = tc.env()
+    _find_compiler(tc, env)
+    if tc.found:
+        _versions(tc, env)
+        tc.supported_archs = _supported_archs(tc, env)
+    tc.cmake = shutil.which("cmake")
+    tc.make = shutil.which("make")
+    tc.local_gpus, source = _local_gpus(env)
+    if arch:
+        tc.arch, tc.arch_source = arch, "option"
+    elif tc.local_gpus:
+        tc.arch, tc.arch_source = tc.local_gpus[0], source
+    else:
+        tc.arch, tc.arch_source = DEFAULT_ARCH, "default"
+    if tc.found:
+        base = tc.arch.split(":")[0]
+        if tc.supported_archs:
+            tc.arch_supported = base in tc.supported_archs
+        else:
+            tc.arch_supported = arch_known(tc, tc.arch, env)
+    _libraries(tc)
+    return tc
+
+
+def install_hints(tc: Toolchain | None = None) -> list[str]:
+    """How to install what is missing, for ``porter doctor``: one line each."""
+    hints: list[str] = []
+    if tc is None or not tc.found:
+        hints.append("Debian 12 / Ubuntu: sudo apt-get install hipcc libamdhip64-dev rocm-device-libs "
+                     "(ROCm 5.2-5.7 from the distribution; knows gfx90a/gfx940, not gfx942)")
+        hints.append("ROCm 6 or newer (MI300X, gfx942): install AMD's repository package, then "
+                     "sudo apt-get install rocm-hip-sdk (see rocm.docs.amd.com, 'Quick start installation')")
+    elif tc.arch_supported is False:
+        hints.append(f"{tc.arch} needs a newer compiler: install ROCm 6 or newer (sudo apt-get install rocm-hip-sdk "
+                     "from AMD's repository), or build for an arch this one knows with --arch")
+    if tc is None or not tc.cmake:
+        hints.append("cmake: sudo apt-get install cmake")
+    if tc is None or not tc.make:
+        hints.append("make: sudo apt-get install make")
+    if tc is not None and tc.found:
+        apt = {"hiprand": "libhiprand-dev", "rocrand": "librocrand-dev", "hipsparse": "libhipsparse-dev",
+               "rocprim": "librocprim-dev"}
+        rocm = {"hipblas": "hipblas-dev", "hipfft": "hipfft-dev", "hipsolver": "hipsolver-dev", "hipcub": "hipcub-dev",
+                "rocthrust": "rocthrust-dev"}
+        for lib, ok in tc.libraries.items():
+            if ok:
+                continue
+            if lib in apt:
+                hints.append(f"{lib}: sudo apt-get install {apt[lib]}")
+            else:
+                hints.append(f"{lib}: from ROCm (sudo apt-get install {rocm[lib]} with AMD's repository); "
+                             "not packaged for Debian 12")
+    return hints
