@@ -1,0 +1,337 @@
+"""Convert a file or a whole project tree (headless: ``porter convert``).
+
+Sources are translated, build files migrated (when ``porter.buildfiles`` is
+present), other files copied; the tree is mirrored under the output folder
+and a manifest records where every output file came from.  Files are streamed:
+each worker reads, converts and writes one file and returns only its report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from porter.project.atomic import atomic_write, atomic_write_text
+from porter.project.files import ProjectFile, classify, discover
+from porter.translate import TranslateOptions, Translation, translate
+
+MANIFEST = ".porter/manifest.json"
+BACKUP_SUFFIX = ".prehip"
+BINARY_SNIFF = 8192
+
+
+class ConvertError(Exception):
+    """A problem with the whole run (bad paths): one line for the user."""
+
+
+@dataclass(frozen=True)
+class ConvertOptions:
+    translate: TranslateOptions = TranslateOptions()
+    fix: bool = False  # apply every finding fix marked safe before translating
+    annotate: bool = False  # write remaining findings as // PORTnnn: comments
+    findings: bool = True  # run the findings rules (stats, --fix, --annotate)
+    write: bool = True  # False: --examine (statistics only)
+    inplace: bool = False
+    arch: str = "gfx942"  # for build-file migration
+    jobs: int = 0  # 0: all cores
+
+
+@dataclass
+class FileReport:
+    rel: str
+    kind: str
+    status: str  # converted | unchanged | copied | error
+    message: str = ""
+    stats: dict = field(default_factory=dict)
+    unsupported: list[dict] = field(default_factory=list)
+    leftovers: list[dict] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    findings: list[dict] = field(default_factory=list)
+    fixes_applied: int = 0
+    inserted_lines: list[tuple[int, int]] = field(default_factory=list)
+    lines: int = 0
+
+    def as_dict(self) -> dict:
+        d = {k: v for k, v in self.__dict__.items() if v not in ("", [], {}, 0) or k in ("status", "rel", "kind")}
+        return d
+
+
+@dataclass
+class ConvertReport:
+    source: str
+    output: str | None
+    files: list[FileReport]
+
+    @property
+    def errors(self) -> list[FileReport]:
+        return [f for f in self.files if f.status == "error"]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.errors else 0
+
+    def totals(self) -> dict:
+        by_name: Counter = Counter()
+        by_cat: Counter = Counter()
+        status: Counter = Counter()
+        unsupported = leftovers = lines_changed = lines = findings = 0
+        by_sev: Counter = Counter()
+        for f in self.files:
+            status[f.status] += 1
+            by_name.update(f.stats.get("by_name", {}))
+            by_cat.update(f.stats.get("by_category", {}))
+            unsupported += len(f.unsupported)
+            leftovers += len(f.leftovers)
+            lines_changed += f.stats.get("lines_changed", 0)
+            lines += f.lines
+            findings += len(f.findings)
+            by_sev.update(x["severity"] for x in f.findings)
+        return {
+            "files": dict(status), "lines": lines, "lines_changed": lines_changed,
+            "converted": sum(by_name.values()), "unsupported": unsupported, "leftovers": leftovers,
+            "findings": findings, "findings_by_severity": dict(by_sev),
+            "by_category": dict(by_cat.most_common()), "by_name": dict(by_name.most_common()),
+        }
+
+    def as_dict(self) -> dict:
+        return {"source": self.source, "output": self.output, "totals": self.totals(),
+                "files": [f.as_dict() for f in self.files]}
+
+
+# ---------------------------------------------------------------- one file
+
+def _findings_api():
+    try:
+        from porter import findings
+    except ImportError:  # pragma: no cover - findings layer absent
+        return None
+    return findings if hasattr(findings, "scan") else None
+
+
+def _buildfiles_api():
+    try:
+        from porter import buildfiles
+    except ImportError:
+        return None
+    return buildfiles if hasattr(buildfiles, "migrate") else None
+
+
+def _annotate(source: bytes, findings: list) -> tuple[bytes, list[tuple[int, int]]]:
+    """Insert ``// PORTnnn: message`` above each finding's line; returns the new
+    source and the inserted lines as (after source line, count)."""
+    if not findings:
+        return source, []
+    nl = b"\r\n" if b"\r\n" in source[:4096] else b"\n"
+    lines = source.splitlines(keepends=True)
+    per_line: dict[int, list] = {}
+    for f in findings:
+        per_line.setdefault(f.line, [])
+        if f.rule not in [g.rule for g in per_line[f.line]]:
+            per_line[f.line].append(f)
+    out: list[bytes] = []
+    inserted = []
+    for i, text in enumerate(lines, start=1):
+        notes = per_line.get(i)
+        if notes:
+            indent = text[: len(text) - len(text.lstrip(b" \t"))]
+            for f in notes:
+                message = f.message.splitlines()[0] if f.message else ""
+                out.append(indent + f"// {f.rule}: {message}".encode() + nl)
+            inserted.append((i - 1, len(notes)))
+        out.append(text)
+    return b"".join(out), inserted
+
+
+def _compose(first: list[tuple[int, int]], second: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Inserted lines of two successive steps, expressed in original source lines."""
+    if not first:
+        return list(second)
+    result = list(first)
+    for after, count in second:
+        # `after` counts lines of the first step's output: map it back
+        line, shift = after, 0
+        for a, c in first:
+            if a + shift < line:
+                shift += c
+        result.append((max(0, after - shift), count))
+    return sorted(result)
+
+
+def convert_bytes(source: bytes, rel: str, options: ConvertOptions) -> tuple[bytes, FileReport, Translation | None]:
+    """Convert one source file's bytes (no I/O)."""
+    report = FileReport(rel, "source", "unchanged", lines=source.count(b"\n") + (0 if source.endswith(b"\n") else 1))
+    if b"\0" in source[:BINARY_SNIFF]:
+        report.status = "error"
+        report.message = "binary file (NUL bytes), copied unchanged"
+        return source, report, None
+    findings_api = _findings_api() if options.findings else None
+    work = source
+    found = []
+    inserted_annot: list[tuple[int, int]] = []
+    if findings_api is not None:
+        found = findings_api.scan(source, rel)
+        if options.fix:
+            fixable = [f for f in found if f.fix is not None and f.fix.safe]
+            if fixable:
+                work = findings_api.apply_fixes(source, fixable, safe_only=True)
+                report.fixes_applied = len(fixable)
+                found = findings_api.scan(work, rel) if work != source else found
+        if options.annotate:
+            work, inserted_annot = _annotate(work, found)
+    result = translate(work, rel, options.translate)
+    report.stats = result.stats()
+    report.unsupported = [r.as_dict() for r in result.unsupported]
+    report.leftovers = [r.as_dict() for r in result.leftovers]
+    report.warnings = list(result.warnings)
+    report.findings = [f.as_dict() for f in found]
+    report.inserted_lines = _compose(inserted_annot, result.inserted_lines)
+    report.status = "converted" if result.output != source else "unchanged"
+    if report.fixes_applied:
+        report.message = f"{report.fixes_applied} safe fix(es) applied"
+    return result.output, report, result
+
+
+def convert_build_file(text: bytes, rel: str, options: ConvertOptions) -> tuple[bytes, FileReport]:
+    report = FileReport(rel, "build", "copied", lines=text.count(b"\n"))
+    api = _buildfiles_api()
+    if api is None:
+        return text, report
+    try:
+        decoded = text.decode("utf-8")
+    except UnicodeDecodeError:
+        report.status = "error"
+        report.message = "build file is not UTF-8, copied unchanged"
+        return text, report
+    migration = api.migrate(rel, decoded, arch=options.arch)
+    out = migration.output.encode("utf-8")
+    report.status = "converted" if out != text else "unchanged"
+    report.findings = [f.as_dict() for f in getattr(migration, "findings", [])]
+    report.stats = {"lines_changed": len(getattr(migration, "changes", []))}
+    return out, report
+
+
+def _read(path: Path) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def convert_file(pf: ProjectFile, out_root: Path | None, options: ConvertOptions, dest: Path | None = None) -> FileReport:
+    """Convert one file of a project and write it (worker entry point)."""
+    try:
+        data = _read(pf.path)
+    except OSError as exc:
+        return FileReport(pf.rel, pf.kind, "error", f"cannot read: {exc.strerror or exc}")
+    try:
+        if pf.kind == "source":
+            out, report, _ = convert_bytes(data, pf.rel, options)
+        elif pf.kind == "build":
+            out, report = convert_build_file(data, pf.rel, options)
+        else:
+            out, report = data, FileReport(pf.rel, "other", "copied")
+    except RecursionError:
+        return FileReport(pf.rel, pf.kind, "error", "too deeply nested to convert, left unchanged")
+    except Exception as exc:  # one file's failure never stops the run
+        return FileReport(pf.rel, pf.kind, "error", f"internal error: {type(exc).__name__}: {exc}")
+    if not options.write:
+        return report
+    try:
+        if options.inplace:
+            if out != data:
+                backup = pf.path.with_name(pf.path.name + BACKUP_SUFFIX)
+                if not backup.exists():
+                    shutil.copy2(pf.path, backup)
+                atomic_write(pf.path, out, pf.path.stat().st_mode & 0o7777)
+        else:
+            target = dest or (out_root / pf.rel)
+            atomic_write(target, out, pf.path.stat().st_mode & 0o7777)
+    except OSError as exc:
+        report.status = "error"
+        report.message = f"cannot write: {exc.strerror or exc}"
+    return report
+
+
+# ---------------------------------------------------------------- a tree
+
+def default_output(src: Path) -> Path:
+    return src.with_name(src.name + "-hip")
+
+
+def _check_paths(src: Path, out: Path | None, options: ConvertOptions) -> None:
+    if not src.exists():
+        raise ConvertError(f"{src}: no such file or folder")
+    if options.inplace or not options.write:
+        return
+    if out is None:
+        raise ConvertError("no output given (use -o OUT, --inplace or --examine)")
+    if out.resolve() == src.resolve():
+        raise ConvertError(f"output {out} is the input; use --inplace to convert in place (keeps .prehip backups)")
+    if src.is_dir() and out.exists() and not out.is_dir():
+        raise ConvertError(f"output {out} exists and is not a folder")
+
+
+def _jobs(options: ConvertOptions, n_files: int) -> int:
+    jobs = options.jobs or os.cpu_count() or 1
+    return max(1, min(jobs, n_files // 8 or 1))
+
+
+def _worker(args):
+    pf, out_root, options = args
+    return convert_file(pf, out_root, options)
+
+
+def convert_tree(src: str | os.PathLike, out: str | os.PathLike | None, options: ConvertOptions = ConvertOptions(),
+                 progress=None) -> ConvertReport:
+    """Convert ``src`` (a file or a folder) into ``out``.
+
+    ``progress(report)`` is called after each file.  Raises ConvertError for
+    unusable paths; per-file problems are in the report."""
+    src = Path(src)
+    out_path = Path(out) if out is not None else None
+    _check_paths(src, out_path, options)
+    if src.is_file():
+        kind = classify(src)
+        pf = ProjectFile(src.resolve(), src.name, "source" if kind == "other" else kind)
+        dest = out_path / src.name if out_path is not None and out_path.is_dir() else out_path
+        report = convert_file(pf, None, options, dest=dest)
+        if progress:
+            progress(report)
+        return ConvertReport(str(src), str(out_path) if out_path else None, [report])
+
+    exclude = [out_path] if out_path is not None else []
+    files = discover(src, exclude=exclude)
+    reports: list[FileReport] = []
+    jobs = _jobs(options, len(files))
+    out_root = out_path.resolve() if out_path is not None else None
+    if jobs == 1:
+        for pf in files:
+            r = convert_file(pf, out_root, options)
+            reports.append(r)
+            if progress:
+                progress(r)
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            for r in pool.map(_worker, [(pf, out_root, options) for pf in files], chunksize=16):
+                reports.append(r)
+                if progress:
+                    progress(r)
+    report = ConvertReport(str(src), str(out_path) if out_path else None, reports)
+    if options.write and not options.inplace and out_root is not None:
+        write_manifest(src.resolve(), out_root, reports)
+    return report
+
+
+def write_manifest(src_root: Path, out_root: Path, reports: list[FileReport]) -> None:
+    manifest = {
+        "source_root": str(src_root),
+        "files": {
+            r.rel: {"source": str(src_root / r.rel), "kind": r.kind, "status": r.status,
+                    "inserted_lines": [list(x) for x in r.inserted_lines]}
+            for r in reports
+        },
+    }
+    atomic_write_text(out_root / MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n")

@@ -1,0 +1,123 @@
+"""Behaviour of the translator on single files: what is renamed, what is kept byte for byte."""
+
+from porter.translate import TranslateOptions, translate
+
+
+def conv(src: str, **opts) -> str:
+    return translate(src.encode(), "t.cu", TranslateOptions(**opts)).output.decode()
+
+
+def test_runtime_api_calls_and_types_are_renamed():
+    out = conv("#include <cuda_runtime.h>\nint main(){ float* d; cudaMalloc(&d, 4); cudaFree(d); }\n")
+    assert "hipMalloc(&d, 4)" in out and "hipFree(d)" in out
+    assert "#include <hip/hip_runtime.h>" in out
+    assert "cuda" not in out
+
+
+def test_comments_and_strings_are_not_rewritten():
+    src = ('#include <cuda_runtime.h>\n// call cudaMalloc here\n/* cudaFree */\n'
+           'const char* m = "cudaMalloc failed"; char c = \'c\';\nvoid f(){ cudaFree(0); }\n')
+    out = conv(src)
+    assert "// call cudaMalloc here" in out
+    assert "/* cudaFree */" in out
+    assert '"cudaMalloc failed"' in out
+    assert "hipFree(0)" in out
+
+
+def test_strings_and_comments_inside_macro_bodies_are_kept():
+    out = conv('#define CHECK(x) if (x) printf("cudaMalloc failed") // cudaFree\n#define F cudaFree\n')
+    assert '"cudaMalloc failed"' in out and "// cudaFree" in out
+    assert "#define F hipFree" in out
+
+
+def test_member_access_with_a_cuda_name_is_not_renamed():
+    out = conv("#include <cuda_runtime.h>\nvoid f(S s, S* p){ s.cudaMalloc = 1; p->cudaFree = 2; cudaFree(0); }\n")
+    assert "s.cudaMalloc" in out and "p->cudaFree" in out and "hipFree(0)" in out
+
+
+def test_crlf_tabs_bom_and_latin1_bytes_are_preserved():
+    src = b"\xef\xbb\xbf#include <cuda_runtime.h>\r\n\t// caf\xe9 cudaMalloc\r\nvoid f(){\tcudaFree(0);  \r\n}\r\n"
+    out = translate(src, "t.cu").output
+    assert out == src.replace(b"cuda_runtime.h", b"hip/hip_runtime.h").replace(b"cudaFree(0)", b"hipFree(0)")
+
+
+def test_namespace_cub_is_mapped_only_as_a_namespace():
+    out = conv("#include <cuda_runtime.h>\nvoid f(){ cub::DeviceReduce::Sum(); int cub = 3; }\n")
+    assert "hipcub::DeviceReduce::Sum()" in out
+    assert "int cub = 3" in out
+
+
+def test_cuda_arch_is_renamed_only_in_defined_tests():
+    out = conv("#ifdef __CUDA_ARCH__\nx\n#endif\n#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700\ny\n#endif\n")
+    assert "#ifdef __HIP_DEVICE_COMPILE__" in out
+    assert "#if defined(__HIP_DEVICE_COMPILE__) && __CUDA_ARCH__ >= 700" in out
+
+
+def test_unsupported_identifier_is_reported_not_renamed():
+    t = translate(b"void f(){\n  cudaBindTexture(0, tex, p);\n}\n", "t.cu")
+    assert b"cudaBindTexture" in t.output
+    [u] = [r for r in t.unsupported if r.name == "cudaBindTexture"]
+    assert (u.line, u.column) == (2, 3)
+    assert u.why and u.alternative
+
+
+def test_leftover_cuda_looking_identifiers_are_listed():
+    t = translate(b"void f(){ cudaSomethingPorterDoesNotKnow(); my_cuda_helper(); }\n", "t.cu")
+    assert [r.name for r in t.leftovers] == ["cudaSomethingPorterDoesNotKnow"]
+
+
+def test_symbol_apis_get_hip_symbol():
+    out = conv("__constant__ float c[4];\nvoid f(float* h){ cudaMemcpyToSymbol(c, h, 16); cudaMemcpyToSymbol(HIP_SYMBOL(c), h, 16); }\n")
+    assert "hipMemcpyToSymbol(HIP_SYMBOL(c), h, 16)" in out
+    assert "HIP_SYMBOL(HIP_SYMBOL" not in out
+
+
+def test_runtime_include_added_for_device_code_after_guard():
+    src = "// kernels\n#ifndef K_H\n#define K_H\n__global__ void k(float* a) { a[threadIdx.x] = 0; }\n#endif\n"
+    t = translate(src.encode(), "k.cuh")
+    assert t.output.decode() == src.replace("#define K_H\n", "#define K_H\n#include <hip/hip_runtime.h>\n")
+    assert t.inserted_lines == [(3, 1)]
+    assert t.output_line_to_source(5) == 4
+
+
+def test_runtime_include_goes_before_first_include_and_not_twice():
+    src = "#include <stdio.h>\n__global__ void k() {}\n"
+    out = conv(src)
+    assert out.startswith("#include <hip/hip_runtime.h>\n#include <stdio.h>\n")
+    assert conv(out) == out
+
+
+def test_host_only_file_gets_no_runtime_include():
+    src = "#include <vector>\nint add(int a, int b) { return a + b; }\n"
+    assert conv(src) == src
+
+
+def test_kernel_launch_kept_by_default():
+    src = "#include <cuda_runtime.h>\nvoid f(){ k<<<g, b>>>(x); }\n"
+    assert "k<<<g, b>>>(x)" in conv(src)
+
+
+def test_kernel_launch_syntax_rewrite():
+    src = ("#include <cuda_runtime.h>\nvoid f(cudaStream_t s){\n"
+           "  k<<<g, b>>>(x);\n"
+           "  ns::kt<float, 4><<<dim3(n, 1), 256, smem, s>>>(f(a, b), p);\n"
+           "}\n")
+    out = conv(src, kernel_launch_syntax=True)
+    assert "hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, 0, x);" in out
+    assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(ns::kt<float, 4>), dim3(n, 1), dim3(256), smem, s, f(a, b), p);" in out
+    assert conv(out, kernel_launch_syntax=True) == out
+
+
+def test_parse_error_still_converts_and_warns():
+    t = translate(b"#include <cuda_runtime.h>\nvoid f( { cudaFree(0);\nvoid g() { cudaMalloc(&p, 1); }\n", "bad.cu")
+    assert b"hipFree(0)" in t.output and b"hipMalloc(&p, 1)" in t.output
+    assert t.warnings and "bad.cu:" in t.warnings[0]
+
+
+def test_conversion_is_idempotent_on_mixed_input():
+    src = ("#include <cuda_runtime.h>\n#include <cub/cub.cuh>\n__constant__ int c;\n"
+           "__global__ void k(){}\nint main(){ cudaMemcpyToSymbol(c, &x, 4); cub::X y; k<<<1,1>>>(); }\n")
+    once = conv(src)
+    assert conv(once) == once
+    twice = conv(conv(src, kernel_launch_syntax=True), kernel_launch_syntax=True)
+    assert twice == conv(src, kernel_launch_syntax=True)
