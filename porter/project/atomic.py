@@ -2,34 +2,53 @@
 
 from __future__ import annotations
 
+import itertools
 import os
-import tempfile
 from pathlib import Path
 
+_counter = itertools.count()
+_made_dirs: set[str] = set()
 
-def atomic_write(path: str | os.PathLike, data: bytes, mode: int | None = None) -> None:
+
+def atomic_write(path: str | os.PathLike, data: bytes, mode: int | None = None, durable: bool = False) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder and
-    ``os.replace``; fsync first so a crash leaves the old or the new file.
+    ``os.replace``, so readers and crashes see the old file or the new one.
 
-    ``mode`` (e.g. the source file's permission bits) is applied before the rename."""
+    ``durable=True`` also fsyncs before the rename (survives power loss: used
+    for the review session).  ``mode`` is applied before the rename."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    parent = str(path.parent)
+    if parent not in _made_dirs:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _made_dirs.add(parent)
+    tmp = f"{parent}/.{path.name}.{os.getpid()}.{next(_counter)}.tmp"
     try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600 if mode is None else mode & 0o777)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
+        elif path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        else:
+            os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         try:
             os.unlink(tmp)
-        except FileNotFoundError:
+        except OSError:
             pass
         raise
 
 
-def atomic_write_text(path: str | os.PathLike, text: str, mode: int | None = None) -> None:
-    atomic_write(path, text.encode("utf-8"), mode)
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def atomic_write_text(path: str | os.PathLike, text: str, mode: int | None = None, durable: bool = False) -> None:
+    atomic_write(path, text.encode("utf-8"), mode, durable)

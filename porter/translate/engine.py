@@ -137,6 +137,13 @@ def _candidate_regex(db_id: int) -> re.Pattern:
 _DBS: dict[int, Database] = {}
 
 
+@functools.cache
+def _device_regex() -> re.Pattern:
+    words = structure_rules()["device_code"]["identifiers"]
+    alts = b"|".join(re.escape(w.encode()) for w in words)
+    return re.compile(rb"<<<|(?<![A-Za-z0-9_])(?:" + alts + rb")(?![A-Za-z0-9_])")
+
+
 def _preceded_by(source: bytes, pos: int, token: bytes) -> bool:
     i = pos
     while i > 0 and source[i - 1] in b" \t":
@@ -211,15 +218,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
             unsupported.append(ref(entry, inner, node.start_byte))
 
     # 2. identifiers and namespaces
-    device_markers = set(rules["device_code"]["identifiers"])
-    has_device_code = b"<<<" in source and not all(index.is_protected(m.start()) for m in re.finditer(rb"<<<", source))
-    for word in device_markers:
-        if has_device_code:
-            break
-        for m in re.finditer(rb"(?<![A-Za-z0-9_])" + re.escape(word.encode()) + rb"(?![A-Za-z0-9_])", source):
-            if not index.is_protected(m.start()):
-                has_device_code = True
-                break
+    has_device_code = any(not index.is_protected(m.start()) for m in _device_regex().finditer(source))
 
     symbol_calls: list[tuple[int, int, str]] = []
     for m in _candidate_regex(id(db)).finditer(source):
@@ -279,7 +278,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
         pos = _include_position(index)
         nl = _newline(source)
         text = b"#include <" + runtime.encode() + b">" + nl
-        if pos > 0 and source[pos - 1:pos] != b"\n":
+        if pos > 0 and source[pos - 1:pos] not in (b"\n", b"\xbf"):
             text = nl + text
         edits.append(Edit(pos, pos, text, "include", runtime))
         after = index.line_of(pos) - 1 if pos == 0 or source[pos - 1:pos] == b"\n" else index.line_of(pos)
@@ -305,20 +304,19 @@ def _include_position(index: SourceIndex) -> int:
     if index.includes:
         node = index.includes[0]
         return source.rfind(b"\n", 0, node.start_byte) + 1
-    pos = 0
-    if source.startswith(b"\xef\xbb\xbf"):
-        pos = 3
-    # skip leading blank lines and comments
+    pos = 3 if source.startswith(b"\xef\xbb\xbf") else 0
+    # skip leading blank space and comments
     while True:
-        m = re.match(rb"[ \t\r\n]*", source[pos:])
-        nxt = pos + m.end()
-        if index.is_protected(nxt) and source[nxt:nxt + 2] in (b"//", b"/*"):
-            i = next(i for i, (s, e) in enumerate(index.protected) if s <= nxt < e)
-            end = index.protected[i][1]
-            eol = source.find(b"\n", end)
-            pos = len(source) if eol < 0 else eol + 1
+        nxt = pos + re.match(rb"[ \t\r\n]*", source[pos:]).end()
+        if source[nxt:nxt + 2] in (b"//", b"/*") and index.is_protected(nxt):
+            pos = next(e for s, e in index.protected if s <= nxt < e)
             continue
+        pos = nxt
         break
+    line_start = source.rfind(b"\n", 0, pos) + 1
+    if line_start > 0 and index.is_protected(line_start - 1):
+        return pos  # code follows a comment on the same line: insert right there
+    pos = max(line_start, 3 if source.startswith(b"\xef\xbb\xbf") else 0)
     for pattern in (_PRAGMA_ONCE, _GUARD):
         m = pattern.match(source, pos)
         if m and (pattern is _PRAGMA_ONCE or m.group(1) == m.group(2)):
