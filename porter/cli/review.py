@@ -1,0 +1,50 @@
+"""``porter [PATH] [--output DIR]``: open the review app on a CUDA project.
+
+No PATH: the bundled sample project sample_projects/warp_reduce.  Default
+output: PATH-hip beside PATH.  The session is kept in DIR/.porter/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def _sample() -> Path:
+    return Path(__file__).resolve().parents[2] / "sample_projects" / "warp_reduce"
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("review", help="review a port side by side (the default command)",
+                              description=__doc__.split("\n\n")[0])
+    p.add_argument("path", nargs="?", help="the CUDA project folder (default: the bundled sample warp_reduce)")
+    p.add_argument("-o", "--output", help="output folder (default: PATH-hip beside PATH)")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from porter.cli.main import UsageError
+
+    src = Path(args.path) if args.path else _sample()
+    if not src.exists():
+        raise UsageError(f"no such folder: {src}")
+    if not src.is_dir():
+        raise UsageError(f"{src} is a file; porter reviews a project folder (porter convert FILE converts one file)")
+    src = src.resolve()
+    out = Path(args.output).resolve() if args.output else src.with_name(src.name + "-hip")
+    if out == src:
+        raise UsageError("the output folder must not be the source folder")
+    try:
+        from porter.project.review import ReviewProject
+        from porter.project.session import SessionStore
+        from porter.tui.app import PorterApp
+    except ImportError as exc:
+        raise UsageError(f"the review app needs textual: {exc}") from None
+    project = ReviewProject(src, out)
+    store = SessionStore(out)
+    data, message = store.load(str(project.root))
+    messages = [message] if message else []
+    if data:
+        n = project.restore(data)
+        if n:
+            messages.append(f"restored the review session of {n} file(s) from {store.path}")
+    PorterApp(project, store, messages).run()
+    return 0

@@ -1,0 +1,572 @@
+"""The review model: per-file alignment of CUDA and HIP lines, hunks, decisions
+and file states, and writing the reviewed project out.  Pure Python, no UI.
+
+A file is converted lazily (``FileReview.load``).  Its CUDA and HIP lines are
+aligned row by row: porter's edits never change the number of lines except the
+inserted include lines, so the alignment comes from ``Translation.inserted_lines``
+without difflib in the common case; difflib is the fallback (fixes, edits).
+A *hunk* is a run of rows that differ.  Decisions are kept per file in a dict
+keyed by a hash of the hunk's old and new lines plus one line of context, so a
+re-converted file picks up every decision whose hunk still matches.
+
+    >>> fr = FileReview.from_text("a.cu", "int x;\\ncudaFree(p);\\n")
+    >>> [(h.old, h.new) for h in fr.hunks]
+    [(('cudaFree(p);',), ('hipFree(p);',))]
+    >>> fr.decide(0, ACCEPTED); fr.state
+    'accepted'
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import importlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from porter.project.atomic import atomic_write
+from porter.project.files import ProjectFile, discover
+
+PENDING, ACCEPTED, REJECTED = "pending", "accepted", "rejected"
+# file states
+S_WAITING, S_PENDING, S_ACCEPTED, S_EDITED, S_UNCHANGED, S_ERROR = (
+    "converting", "pending", "accepted", "edited", "unchanged", "error")
+DIFFLIB_LIMIT = 20000  # lines; above this the fallback pairs lines by position
+
+
+def _optional(module: str, name: str):
+    """An engine function that another helper may not have written yet (None then)."""
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        return None
+
+
+@dataclass(slots=True)
+class Hunk:
+    index: int
+    start: int  # first row
+    end: int  # one past the last row
+    old: tuple[str, ...]
+    new: tuple[str, ...]
+    key: str
+    stale: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    left: int | None  # 0-based CUDA line index, None for an inserted HIP line
+    right: int | None  # 0-based HIP line index, None for a removed CUDA line
+
+
+def _strip_eol(line: str) -> str:
+    return line.rstrip("\r\n")
+
+
+def align_by_insertions(n_left: int, n_right: int, inserted: list[tuple[int, int]]) -> list[Row] | None:
+    """Rows from the translator's inserted lines; None when the counts do not add up."""
+    ins: dict[int, int] = {}
+    for after, count in inserted:
+        ins[after] = ins.get(after, 0) + count
+    if n_left + sum(ins.values()) != n_right:
+        return None
+    rows: list[Row] = []
+    r = 0
+    for s in range(n_left + 1):
+        for _ in range(ins.get(s, 0)):
+            rows.append(Row(None, r))
+            r += 1
+        if s < n_left:
+            rows.append(Row(s, r))
+            r += 1
+    return rows
+
+
+def align_by_diff(left: list[str], right: list[str]) -> list[Row]:
+    """Rows from difflib (default autojunk: fast on repetitive code)."""
+    if len(left) > DIFFLIB_LIMIT or len(right) > DIFFLIB_LIMIT:
+        n = max(len(left), len(right))
+        return [Row(i if i < len(left) else None, i if i < len(right) else None) for i in range(n)]
+    rows: list[Row] = []
+    sm = difflib.SequenceMatcher(None, left, right)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag == "equal":
+            rows.extend(Row(i1 + k, j1 + k) for k in range(i2 - i1))
+        elif tag == "delete":
+            rows.extend(Row(i, None) for i in range(i1, i2))
+        elif tag == "insert":
+            rows.extend(Row(None, j) for j in range(j1, j2))
+        else:
+            n = max(i2 - i1, j2 - j1)
+            for k in range(n):
+                rows.append(Row(i1 + k if i1 + k < i2 else None, j1 + k if j1 + k < j2 else None))
+    return rows
+
+
+def hunk_key(before: str, old: tuple[str, ...], new: tuple[str, ...], after: str) -> str:
+    h = hashlib.sha1()
+    for part in (before, "\x02", *old, "\x01", *new, "\x02", after):
+        h.update(part.encode("utf-8", "surrogatepass"))
+        h.update(b"\x00")
+    return h.hexdigest()[:16]
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def finding_key(finding) -> str:
+    return f"{finding.rule}@{finding.start_byte}-{finding.end_byte}"
+
+
+def apply_fix_edits(source: bytes, findings: list) -> bytes:
+    """Apply the fixes of ``findings`` to ``source`` (byte offsets into it)."""
+    fn = _optional("porter.findings", "apply_fixes")
+    if fn is not None:
+        result = fn(source, findings, False)
+        return result[0] if isinstance(result, tuple) else result
+    edits = sorted((e for f in findings if f.fix for e in f.fix.edits), key=lambda e: (e.start_byte, e.end_byte))
+    out, pos = [], 0
+    for e in edits:
+        if e.start_byte < pos:
+            continue  # overlapping fix: keep the first
+        out += [source[pos:e.start_byte], e.replacement.encode("utf-8")]
+        pos = e.end_byte
+    out.append(source[pos:])
+    return b"".join(out)
+
+
+class ReviewError(Exception):
+    """A file that cannot be reviewed (binary, not UTF-8, gone): one line for the user."""
+
+
+@dataclass
+class FileReview:
+    rel: str
+    path: Path | None = None
+    kind: str = "source"
+    status: str = S_WAITING  # converting | ready | error
+    error: str = ""
+    cuda: str = ""
+    hip: str = ""  # proposed HIP (translation of the CUDA with the applied fixes)
+    edited: str | None = None  # the user's HIP text, when edited
+    left: list[str] = field(default_factory=list)  # CUDA lines with their line endings
+    right: list[str] = field(default_factory=list)  # HIP (or edited) lines
+    rows: list[Row] = field(default_factory=list)
+    hunks: list[Hunk] = field(default_factory=list)
+    row_hunk: dict[int, int] = field(default_factory=dict)
+    findings: list = field(default_factory=list)
+    decisions: dict[str, str] = field(default_factory=dict)
+    applied_fixes: list[str] = field(default_factory=list)
+    stale_decisions: int = 0
+    restored: bool = False  # decisions came from a saved session
+    source_hash: str = ""
+    translation: object | None = None
+    warnings: list[str] = field(default_factory=list)
+    mode: int | None = None
+
+    # ---- loading -------------------------------------------------------------
+    @classmethod
+    def from_text(cls, rel: str, cuda: str, kind: str = "source") -> "FileReview":
+        fr = cls(rel=rel, kind=kind)
+        fr._convert(cuda.encode("utf-8"))
+        return fr
+
+    def load(self) -> None:
+        """Read and convert the file; errors become ``status == "error"`` with a message."""
+        try:
+            if self.path is None:
+                raise ReviewError("no path")
+            try:
+                data = self.path.read_bytes()
+                self.mode = self.path.stat().st_mode & 0o777
+            except FileNotFoundError:
+                raise ReviewError("file no longer exists") from None
+            except OSError as exc:
+                raise ReviewError(f"cannot read: {exc.strerror or exc}") from None
+            self._convert(data)
+        except ReviewError as exc:
+            self.status, self.error = "error", str(exc)
+        except Exception as exc:  # an engine bug must not take the app down
+            self.status, self.error = "error", f"conversion failed: {type(exc).__name__}: {exc}"
+
+    def _convert(self, data: bytes) -> None:
+        if b"\x00" in data[:8192]:
+            raise ReviewError("binary file (contains NUL bytes): not reviewed, copied as it is")
+        try:
+            cuda = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ReviewError(f"not UTF-8 text (byte {exc.start}): not reviewed, copied as it is") from None
+        new_hash = text_hash(cuda)
+        if self.source_hash and self.source_hash != new_hash and self.decisions:
+            self.restored = True  # the source changed since the decisions were made
+        self.source_hash = new_hash
+        self.cuda = cuda
+        self.left = cuda.splitlines(keepends=True)
+        self.warnings = []
+        self._scan()
+        self._translate()
+        self.status, self.error = "ready", ""
+
+    def _scan(self) -> None:
+        """Findings of the CUDA source as read (byte offsets and lines of the left side)."""
+        self.findings = []
+        if self.kind != "source":
+            return
+        scan = _optional("porter.findings", "scan")
+        if scan is None:
+            return
+        try:
+            self.findings = list(scan(self.cuda.encode("utf-8"), self.rel))
+        except Exception as exc:
+            self.warnings.append(f"findings scan failed: {type(exc).__name__}: {exc}")
+
+    def _translate(self) -> None:
+        data = self.cuda.encode("utf-8")
+        chosen = [f for f in self.findings if finding_key(f) in self.applied_fixes and f.fix]
+        effective = apply_fix_edits(data, chosen) if chosen else data
+        self.translation = None
+        if self.kind == "build":
+            migrate = _optional("porter.buildfiles", "migrate")
+            if migrate is None:
+                self.hip = effective.decode("utf-8")
+            else:
+                m = migrate(self.path, effective.decode("utf-8"), "gfx942")
+                self.hip = m.output
+                if not chosen:
+                    self.findings = list(getattr(m, "findings", []) or [])
+        else:
+            from porter.translate import translate
+
+            t = translate(effective, self.rel)
+            self.translation = t
+            self.warnings = list(t.warnings)
+            self.hip = t.output.decode("utf-8", "replace")
+        self._realign(inserted=None if chosen else (self.translation.inserted_lines if self.translation else []))
+
+    def _realign(self, inserted: list[tuple[int, int]] | None) -> None:
+        text = self.edited if self.edited is not None else self.hip
+        self.right = text.splitlines(keepends=True)
+        rows = None
+        if inserted is not None and self.edited is None:
+            rows = align_by_insertions(len(self.left), len(self.right), inserted)
+        if rows is None:
+            rows = align_by_diff([_strip_eol(x) for x in self.left], [_strip_eol(x) for x in self.right])
+        self.rows = rows
+        self._hunks()
+
+    def _hunks(self) -> None:
+        hunks: list[Hunk] = []
+        row_hunk: dict[int, int] = {}
+        rows, left, right = self.rows, self.left, self.right
+        i, n = 0, len(rows)
+        while i < n:
+            if not self.row_changed(i):
+                i += 1
+                continue
+            j = i
+            while j < n and self.row_changed(j):
+                j += 1
+            old = tuple(_strip_eol(left[r.left]) for r in rows[i:j] if r.left is not None)
+            new = tuple(_strip_eol(right[r.right]) for r in rows[i:j] if r.right is not None)
+            before = self.left_text(i - 1) if i > 0 else ""
+            after = self.left_text(j) if j < n else ""
+            key = hunk_key(before or "", old, new, after or "")
+            idx = len(hunks)
+            hunks.append(Hunk(idx, i, j, old, new, key))
+            for k in range(i, j):
+                row_hunk[k] = idx
+            i = j
+        self.hunks, self.row_hunk = hunks, row_hunk
+        keys = {h.key for h in hunks}
+        self.stale_decisions = sum(1 for k in self.decisions if k not in keys)
+        if self.restored:
+            for h in hunks:
+                h.stale = h.key not in self.decisions
+
+    # ---- rows ------------------------------------------------------------------
+    def row_changed(self, i: int) -> bool:
+        r = self.rows[i]
+        if r.left is None or r.right is None:
+            return True
+        return _strip_eol(self.left[r.left]) != _strip_eol(self.right[r.right])
+
+    def left_text(self, i: int) -> str | None:
+        r = self.rows[i]
+        return None if r.left is None else _strip_eol(self.left[r.left])
+
+    def right_text(self, i: int) -> str | None:
+        r = self.rows[i]
+        return None if r.right is None else _strip_eol(self.right[r.right])
+
+    def row_of_left_line(self, line: int) -> int:
+        """Row showing 1-based CUDA line ``line`` (nearest)."""
+        return self._row_of(line - 1, "left")
+
+    def row_of_right_line(self, line: int) -> int:
+        return self._row_of(line - 1, "right")
+
+    def _row_of(self, idx: int, side: str) -> int:
+        best = 0
+        for i, r in enumerate(self.rows):
+            v = getattr(r, side)
+            if v is None:
+                continue
+            if v >= idx:
+                return i
+            best = i
+        return best
+
+    # ---- decisions -----------------------------------------------------------
+    def decision(self, hunk: int) -> str:
+        return self.decisions.get(self.hunks[hunk].key, PENDING)
+
+    def decide(self, hunk: int, decision: str) -> None:
+        h = self.hunks[hunk]
+        if decision == PENDING:
+            self.decisions.pop(h.key, None)
+        else:
+            self.decisions[h.key] = decision
+        h.stale = False
+
+    def accept_all(self) -> None:
+        for h in self.hunks:
+            if h.key not in self.decisions:
+                self.decisions[h.key] = ACCEPTED
+            h.stale = False
+
+    @property
+    def pending_hunks(self) -> int:
+        return sum(1 for h in self.hunks if h.key not in self.decisions)
+
+    @property
+    def state(self) -> str:
+        if self.status == "error":
+            return S_ERROR
+        if self.status != "ready":
+            return S_WAITING
+        if self.edited is not None:
+            return S_EDITED
+        if not self.hunks:
+            return S_UNCHANGED
+        return S_ACCEPTED if self.pending_hunks == 0 else S_PENDING
+
+    @property
+    def needs_review(self) -> bool:
+        return self.state in (S_PENDING, S_WAITING)
+
+    def severity_counts(self) -> dict[str, int]:
+        out = {"error": 0, "warning": 0, "info": 0}
+        for f in self.findings:
+            out[f.severity] = out.get(f.severity, 0) + 1
+        return out
+
+    # ---- edits and fixes -----------------------------------------------------
+    def set_edited(self, text: str | None) -> None:
+        """The user's HIP text (None: back to the proposed HIP)."""
+        self.edited = None if text is None or text == self.hip else text
+        self._realign(None if self.edited is not None else (self.translation.inserted_lines if self.translation else []))
+
+    def apply_fix(self, finding) -> bool:
+        """Apply ``finding``'s suggested fix to the CUDA source and re-translate."""
+        if finding.fix is None or not finding.fix.edits:
+            return False
+        key = finding_key(finding)
+        if key in self.applied_fixes:
+            return False
+        self.applied_fixes.append(key)
+        self._translate()
+        return True
+
+    def output_text(self) -> str:
+        """The reviewed HIP text: accepted (and pending) hunks take the HIP line, rejected keep the CUDA line."""
+        if self.edited is not None:
+            return self.edited
+        out: list[str] = []
+        for i, r in enumerate(self.rows):
+            h = self.row_hunk.get(i)
+            rejected = h is not None and self.decisions.get(self.hunks[h].key) == REJECTED
+            if rejected:
+                if r.left is not None:
+                    out.append(self.left[r.left])
+            elif r.right is not None:
+                out.append(self.right[r.right])
+        return "".join(out)
+
+    def output_line_to_source(self, line: int) -> int:
+        """1-based HIP line of the written file -> 1-based CUDA line (approximate for edited files)."""
+        if self.translation is not None and self.edited is None and not self.applied_fixes:
+            return self.translation.output_line_to_source(line)
+        row = self.row_of_right_line(line)
+        for i in range(row, -1, -1):
+            if self.rows[i].left is not None:
+                return self.rows[i].left + 1
+        return 1
+
+    # ---- session -------------------------------------------------------------
+    def to_session(self) -> dict:
+        d: dict = {"source_hash": self.source_hash}
+        if self.decisions:
+            d["decisions"] = dict(self.decisions)
+        if self.edited is not None:
+            d["edited"] = self.edited
+        if self.applied_fixes:
+            d["fixes"] = list(self.applied_fixes)
+        return d
+
+    def restore(self, d: dict) -> None:
+        """Take saved decisions; call before ``load`` (stale ones are found then)."""
+        self.decisions = {str(k): str(v) for k, v in (d.get("decisions") or {}).items() if v in (ACCEPTED, REJECTED)}
+        self.applied_fixes = [str(x) for x in d.get("fixes") or []]
+        self.source_hash = str(d.get("source_hash") or "")
+        self._saved_edit = d.get("edited") if isinstance(d.get("edited"), str) else None
+
+    def after_restore_load(self) -> None:
+        saved = getattr(self, "_saved_edit", None)
+        if self.status == "ready" and self.applied_fixes:
+            # fixes are anchored to byte offsets of the saved source: re-apply only if they still exist
+            self.applied_fixes = [k for k in self.applied_fixes if k in {finding_key(f) for f in self.findings}]
+            if self.applied_fixes:
+                self._translate()
+        if self.status == "ready" and saved is not None:
+            self.set_edited(saved)
+        self._saved_edit = None
+
+
+@dataclass
+class WriteReport:
+    written: list[str] = field(default_factory=list)
+    copied: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # pending files
+    errors: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        parts = [f"wrote {len(self.written)} file(s)"]
+        if self.copied:
+            parts.append(f"copied {len(self.copied)} other file(s)")
+        if self.skipped:
+            parts.append(f"skipped {len(self.skipped)} pending file(s)")
+        if self.errors:
+            parts.append(f"{len(self.errors)} error(s): {self.errors[0]}")
+        return ", ".join(parts)
+
+
+class ReviewProject:
+    """The files of one project under review and where its output goes."""
+
+    def __init__(self, root: str | os.PathLike, output: str | os.PathLike):
+        self.root = Path(root).resolve()
+        self.output = Path(output).resolve()
+        all_files = discover(self.root, exclude=[self.output])
+        self.files: list[FileReview] = [FileReview(rel=f.rel, path=f.path, kind=f.kind)
+                                        for f in all_files if f.kind in ("source", "build")]
+        self.others: list[ProjectFile] = [f for f in all_files if f.kind not in ("source", "build")]
+        self.by_rel = {f.rel: f for f in self.files}
+
+    def counts(self) -> dict[str, int]:
+        states = [f.state for f in self.files]
+        errors = sum(f.severity_counts()["error"] for f in self.files if f.status == "ready")
+        return {
+            "files": len(states),
+            "reviewed": sum(1 for s in states if s in (S_ACCEPTED, S_EDITED, S_UNCHANGED)),
+            "converted": sum(1 for s in states if s != S_WAITING),
+            "errors": errors,
+            "unreadable": states.count(S_ERROR),
+        }
+
+    def header(self) -> str:
+        c = self.counts()
+        text = f"{c['reviewed']}/{c['files']} files reviewed, {c['errors']} error{'s' if c['errors'] != 1 else ''}"
+        if c["converted"] < c["files"]:
+            text += f" (converting {c['converted']}/{c['files']})"
+        return text
+
+    def next_needing_review(self, rel: str | None, step: int = 1) -> FileReview | None:
+        if not self.files:
+            return None
+        n = len(self.files)
+        start = next((i for i, f in enumerate(self.files) if f.rel == rel), -1 if step > 0 else 0)
+        for k in range(1, n + 1):
+            f = self.files[(start + step * k) % n]
+            if f.needs_review and f.rel != rel:
+                return f
+        return None
+
+    # ---- writing ---------------------------------------------------------------
+    def write(self) -> WriteReport:
+        """Write every accepted, edited or unchanged file and copy the other files.
+        Pending files are not written.  Each file is written atomically."""
+        rep = WriteReport()
+        if self.output == self.root:
+            rep.errors.append("the output folder is the source folder")
+            return rep
+        try:
+            self.output.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            rep.errors.append(f"cannot create {self.output}: {exc.strerror or exc}")
+            return rep
+        for f in self.files:
+            st = f.state
+            if st in (S_PENDING, S_WAITING):
+                rep.skipped.append(f.rel)
+                continue
+            dest = self.output / f.rel
+            try:
+                if st == S_ERROR:
+                    if f.path is None or not f.path.exists():
+                        rep.errors.append(f"{f.rel}: {f.error}")
+                        continue
+                    atomic_write(dest, f.path.read_bytes(), f.mode)
+                    rep.copied.append(f.rel)
+                    continue
+                atomic_write(dest, f.output_text().encode("utf-8", "surrogatepass"), f.mode)
+                rep.written.append(f.rel)
+            except OSError as exc:
+                rep.errors.append(f"{f.rel}: {exc.strerror or exc}")
+        for o in self.others:
+            dest = self.output / o.rel
+            try:
+                data = o.path.read_bytes()
+                if dest.exists() and dest.read_bytes() == data:
+                    rep.copied.append(o.rel)
+                    continue
+                atomic_write(dest, data, o.path.stat().st_mode & 0o777)
+                rep.copied.append(o.rel)
+            except OSError as exc:
+                rep.errors.append(f"{o.rel}: {exc.strerror or exc}")
+        return rep
+
+    # ---- session ---------------------------------------------------------------
+    def to_session(self) -> dict:
+        files = {}
+        for f in self.files:
+            d = f.to_session()
+            if len(d) > 1 or f.rel in getattr(self, "_restored_files", {}):
+                files[f.rel] = d
+        # keep decisions of files not loaded yet
+        for rel, d in getattr(self, "_restored_files", {}).items():
+            fr = self.by_rel.get(rel)
+            if fr is not None and fr.status == S_WAITING:
+                files[rel] = d
+        return {"project": str(self.root), "files": files}
+
+    def restore(self, data: dict) -> int:
+        """Take a saved session's decisions; returns how many files had some."""
+        files = data.get("files") or {}
+        self._restored_files = {}
+        n = 0
+        for rel, d in files.items():
+            fr = self.by_rel.get(rel)
+            if fr is None or not isinstance(d, dict):
+                continue
+            fr.restore(d)
+            self._restored_files[rel] = d
+            n += 1
+        return n
+
+    def load_file(self, fr: FileReview) -> None:
+        fr.load()
+        if fr.rel in getattr(self, "_restored_files", {}):
+            fr.after_restore_load()
+            self._restored_files.pop(fr.rel, None)

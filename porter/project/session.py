@@ -1,0 +1,58 @@
+"""The saved review session: ``<output>/.porter/session.json``.
+
+Saved atomically after every change (a kill at any moment leaves the old or the
+new file), with a version field.  A corrupt or unreadable file is set aside as
+``session.json.bad`` and reported; it never stops the review.  The session lives
+in the output folder, never in the user's source tree.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from porter.project.atomic import atomic_write
+
+VERSION = 1
+SESSION_DIR = ".porter"
+SESSION_FILE = "session.json"
+
+
+class SessionStore:
+    def __init__(self, output: str | os.PathLike):
+        self.path = Path(output) / SESSION_DIR / SESSION_FILE
+
+    def load(self, project: str) -> tuple[dict | None, str | None]:
+        """(saved data or None, a message for the user or None).
+
+        A session of another project is left alone and not used."""
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return None, None
+        except OSError as exc:
+            return None, f"cannot read the saved session {self.path}: {exc.strerror or exc}"
+        try:
+            data = json.loads(raw.decode("utf-8"))
+            if not isinstance(data, dict) or not isinstance(data.get("files", {}), dict):
+                raise ValueError("not a session object")
+            version = data.get("version")
+            if version != VERSION:
+                raise ValueError(f"unknown session version {version!r}")
+        except (ValueError, UnicodeDecodeError) as exc:
+            bad = self.path.with_name(SESSION_FILE + ".bad")
+            try:
+                os.replace(self.path, bad)
+                where = f"set aside as {bad.name}"
+            except OSError:
+                where = "left in place"
+            return None, f"the saved session was unreadable ({str(exc)[:80]}); {where}, starting afresh"
+        if data.get("project") not in (None, project):
+            return None, f"the session in {self.path.parent} belongs to {data.get('project')}; not restored"
+        return data, None
+
+    def save(self, data: dict) -> None:
+        """Write the session atomically (raises OSError when the folder is not writable)."""
+        body = {"version": VERSION, **data}
+        atomic_write(self.path, json.dumps(body, indent=1, sort_keys=True).encode("utf-8"))

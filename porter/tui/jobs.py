@@ -1,0 +1,132 @@
+"""Background jobs of the review app: the build and smoke-test subprocesses.
+
+Output is streamed line by line from an asyncio subprocess in its own session
+(process group), handed to the UI in batches, and the whole group is killed on
+cancel or timeout.  Compiler diagnostics (``file:line:col: error: msg``, or the
+JSON objects ``porter build --json`` prints) are parsed so the log can offer
+them for jumping to the file and line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+import time
+from dataclasses import dataclass
+from typing import Awaitable, Callable
+
+DIAG = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):(?:(?P<col>\d+):)?\s*(?P<sev>fatal error|error|warning|note):\s*(?P<msg>.*)$")
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    file: str
+    line: int
+    column: int
+    severity: str
+    message: str
+
+    def label(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message}"
+
+
+def parse_diagnostics(line: str) -> list[Diagnostic]:
+    """Diagnostics in one output line (plain compiler text or a JSON object)."""
+    plain = ANSI.sub("", line).strip()
+    if plain.startswith("{"):
+        try:
+            obj = json.loads(plain)
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict):
+            return list(_json_diagnostics(obj))
+    m = DIAG.match(plain)
+    if not m:
+        return []
+    sev = "error" if m["sev"] == "fatal error" else m["sev"]
+    return [Diagnostic(m["file"], int(m["line"]), int(m["col"] or 1), sev, m["msg"])]
+
+
+def _json_diagnostics(obj, depth: int = 0):
+    if depth > 4:
+        return
+    if isinstance(obj, dict):
+        if "file" in obj and "line" in obj and ("message" in obj or "msg" in obj):
+            try:
+                yield Diagnostic(str(obj["file"]), int(obj["line"]), int(obj.get("column") or obj.get("col") or 1),
+                                 str(obj.get("severity", "error")), str(obj.get("message", obj.get("msg", ""))))
+                return
+            except (TypeError, ValueError):
+                return
+        for v in obj.values():
+            if isinstance(v, (dict, list)):
+                yield from _json_diagnostics(v, depth + 1)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _json_diagnostics(v, depth + 1)
+
+
+def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    if proc.returncode is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+async def stream(argv: list[str], on_batch: Callable[[list[str]], Awaitable[None] | None], *,
+                 timeout: float = 900.0, cwd: str | None = None, batch_s: float = 0.05,
+                 batch_lines: int = 2000) -> int | None:
+    """Run ``argv`` (no shell), calling ``on_batch(lines)`` with output lines in batches.
+
+    Returns the exit code, or None when it timed out.  Cancelling the task kills
+    the process group and waits for the process to end."""
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = await asyncio.create_subprocess_exec(
+        *argv, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, stdin=asyncio.subprocess.DEVNULL,
+        cwd=cwd, env=env, start_new_session=True)
+    batch: list[str] = []
+    last = time.monotonic()
+    deadline = last + timeout
+
+    async def flush():
+        nonlocal batch, last
+        if batch:
+            out, batch = batch, []
+            r = on_batch(out)
+            if asyncio.iscoroutine(r):
+                await r
+        last = time.monotonic()
+
+    try:
+        assert proc.stdout is not None
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                _kill_group(proc)
+                await proc.wait()
+                await flush()
+                return None
+            try:
+                raw = await asyncio.wait_for(proc.stdout.readline(), timeout=min(left, max(batch_s, 0.01)))
+            except asyncio.TimeoutError:
+                await flush()
+                continue
+            if not raw:
+                break
+            batch.append(raw.decode("utf-8", "replace").rstrip("\r\n"))
+            if len(batch) >= batch_lines or time.monotonic() - last >= batch_s:
+                await flush()
+        await flush()
+        return await proc.wait()
+    except asyncio.CancelledError:
+        _kill_group(proc)
+        await asyncio.shield(proc.wait())
+        raise
+    finally:
+        _kill_group(proc)

@@ -1,0 +1,49 @@
+"""Small modal dialogs: yes/no confirmation and a scrollable text page."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Ask a yes/no question; y / enter answers yes, n / escape answers no."""
+
+    BINDINGS = [Binding("y,enter", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static(Text(self.question), id="question")
+            yield Static(Text("y: yes    n / escape: no"), id="answers")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
+class TextScreen(ModalScreen[None]):
+    """A page of plain text (help, porter explain); escape or q closes it."""
+
+    BINDINGS = [Binding("escape,q,question_mark", "close", "Close")]
+
+    def __init__(self, title: str, body: str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.body = body
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="page"):
+            yield Static(Text(self.title_text, style="bold"), id="page-title")
+            with VerticalScroll(id="page-body"):
+                yield Static(Text(self.body))
+            yield Static(Text("escape closes"), id="page-hint")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

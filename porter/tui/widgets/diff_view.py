@@ -1,0 +1,339 @@
+"""Side-by-side CUDA | HIP diff drawn with the Line API.
+
+One widget draws both columns, so they scroll together by construction; only
+the visible lines are rendered, each cached as a Strip (LRU).  Unchanged
+stretches fold to one line (enter on it unfolds).  Syntax highlighting spans
+arrive later from a worker (``set_highlights``) and only invalidate the cache.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from porter.project.review import ACCEPTED, REJECTED, FileReview
+from porter.tui.highlight import Spans, style_for
+
+CONTEXT = 3  # unchanged lines kept around a change when folding
+TAB = 4
+_TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
+
+ST_LNO = Style(color="#6c7680")
+ST_SEP = Style(color="#4b5263")
+ST_DEL = Style(bgcolor="#3f1d22")
+ST_ADD = Style(bgcolor="#1d3b26")
+ST_DEL_TOK = Style(bgcolor="#8a2f3c", bold=True)
+ST_ADD_TOK = Style(bgcolor="#2f7a45", bold=True)
+ST_REJECTED = Style(dim=True, strike=True)
+ST_FOLD = Style(color="#8aa0b5", italic=True)
+ST_CURSOR = Style(bgcolor="#2c3e57")
+ST_EMPTY = Style(bgcolor="#262626")
+SEVERITY_MARK = {"error": ("●", Style(color="#ff5f5f", bold=True)),
+                 "warning": ("●", Style(color="#ffaf00")),
+                 "info": ("●", Style(color="#5fafff"))}
+DECISION_MARK = {ACCEPTED: ("✓", Style(color="#5fd75f", bold=True)),
+                 REJECTED: ("✗", Style(color="#ff5f5f", bold=True))}
+
+
+def changed_spans(a: str, b: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Character spans that differ between two lines, compared token by token."""
+    ta, tb = _TOKEN.findall(a), _TOKEN.findall(b)
+    pa = [0]
+    for t in ta:
+        pa.append(pa[-1] + len(t))
+    pb = [0]
+    for t in tb:
+        pb.append(pb[-1] + len(t))
+    sa, sb = [], []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if i2 > i1:
+            sa.append((pa[i1], pa[i2]))
+        if j2 > j1:
+            sb.append((pb[j1], pb[j2]))
+    return sa, sb
+
+
+class DiffView(ScrollView, can_focus=True):
+    """The diff of one FileReview."""
+
+    BINDINGS = [
+        Binding("up", "cursor(-1)", "Up", show=False),
+        Binding("down", "cursor(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "edge(0)", "Top", show=False),
+        Binding("end", "edge(1)", "Bottom", show=False),
+        Binding("enter", "unfold", "Unfold", show=False),
+    ]
+
+    class CursorMoved(Message):
+        def __init__(self, row: int | None) -> None:
+            super().__init__()
+            self.row = row
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.file: FileReview | None = None
+        self.display_rows: list[tuple] = []  # ("row", i) or ("fold", start, end)
+        self.cursor = 0
+        self.unfolded: set[int] = set()
+        self.left_hl: list[Spans] | None = None
+        self.right_hl: list[Spans] | None = None
+        self.finding_lines: dict[int, str] = {}  # 0-based CUDA line -> worst severity
+        self.preview: tuple[int, list[str]] | None = None  # (row, fix preview lines)
+        self._cache: LRUCache = LRUCache(1024)
+        self._version = 0
+        self.message = "no file selected"
+
+    # ---- content -----------------------------------------------------------------
+    def show_message(self, text: str) -> None:
+        self.file = None
+        self.display_rows = []
+        self.message = text
+        self._changed(size=True)
+
+    def set_file(self, fr: FileReview, keep_cursor: bool = False) -> None:
+        same = self.file is fr
+        old_row = self.current_row() if (same and keep_cursor) else None
+        if not same:
+            self.unfolded = set()
+            self.left_hl = self.right_hl = None
+            self.preview = None
+        self.file = fr
+        self.finding_lines = {}
+        rank = {"error": 0, "warning": 1, "info": 2}
+        for f in fr.findings:
+            cur = self.finding_lines.get(f.line - 1)
+            if cur is None or rank.get(f.severity, 3) < rank.get(cur, 3):
+                self.finding_lines[f.line - 1] = f.severity
+        self._build_rows()
+        if old_row is not None:
+            self.move_to_row(old_row, scroll=False)
+        elif not same:
+            self.cursor = 0
+            self.scroll_to(0, 0, animate=False)
+            if fr.hunks:
+                self.move_to_row(fr.hunks[0].start)
+        self._changed(size=True)
+
+    def set_highlights(self, fr: FileReview, left: list[Spans], right: list[Spans]) -> None:
+        if fr is self.file:
+            self.left_hl, self.right_hl = left, right
+            self._changed()
+
+    def _build_rows(self) -> None:
+        fr = self.file
+        n = len(fr.rows)
+        changed = [False] * n
+        for h in fr.hunks:
+            for k in range(h.start, h.end):
+                changed[k] = True
+        keep = [False] * n
+        for h in fr.hunks:
+            for k in range(max(0, h.start - CONTEXT), min(n, h.end + CONTEXT)):
+                keep[k] = True
+        for f in fr.findings:  # keep finding lines visible too
+            r = fr.row_of_left_line(f.line) if fr.rows else 0
+            for k in range(max(0, r - 1), min(n, r + 2)):
+                keep[k] = True
+        rows: list[tuple] = []
+        i = 0
+        while i < n:
+            if keep[i]:
+                rows.append(("row", i))
+                i += 1
+                continue
+            j = i
+            while j < n and not keep[j]:
+                j += 1
+            if j - i <= 2 or i in self.unfolded:
+                rows.extend(("row", k) for k in range(i, j))
+            else:
+                rows.append(("fold", i, j))
+            i = j
+        self.display_rows = rows
+        self._row_index = {r[1]: d for d, r in enumerate(rows) if r[0] == "row"}
+
+    def _changed(self, size: bool = False) -> None:
+        self._version += 1
+        self._cache.clear()
+        if size:
+            self.virtual_size = Size(self.size.width, max(1, len(self.display_rows)))
+        self.refresh()
+
+    def refresh_file(self) -> None:
+        """Decisions changed: redraw (rows and hunks may have changed too)."""
+        if self.file is not None:
+            self.set_file(self.file, keep_cursor=True)
+
+    # ---- cursor ------------------------------------------------------------------
+    def current_row(self) -> int | None:
+        if not self.display_rows:
+            return None
+        d = self.display_rows[min(self.cursor, len(self.display_rows) - 1)]
+        return d[1]
+
+    def current_hunk(self) -> int | None:
+        """The hunk under the cursor, else the next one after it."""
+        fr = self.file
+        row = self.current_row()
+        if fr is None or row is None or not fr.hunks:
+            return None
+        h = fr.row_hunk.get(row)
+        if h is not None:
+            return h
+        for hk in fr.hunks:
+            if hk.start >= row:
+                return hk.index
+        return None
+
+    def move_to_row(self, row: int, scroll: bool = True) -> None:
+        d = self._row_index.get(row)
+        if d is None:  # folded: unfold it
+            for k, dr in enumerate(self.display_rows):
+                if dr[0] == "fold" and dr[1] <= row < dr[2]:
+                    self.unfolded.add(dr[1])
+                    self._build_rows()
+                    self._changed(size=True)
+                    d = self._row_index.get(row, k)
+                    break
+            else:
+                d = 0
+        self._set_cursor(d, scroll)
+
+    def _set_cursor(self, d: int, scroll: bool = True) -> None:
+        d = max(0, min(d, len(self.display_rows) - 1))
+        self.cursor = d
+        self._version += 1
+        self._cache.clear()
+        if scroll:
+            h = max(1, self.scrollable_content_region.height)
+            top = self.scroll_offset.y
+            if d < top or d >= top + h:
+                self.scroll_to(y=max(0, d - h // 3), animate=False)
+        self.refresh()
+        self.post_message(self.CursorMoved(self.current_row()))
+
+    def action_cursor(self, delta: int) -> None:
+        self._set_cursor(self.cursor + delta)
+
+    def action_page(self, delta: int) -> None:
+        self._set_cursor(self.cursor + delta * max(1, self.scrollable_content_region.height - 1))
+
+    def action_edge(self, end: int) -> None:
+        self._set_cursor(len(self.display_rows) - 1 if end else 0)
+
+    def action_unfold(self) -> None:
+        if self.display_rows and self.display_rows[self.cursor][0] == "fold":
+            self.unfolded.add(self.display_rows[self.cursor][1])
+            row = self.display_rows[self.cursor][1]
+            self._build_rows()
+            self._changed(size=True)
+            self.move_to_row(row)
+
+    def on_click(self, event) -> None:
+        self._set_cursor(self.scroll_offset.y + event.y, scroll=False)
+
+    # ---- drawing -----------------------------------------------------------------
+    def render_line(self, y: int) -> Strip:
+        d = self.scroll_offset.y + y
+        width = self.scrollable_content_region.width or self.size.width
+        key = (d, width, self.scroll_offset.x)
+        strip = self._cache.get(key)
+        if strip is None:
+            strip = self._render_row(d, width)
+            self._cache[key] = strip
+        return strip
+
+    def _render_row(self, d: int, width: int) -> Strip:
+        if self.file is None or not self.display_rows:
+            if d == 0:
+                return Strip([Segment(self.message[:width].ljust(width), ST_FOLD)], width)
+            return Strip.blank(width)
+        if d >= len(self.display_rows):
+            return Strip.blank(width)
+        fr = self.file
+        entry = self.display_rows[d]
+        cursor = d == self.cursor and self.has_focus_within_screen()
+        if entry[0] == "fold":
+            n = entry[2] - entry[1]
+            text = f"  ⋯ {n} unchanged lines (enter unfolds) ⋯"
+            return Strip([Segment(text[:width].ljust(width), ST_FOLD + (ST_CURSOR if cursor else Style()))], width)
+        row = entry[1]
+        r = fr.rows[row]
+        lno_w = max(4, len(str(max(len(fr.left), len(fr.right)))))
+        side = max(1, (width - 2 * (lno_w + 1) - 3) // 2)
+        hunk = fr.row_hunk.get(row)
+        decision = fr.decisions.get(fr.hunks[hunk].key) if hunk is not None else None
+        stale = hunk is not None and fr.hunks[hunk].stale
+        changed = hunk is not None
+        lt, rt = fr.left_text(row), fr.right_text(row)
+        ls, rs = ([], []) if not (changed and lt is not None and rt is not None) else changed_spans(lt, rt)
+
+        segs: list[Segment] = []
+        mark = SEVERITY_MARK.get(self.finding_lines.get(r.left, ""), (" ", Style())) if r.left is not None else (" ", Style())
+        segs.append(Segment(mark[0], mark[1]))
+        segs.append(Segment((str(r.left + 1) if r.left is not None else "").rjust(lno_w) + " ", ST_LNO))
+        segs.extend(self._side(lt, side, ST_DEL if changed else None, ls, ST_DEL_TOK,
+                               self.left_hl[r.left] if (self.left_hl and r.left is not None and r.left < len(self.left_hl)) else None))
+        if decision in DECISION_MARK:
+            ch, st = DECISION_MARK[decision]
+        elif stale:
+            ch, st = "!", Style(color="#ffaf00", bold=True)
+        elif changed:
+            ch, st = "│", Style(color="#d7af5f")
+        else:
+            ch, st = "│", ST_SEP
+        segs.append(Segment(ch, st))
+        segs.append(Segment((str(r.right + 1) if r.right is not None else "").rjust(lno_w) + " ", ST_LNO))
+        rhl = None
+        if self.right_hl and r.right is not None and r.right < len(self.right_hl) and fr.edited is None:
+            rhl = self.right_hl[r.right]
+        segs.extend(self._side(rt, side, ST_ADD if changed else None, rs, ST_ADD_TOK, rhl,
+                               extra=ST_REJECTED if decision == REJECTED else None))
+        strip = Strip(segs).adjust_cell_length(width)
+        if cursor:
+            strip = strip.apply_style(ST_CURSOR) if not changed else strip.apply_style(Style(underline=True))
+        return strip
+
+    def _side(self, line: str | None, width: int, base: Style | None, spans, tok_style: Style,
+              hl: Spans | None, extra: Style | None = None) -> list[Segment]:
+        if line is None:
+            return [Segment(" " * width, ST_EMPTY)]
+        text = Text(line, style=base or "", no_wrap=True, end="")
+        if hl:
+            for s, e, name in hl:
+                st = style_for(name)
+                if st is not None:
+                    text.stylize(st, s, e)
+        for s, e in spans:
+            text.stylize(tok_style, s, e)
+        if extra is not None:
+            text.stylize(extra)
+        if "\t" in line:
+            text.expand_tabs(TAB)
+        x = self.scroll_offset.x
+        if x:
+            text = text[x:]
+        text.truncate(width, overflow="crop", pad=True)
+        if base is not None:
+            text.stylize_before(base)
+        return list(text.render(self.app.console))
+
+    def has_focus_within_screen(self) -> bool:
+        return True
+
+    def on_resize(self) -> None:
+        self._changed(size=True)
