@@ -1,0 +1,73 @@
+"""``porter smoke``: LoRA fine-tune smoke test of this machine's GPU stack (engine: porter.smoke)."""
+
+from __future__ import annotations
+
+import sys
+
+
+def register(subparsers):
+    p = subparsers.add_parser(
+        "smoke", help="LoRA fine-tune smoke test: does this GPU stack train, how fast, is anything misconfigured",
+        description="Train LoRA adapters for a few steps and report speed, memory and a verdict. "
+                    "Prints one progress line per step: 'step 3/20 loss 5.4123 step_time 0.041s'.")
+    p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"],
+                   help="cuda also means ROCm GPUs (PyTorch's device name); default: a GPU if torch sees one")
+    p.add_argument("--steps", type=int, default=20, help="training steps (default 20)")
+    p.add_argument("--nproc", type=int, default=1, help="processes (ranks) through torch.distributed (default 1)")
+    p.add_argument("--dtype", choices=["bf16", "fp32"], default=None,
+                   help="default: bf16 autocast where the GPU supports it, fp32 on CPU")
+    p.add_argument("--model", default="tiny", help="'tiny' (built in, no download) or a local Hugging Face model folder")
+    p.add_argument("--backend", default="builtin", choices=["builtin", "llamafactory"],
+                   help="builtin loop, or llamafactory-cli train on --model PATH")
+    p.add_argument("--batch-size", type=int, default=4, help="sequences per step per rank (default 4)")
+    p.add_argument("--seq-len", type=int, default=128, help="tokens per sequence (default 128)")
+    p.add_argument("--lr", type=float, default=2e-3, help="adapter learning rate (builtin; default 2e-3)")
+    p.add_argument("--timeout", type=float, default=900.0, help="limit for multi-process and LLaMA-Factory runs, seconds")
+    p.add_argument("--no-baseline", action="store_true", help="multi-process: skip the 1-process run for scaling efficiency")
+    p.add_argument("--template", default="default", help="LLaMA-Factory chat template (default 'default')")
+    p.add_argument("--deepspeed", action="store_true", help="LLaMA-Factory: add a DeepSpeed ZeRO-3 config")
+    p.add_argument("--json", metavar="FILE", help="also write the report as JSON (atomically)")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from porter.cli.main import UsageError
+    from porter.smoke import SmokeError, SmokeOptions, SmokeUsageError, run_smoke
+    from porter.smoke import report as srep
+
+    opts = SmokeOptions(device=args.device, steps=args.steps, nproc=args.nproc, dtype=args.dtype, model=args.model,
+                        backend=args.backend, batch_size=args.batch_size, seq_len=args.seq_len, lr=args.lr,
+                        timeout_s=args.timeout, baseline=not args.no_baseline, template=args.template,
+                        deepspeed=args.deepspeed)
+    try:
+        rep = run_smoke(opts, emit=lambda line: print(line, flush=True))
+    except SmokeUsageError as exc:
+        _error_json(args.json, opts, str(exc))
+        raise UsageError(f"smoke: {exc}") from None
+    except SmokeError as exc:
+        _error_json(args.json, opts, str(exc))
+        print(f"porter smoke: error: {exc}", file=sys.stderr)
+        return 1
+    print(srep.format_text(rep), flush=True)
+    if args.json:
+        try:
+            srep.write_json(rep, args.json)
+        except OSError as exc:
+            print(f"porter smoke: error: cannot write {args.json}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
+    return {"pass": 0, "interrupted": 130}.get(rep["verdict"], 1)
+
+
+def _error_json(path, opts, message: str):
+    """A report that says why nothing ran, so a caller reading --json is not left without one."""
+    if not path:
+        return
+    from porter.smoke import report as srep
+
+    rep = srep.empty_report(model=opts.model, steps=opts.steps, batch_size=opts.batch_size, seq_len=opts.seq_len,
+                            world_size=opts.nproc, error=message,
+                            engine="llamafactory" if opts.backend == "llamafactory" else "builtin")
+    try:
+        srep.write_json(srep.judge(rep), path)
+    except OSError:
+        pass

@@ -1,0 +1,242 @@
+"""Multi-process smoke runs: spawn N ranks torchrun-style, watch them, merge their reports.
+
+Each rank is ``python -m porter.smoke.worker`` in its own process group, with MASTER_ADDR=127.0.0.1
+and a free port; gloo on CPU, nccl (RCCL on ROCm) on GPUs.  If a rank dies the others are stopped and
+the report names the rank and why; Ctrl-C stops every rank and keeps a partial report built from the
+progress lines seen so far.  Scaling efficiency compares against a 1-process run of the same per-rank work.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import queue
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Callable
+
+from porter.smoke import nccl
+from porter.smoke import report as srep
+from porter.smoke.options import SmokeOptions, process_start_time
+
+GRACE_S = 3.0
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _describe_exit(code: int | None) -> str:
+    if code is None:
+        return "still running"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exited with code {code}"
+
+
+class _Rank:
+    def __init__(self, rank: int, proc: subprocess.Popen, result: Path):
+        self.rank, self.proc, self.result = rank, proc, result
+        self.tail: collections.deque[str] = collections.deque(maxlen=30)
+        self.reader: threading.Thread | None = None
+
+
+def _reader(r: _Rank, q: queue.Queue):
+    assert r.proc.stdout is not None
+    for line in r.proc.stdout:
+        q.put((r.rank, line.rstrip("\n")))
+    q.put((r.rank, None))
+
+
+def _stop(ranks: list[_Rank]):
+    """SIGTERM each rank's process group, then SIGKILL what is left after a grace period."""
+    for r in ranks:
+        if r.proc.poll() is None:
+            try:
+                os.killpg(r.proc.pid, signal.SIGTERM)
+            except (ProcessLookupError, PermissionError):
+                pass
+    deadline = time.monotonic() + GRACE_S
+    for r in ranks:
+        try:
+            r.proc.wait(timeout=max(0.05, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(r.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            r.proc.wait()
+
+
+def run_ranks(opts: SmokeOptions, nproc: int, *, emit: Callable[[str], None] | None, t0: float,
+              gpu: bool, timeout_s: float) -> dict:
+    """Run nproc ranks to the end (or the first failure); return rank 0's report with the others merged in."""
+    tmp = Path(tempfile.mkdtemp(prefix="porter-smoke-"))
+    port = free_port()
+    q: queue.Queue = queue.Queue()
+    ranks: list[_Rank] = []
+    base_env = dict(os.environ)
+    base_env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE=str(nproc),
+                    LOCAL_WORLD_SIZE=str(nproc), PORTER_SMOKE_OPTIONS=opts.to_json(),
+                    PORTER_SMOKE_LAUNCH_T0=repr(t0), PYTHONUNBUFFERED="1")
+    if gpu:
+        base_env.setdefault("NCCL_DEBUG", "INFO")
+    else:
+        base_env.setdefault("OMP_NUM_THREADS", "1")
+    progress: list[dict] = []
+    nccl_lines: list[str] = []
+    error = failed_rank = None
+    interrupted = False
+    try:
+        for rank in range(nproc):
+            env = dict(base_env, RANK=str(rank), LOCAL_RANK=str(rank), PORTER_SMOKE_RESULT=str(tmp / f"rank{rank}.json"))
+            proc = subprocess.Popen([sys.executable, "-m", "porter.smoke.worker"], env=env, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
+                                    errors="replace", start_new_session=True)
+            r = _Rank(rank, proc, tmp / f"rank{rank}.json")
+            r.reader = threading.Thread(target=_reader, args=(r, q), daemon=True)
+            r.reader.start()
+            ranks.append(r)
+        deadline = time.monotonic() + timeout_s
+        open_streams = nproc
+        while True:
+            try:
+                rank, line = q.get(timeout=0.1)
+            except queue.Empty:
+                rank, line = None, None
+            if line is not None:
+                if "NCCL INFO" in line or "NCCL WARN" in line:
+                    nccl_lines.append(line)
+                else:
+                    ranks[rank].tail.append(line)
+                    p = srep.parse_progress_line(line) if rank == 0 else None
+                    if p:
+                        progress.append(p)
+                        if emit:
+                            emit(line)
+            elif rank is not None:
+                open_streams -= 1
+            codes = [r.proc.poll() for r in ranks]
+            bad = [r for r, c in zip(ranks, codes) if c not in (None, 0)]
+            if bad:
+                time.sleep(0.5)  # let the rank that caused it and its peers' reactions settle
+                failed_rank, error = _blame(ranks)
+                break
+            if all(c == 0 for c in codes) and open_streams <= 0:
+                break
+            if all(c == 0 for c in codes) and q.empty():
+                time.sleep(0.05)
+                if q.empty() and all(not r.reader.is_alive() for r in ranks):
+                    break
+            if time.monotonic() > deadline:
+                error = f"timed out after {timeout_s:g} s; all ranks stopped"
+                break
+    except KeyboardInterrupt:
+        interrupted = True
+        error = "interrupted"
+    finally:
+        _stop(ranks)
+    for r in ranks:  # drain the readers (their pipes close with the processes)
+        if r.reader:
+            r.reader.join(timeout=2)
+    while not q.empty():
+        rank, line = q.get_nowait()
+        if line and ("NCCL INFO" in line or "NCCL WARN" in line):
+            nccl_lines.append(line)
+        elif line and rank == 0:
+            p = srep.parse_progress_line(line)
+            if p and (not progress or p["step"] > progress[-1]["step"]):
+                progress.append(p)
+    reports = {}
+    for r in ranks:
+        try:
+            reports[r.rank] = srep.from_json_safe(json.loads(r.result.read_text()))
+        except (OSError, ValueError):
+            pass
+    rep = reports.get(0) or _from_progress(opts, nproc, progress)
+    rep["world_size"] = nproc
+    rep["ranks"] = [_rank_summary(r, reports.get(r.rank)) for r in ranks]
+    if error:
+        rep["error"] = error
+    rep["failed_rank"] = failed_rank
+    summary = nccl.parse_transports(nccl_lines)
+    if rep.get("allreduce") is not None:
+        rep["allreduce"]["transports"] = summary["counts"] or None
+    rep["warnings"] = list(rep.get("warnings") or []) + nccl.transport_warnings(summary, rocm=rep.get("backend") == "rocm")
+    for f in tmp.iterdir():
+        f.unlink(missing_ok=True)
+    tmp.rmdir()
+    if interrupted:
+        rep["error"] = "interrupted"
+    return rep
+
+
+def _blame(ranks: list[_Rank]) -> tuple[int, str]:
+    """The rank that failed first in cause: killed or silent beats one that only saw its peer vanish."""
+    cands = []
+    for r in ranks:
+        code = r.proc.poll()
+        if code in (None, 0):
+            continue
+        info = None
+        try:
+            info = json.loads(r.result.read_text())
+        except (OSError, ValueError):
+            pass
+        comm = bool(info and info.get("ranks") and info["ranks"][0].get("comm_error"))
+        why = info.get("error") if info and info.get("error") else None
+        cands.append((comm, info is not None, r.rank, code, why, r))
+    cands.sort(key=lambda c: (c[0], c[1], c[2]))
+    comm, _, rank, code, why, r = cands[0]
+    last = next((ln for ln in reversed(r.tail) if ln.strip()), "")
+    detail = why or (f"last output: {last[:200]}" if last else "no output")
+    return rank, f"rank {rank} {_describe_exit(code)} ({detail}); the other ranks were stopped"
+
+
+def _rank_summary(r: _Rank, rep: dict | None) -> dict:
+    out = {"rank": r.rank, "exit": _describe_exit(r.proc.returncode)}
+    if rep:
+        out.update(steps_done=rep.get("steps_done"), step_time_s=rep.get("step_time_s"),
+                   loss_last=rep.get("loss_last"), error=rep.get("error"))
+    else:
+        out.update(steps_done=None, step_time_s=None, loss_last=None, error="no report (process died)")
+    return out
+
+
+def _from_progress(opts: SmokeOptions, nproc: int, progress: list[dict]) -> dict:
+    """A partial report from rank 0's progress lines, when rank 0 left no report of its own."""
+    rep = srep.empty_report(model=opts.model, engine="builtin" if opts.model == "tiny" else "hf",
+                            steps=opts.steps, batch_size=opts.batch_size, seq_len=opts.seq_len, world_size=nproc,
+                            dtype=opts.dtype or "?", device=opts.device)
+    rep["losses"] = [p["loss"] for p in progress]
+    rep["step_times_s"] = [p["step_time_s"] for p in progress]
+    rep["steps_done"] = len(progress)
+    return rep
+
+
+def launch(opts: SmokeOptions, *, emit: Callable[[str], None] | None = print, gpu: bool = False) -> dict:
+    """The multi-process smoke run: N ranks, then (if they passed) a 1-process baseline of the same per-rank work."""
+    t0 = process_start_time()
+    rep = run_ranks(opts, opts.nproc, emit=emit, t0=t0, gpu=gpu, timeout_s=opts.timeout_s)
+    if not rep.get("error") and opts.baseline and rep.get("step_time_s"):
+        if emit:
+            emit(f"baseline: timing 1 process with the same per-rank work ({opts.steps} steps)")
+        base = run_ranks(opts, 1, emit=None, t0=time.time(), gpu=gpu, timeout_s=opts.timeout_s)
+        if base.get("step_time_s"):
+            rep["baseline_step_time_s"] = base["step_time_s"]
+            rep["scaling_efficiency"] = round(base["step_time_s"] / rep["step_time_s"], 4)
+        else:
+            rep["warnings"].append(f"baseline run failed: {base.get('error') or 'no step time'}")
+    return srep.finish(rep)

@@ -1,0 +1,78 @@
+"""Options of a smoke run (plain data, no torch) and the process-start clock."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, fields
+
+ENGINES = ("builtin", "llamafactory")
+DEVICES = ("auto", "cpu", "cuda")
+DTYPES = ("bf16", "fp32")
+
+
+class SmokeError(RuntimeError):
+    """A smoke run cannot start or continue; the message is one line for the user."""
+
+
+class SmokeUsageError(SmokeError):
+    """Bad input (an option value, a --model that is not a model folder)."""
+
+
+@dataclass
+class SmokeOptions:
+    device: str = "auto"
+    steps: int = 20
+    nproc: int = 1
+    dtype: str | None = None        # None: bf16 where the device supports it, else fp32
+    model: str = "tiny"             # "tiny" or a local Hugging Face model folder
+    backend: str = "builtin"        # builtin | llamafactory
+    batch_size: int = 4
+    seq_len: int = 128
+    lr: float = 2e-3
+    lora_rank: int = 8
+    seed: int = 0
+    timeout_s: float = 900.0        # whole run (multi-process launcher, llamafactory subprocess)
+    baseline: bool = True           # multi-process: also time a 1-process run of the same per-rank work
+    template: str = "default"       # llamafactory chat template
+    deepspeed: bool = False         # llamafactory: ZeRO-3 config
+
+    def check(self) -> "SmokeOptions":
+        if self.device not in DEVICES:
+            raise SmokeUsageError(f"--device must be one of {', '.join(DEVICES)}, not {self.device!r}")
+        if self.dtype is not None and self.dtype not in DTYPES:
+            raise SmokeUsageError(f"--dtype must be bf16 or fp32, not {self.dtype!r}")
+        if self.backend not in ENGINES:
+            raise SmokeUsageError(f"--backend must be builtin or llamafactory, not {self.backend!r}")
+        for name in ("steps", "nproc", "batch_size", "seq_len", "lora_rank"):
+            if getattr(self, name) < 1:
+                raise SmokeUsageError(f"--{name.replace('_', '-')} must be at least 1")
+        if self.seq_len > 4096:
+            raise SmokeUsageError("--seq-len above 4096 is not supported by the smoke test")
+        if self.backend == "llamafactory" and self.model == "tiny":
+            raise SmokeUsageError("--backend llamafactory needs --model PATH (a local Hugging Face model folder)")
+        return self
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> "SmokeOptions":
+        data = json.loads(text)
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def process_start_time() -> float:
+    """Wall-clock (epoch) start of this process, from /proc; falls back to now."""
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            stat = fh.read().decode()
+        start_ticks = int(stat.rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime") as fh:
+            uptime = float(fh.read().split()[0])
+        age = uptime - start_ticks / os.sysconf("SC_CLK_TCK")
+        return time.time() - max(age, 0.0)
+    except (OSError, ValueError, IndexError):
+        return time.time()

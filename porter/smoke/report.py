@@ -1,0 +1,290 @@
+"""The smoke-test report: schema, verdict, progress lines, text rendering and atomic JSON output.
+
+Pure functions over plain dicts (no torch), so the review UI and tests can use them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import statistics
+import tempfile
+from pathlib import Path
+
+SCHEMA_VERSION = 1
+SLOW_FACTOR = 3.0          # a step slower than this times the median fails the verdict
+MEMORY_LIMIT_FRACTION = 0.95
+
+NUM = (int, float)
+OPT_NUM = (int, float, type(None))
+OPT_STR = (str, type(None))
+
+# key -> accepted types.  Every report has every key (None where it does not apply).
+SCHEMA: dict[str, tuple[type, ...]] = {
+    "schema_version": (int,),
+    "engine": (str,),                 # builtin | hf | llamafactory
+    "model": (str,),
+    "device": (str,),
+    "device_name": (str,),
+    "backend": (str,),                # cpu | cuda | rocm
+    "arch": OPT_STR,
+    "torch": OPT_STR,
+    "hip": OPT_STR,
+    "cuda": OPT_STR,
+    "dtype": (str,),
+    "params_total": (int,),
+    "params_trainable": (int,),
+    "matmul_params": (int,),
+    "flops_per_token": OPT_NUM,
+    "steps": (int,),
+    "steps_done": (int,),
+    "batch_size": (int,),
+    "seq_len": (int,),
+    "world_size": (int,),
+    "time_to_first_step_s": OPT_NUM,
+    "step_time_s": OPT_NUM,
+    "tokens_per_s": OPT_NUM,
+    "achieved_tflops": OPT_NUM,
+    "peak_tflops": OPT_NUM,
+    "mfu": OPT_NUM,
+    "memory_allocated_gib": OPT_NUM,
+    "memory_reserved_gib": OPT_NUM,
+    "device_memory_gib": OPT_NUM,
+    "host_max_rss_gib": OPT_NUM,
+    "smi": (dict, type(None)),        # what amd-smi / rocm-smi reports, kept apart from torch's figures
+    "loss_first": OPT_NUM,
+    "loss_last": OPT_NUM,
+    "losses": (list,),
+    "step_times_s": (list,),
+    "nonfinite_step": (int, type(None)),
+    "baseline_step_time_s": OPT_NUM,
+    "scaling_efficiency": OPT_NUM,
+    "allreduce": (dict, type(None)),
+    "ranks": (list,),
+    "failed_rank": (int, type(None)),
+    "error": OPT_STR,
+    "warnings": (list,),
+    "checks": (list,),
+    "verdict": (str,),                # pass | fail | interrupted
+    "reasons": (list,),
+}
+
+
+def empty_report(**values) -> dict:
+    rep = {k: None for k in SCHEMA}
+    rep.update(schema_version=SCHEMA_VERSION, engine="builtin", model="tiny", device="cpu", device_name="cpu",
+               backend="cpu", dtype="fp32", params_total=0, params_trainable=0, matmul_params=0, steps=0,
+               steps_done=0, batch_size=0, seq_len=0, world_size=1, losses=[], step_times_s=[], ranks=[],
+               warnings=[], checks=[], verdict="fail", reasons=[])
+    rep.update(values)
+    return rep
+
+
+def validate(report: dict) -> list[str]:
+    """Problems with a report's keys and value types (empty when it fits the schema)."""
+    problems = [f"missing key {k}" for k in SCHEMA if k not in report]
+    for k, types in SCHEMA.items():
+        if k in report and not isinstance(report[k], types):
+            problems.append(f"{k}: {type(report[k]).__name__} is not {'/'.join(t.__name__ for t in types)}")
+        if k in report and isinstance(report[k], bool) and bool not in types:
+            problems.append(f"{k}: bool is not a number")
+    return problems
+
+
+# ---- progress lines -------------------------------------------------------------------------
+
+_PROGRESS = re.compile(r"^step (\d+)/(\d+) loss (\S+) step_time ([0-9.]+)s\b")
+
+
+def progress_line(step: int, total: int, loss: float, step_time: float) -> str:
+    """``step 3/20 loss 5.4123 step_time 0.041s`` (steps count from 1)."""
+    loss_s = f"{loss:.4f}" if math.isfinite(loss) else ("nan" if math.isnan(loss) else ("inf" if loss > 0 else "-inf"))
+    return f"step {step}/{total} loss {loss_s} step_time {step_time:.3f}s"
+
+
+def parse_progress_line(line: str) -> dict | None:
+    """The inverse of progress_line: {step, total, loss, step_time_s}, or None for other lines."""
+    m = _PROGRESS.match(line.strip())
+    if not m:
+        return None
+    return {"step": int(m[1]), "total": int(m[2]), "loss": float(m[3]), "step_time_s": float(m[4])}
+
+
+# ---- statistics and verdict ------------------------------------------------------------------
+
+def warmup_steps(n: int) -> int:
+    """Steps left out of the median: the first one or two (allocator, kernel selection, caches)."""
+    if n <= 1:
+        return 0
+    return 1 if n < 10 else 2
+
+
+def median_step_time(step_times: list[float]) -> float | None:
+    if not step_times:
+        return None
+    return statistics.median(step_times[warmup_steps(len(step_times)):])
+
+
+def fill_throughput(rep: dict) -> dict:
+    """step_time_s, tokens_per_s, achieved_tflops and mfu from the per-step figures already in rep."""
+    med = median_step_time(rep["step_times_s"])
+    rep["step_time_s"] = round(med, 6) if med else None
+    if med:
+        tokens = rep["batch_size"] * rep["seq_len"] * rep["world_size"]
+        rep["tokens_per_s"] = round(tokens / med, 2)
+        if rep.get("flops_per_token"):
+            rep["achieved_tflops"] = round(rep["flops_per_token"] * rep["tokens_per_s"] / 1e12, 6)
+            if rep.get("peak_tflops"):
+                rep["mfu"] = round(rep["achieved_tflops"] / (rep["peak_tflops"] * rep["world_size"]), 6)
+    rep["loss_first"] = rep["losses"][0] if rep["losses"] else None
+    rep["loss_last"] = rep["losses"][-1] if rep["losses"] else None
+    if rep["nonfinite_step"] is None:
+        for i, x in enumerate(rep["losses"]):
+            if not (isinstance(x, NUM) and math.isfinite(x)):
+                rep["nonfinite_step"] = i + 1
+                break
+    return rep
+
+
+def judge(rep: dict) -> dict:
+    """Fill checks, verdict and reasons.  Each check: {name, ok, detail}."""
+    checks: list[dict] = []
+
+    def check(name: str, ok: bool, detail: str):
+        checks.append({"name": name, "ok": bool(ok), "detail": detail})
+
+    interrupted = rep.get("error") == "interrupted"
+    if rep.get("error") and not interrupted:
+        check("ran", False, rep["error"])
+    if rep["steps_done"] == 0:
+        check("steps", False, "no training step completed")
+    if rep["nonfinite_step"] is not None:
+        bad = rep["losses"][rep["nonfinite_step"] - 1] if len(rep["losses"]) >= rep["nonfinite_step"] else float("nan")
+        check("finite_loss", False, f"loss became {_fmt_loss(bad)} at step {rep['nonfinite_step']}")
+    elif rep["steps_done"]:
+        check("finite_loss", True, "no NaN/Inf loss")
+    lf, ll = rep["loss_first"], rep["loss_last"]
+    if rep["nonfinite_step"] is None and rep["steps_done"] >= 2 and lf is not None and ll is not None:
+        check("loss_fell", ll < lf, f"loss {'fell' if ll < lf else 'did not fall'}: {lf:.4f} -> {ll:.4f}")
+    elif rep["nonfinite_step"] is None and rep["steps_done"] == 1:
+        check("loss_fell", False, "only one step: cannot tell whether the loss falls")
+    times = rep["step_times_s"]
+    med = median_step_time(times)
+    if med and len(times) >= 3:
+        w = warmup_steps(len(times))
+        slow = [i + 1 for i, t in enumerate(times) if i >= w and t > SLOW_FACTOR * med]
+        check("steady_steps", not slow,
+              f"steps {', '.join(map(str, slow))} slower than {SLOW_FACTOR:g}x the median {med:.4f}s" if slow
+              else f"no step slower than {SLOW_FACTOR:g}x the median {med:.4f}s")
+    used, total = rep.get("memory_reserved_gib"), rep.get("device_memory_gib")
+    if used is not None and total:
+        ok = used <= MEMORY_LIMIT_FRACTION * total
+        check("memory", ok, f"peak reserved {used:.2f} GiB of {total:.2f} GiB on the device")
+    for w in rep.get("warnings") or []:
+        if isinstance(w, str) and w.startswith("fabric-fallback"):
+            check("fabric", False, w)
+    failed = [c for c in checks if not c["ok"]]
+    rep["checks"] = checks
+    if interrupted:
+        rep["verdict"] = "interrupted"
+        rep["reasons"] = [f"interrupted after {rep['steps_done']} of {rep['steps']} steps (partial report)"] + [c["detail"] for c in failed]
+    else:
+        rep["verdict"] = "fail" if failed or not checks else "pass"
+        rep["reasons"] = [c["detail"] for c in (failed or checks)]
+    return rep
+
+
+def _fmt_loss(x) -> str:
+    try:
+        return "NaN" if math.isnan(x) else ("Inf" if math.isinf(x) else f"{x:.4f}")
+    except TypeError:
+        return str(x)
+
+
+def finish(rep: dict) -> dict:
+    fill_throughput(rep)
+    return judge(rep)
+
+
+# ---- output --------------------------------------------------------------------------------
+
+def to_json_safe(rep: dict) -> dict:
+    """NaN/Inf are not JSON: write them as the strings "nan"/"inf"/"-inf" in the lists, None as scalars."""
+    def fix(v, in_list=False):
+        if isinstance(v, float) and not math.isfinite(v):
+            return ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")) if in_list else None
+        if isinstance(v, list):
+            return [fix(x, True) for x in v]
+        if isinstance(v, dict):
+            return {k: fix(x) for k, x in v.items()}
+        return v
+    return {k: fix(v) for k, v in rep.items()}
+
+
+def from_json_safe(rep: dict) -> dict:
+    """Undo to_json_safe for the loss list ("nan"/"inf" strings back to floats)."""
+    rep = dict(rep)
+    rep["losses"] = [float(x) if isinstance(x, str) else x for x in rep.get("losses") or []]
+    return rep
+
+
+def write_json(rep: dict, path: str | os.PathLike) -> Path:
+    """Write the report atomically: a temp file in the same folder, then os.replace."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(to_json_safe(rep), fh, indent=2, sort_keys=False)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path
+
+
+def _g(v, fmt="{:.4g}", unit="") -> str:
+    if v is None:
+        return "n/a"
+    return fmt.format(v) + unit
+
+
+def format_text(rep: dict) -> str:
+    """The human report: a few aligned lines, verdict last."""
+    dev = rep["device_name"] if rep["device"] == "cpu" else f"{rep['device']} {rep['device_name']}"
+    versions = f"torch {rep['torch'] or '?'}" + (f", HIP {rep['hip']}" if rep["hip"] else "") + (f", CUDA {rep['cuda']}" if rep["cuda"] else "")
+    lines = [
+        f"device      {dev} ({rep['backend']}{', ' + rep['arch'] if rep['arch'] else ''}); {versions}",
+        f"model       {rep['model']} [{rep['engine']}], {rep['dtype']}, params {rep['params_total']:,} "
+        f"(trainable {rep['params_trainable']:,}), batch {rep['batch_size']} x seq {rep['seq_len']}, world {rep['world_size']}",
+        f"steps       {rep['steps_done']}/{rep['steps']}, first step after {_g(rep['time_to_first_step_s'], '{:.2f}', ' s')} "
+        f"from launch, median step {_g(rep['step_time_s'], '{:.4f}', ' s')}",
+        f"throughput  {_g(rep['tokens_per_s'], '{:,.0f}', ' tokens/s')}, {_g(rep['achieved_tflops'], '{:.4g}', ' TFLOP/s')}"
+        + (f" of {rep['peak_tflops']:g} peak ({rep['mfu'] * 100:.1f}%)" if rep["peak_tflops"] and rep["mfu"] is not None else ""),
+        f"loss        {_g(rep['loss_first'], '{:.4f}')} -> {_g(rep['loss_last'], '{:.4f}')}",
+    ]
+    if rep["memory_allocated_gib"] is not None or rep["memory_reserved_gib"] is not None:
+        lines.append(f"memory      torch allocated {_g(rep['memory_allocated_gib'], '{:.3f}', ' GiB')}, reserved "
+                     f"{_g(rep['memory_reserved_gib'], '{:.3f}', ' GiB')} of {_g(rep['device_memory_gib'], '{:.1f}', ' GiB')}")
+    elif rep["host_max_rss_gib"] is not None:
+        lines.append(f"memory      host peak RSS {rep['host_max_rss_gib']:.3f} GiB")
+    if rep["smi"]:
+        lines.append(f"smi         {rep['smi'].get('tool', '?')}: " + ", ".join(
+            f"{k} {v}" for k, v in rep["smi"].items() if k != "tool" and not isinstance(v, (dict, list)))[:200])
+    if rep["world_size"] > 1 or rep["scaling_efficiency"] is not None:
+        lines.append(f"scaling     efficiency {_g(rep['scaling_efficiency'], '{:.1%}')} vs 1 process "
+                     f"(baseline step {_g(rep['baseline_step_time_s'], '{:.4f}', ' s')})")
+    if rep["allreduce"]:
+        ar = rep["allreduce"]
+        lines.append(f"all-reduce  {_g(ar.get('busbw_gbps'), '{:.3g}', ' GB/s')} bus bandwidth over {ar.get('size_mib', '?')} MiB"
+                     + (f"; transports {ar['transports']}" if ar.get("transports") else ""))
+    for w in rep["warnings"]:
+        lines.append(f"warning     {w}")
+    lines.append(f"verdict     {rep['verdict'].upper()}: " + "; ".join(rep["reasons"]))
+    return "\n".join(lines)

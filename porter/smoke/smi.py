@@ -1,0 +1,71 @@
+"""What amd-smi / rocm-smi / nvidia-smi say about a GPU (kept apart from torch's own figures)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+TIMEOUT_S = 10
+
+
+def _run(argv: list[str]) -> str | None:
+    try:
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S, start_new_session=True)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return p.stdout if p.returncode == 0 else None
+
+
+def _find_key(obj, keys: tuple[str, ...]):
+    """Depth-first search of a JSON value for the first key in keys (amd-smi's layout varies by version)."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k.lower() in keys:
+                return v
+        for v in obj.values():
+            found = _find_key(v, keys)
+            if found is not None:
+                return found
+    elif isinstance(obj, list):
+        for v in obj:
+            found = _find_key(v, keys)
+            if found is not None:
+                return found
+    return None
+
+
+def _value(v):
+    if isinstance(v, dict) and "value" in v:
+        return f"{v['value']} {v.get('unit', '')}".strip()
+    return v
+
+
+def query(index: int = 0) -> dict | None:
+    """VRAM use as the management tool reports it, or None when no such tool is installed."""
+    if shutil.which("amd-smi"):
+        out = _run(["amd-smi", "metric", "-g", str(index), "-m", "--json"])
+        if out:
+            try:
+                data = json.loads(out)
+            except ValueError:
+                data = None
+            if data is not None:
+                return {"tool": "amd-smi", "vram_used": _value(_find_key(data, ("used_vram", "vram_used"))),
+                        "vram_total": _value(_find_key(data, ("total_vram", "vram_total")))}
+    if shutil.which("rocm-smi"):
+        out = _run(["rocm-smi", "-d", str(index), "--showmeminfo", "vram", "--json"])
+        if out:
+            try:
+                data = json.loads(out)
+            except ValueError:
+                data = {}
+            card = next(iter(data.values()), {}) if isinstance(data, dict) else {}
+            return {"tool": "rocm-smi", "vram_used_bytes": card.get("VRAM Total Used Memory (B)"),
+                    "vram_total_bytes": card.get("VRAM Total Memory (B)")}
+    if shutil.which("nvidia-smi"):
+        out = _run(["nvidia-smi", "-i", str(index), "--query-gpu=memory.used,memory.total", "--format=csv,noheader,nounits"])
+        if out and "," in out:
+            used, total = (x.strip() for x in out.splitlines()[0].split(",")[:2])
+            return {"tool": "nvidia-smi", "vram_used_mib": used, "vram_total_mib": total}
+    return None
