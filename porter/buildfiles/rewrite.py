@@ -1,0 +1,284 @@
+"""Apply a rule set to one build file: non-overlapping byte-span edits on the
+original text (earlier rules win), then the insertions a migration needs
+(HIP_ARCH variable, find_package for ROCm libraries, LANGUAGE HIP for .cu
+sources).  Text outside the edited spans is kept byte for byte."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from porter.buildfiles.rules import Rule, RuleSet, libraries
+
+CMAKE_HIP_MIN = "3.21"
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    start: int
+    end: int
+    text: str
+    rule: str
+    why: str
+
+
+@dataclass(slots=True)
+class Context:
+    kind: str
+    arch: str
+    packages: list  # CMake packages the rewritten targets need, in order
+    used_arch_ref: bool = False
+
+
+# ---------------------------------------------------------------- transforms
+
+def _host_flags(m: re.Match, ctx: Context) -> str:
+    value = m.group(1)
+    if value[:1] in "\"'" and value[-1:] == value[:1]:
+        value = value[1:-1]
+    return " ".join(p for p in re.split(r"[,\s]+", value) if p)
+
+
+def _library(m: re.Match, ctx: Context) -> str:
+    entry = libraries().get(m.group(1), {})
+    return entry.get("flag", m.group(0))
+
+
+def _cmake_target(m: re.Match, ctx: Context) -> str:
+    entry = libraries().get(m.group(1))
+    if not entry or "target" not in entry:
+        return m.group(0)
+    if entry["package"] not in ctx.packages:
+        ctx.packages.append(entry["package"])
+    return entry["target"]
+
+
+_LEGACY = {"LIBRARIES": "hip::host", "CUDART_LIBRARY": "hip::host", "CUBLAS_LIBRARIES": "cublas",
+           "cublas_LIBRARY": "cublas", "curand_LIBRARY": "curand", "cufft_LIBRARY": "cufft",
+           "CUFFT_LIBRARIES": "cufft", "cusparse_LIBRARY": "cusparse", "cusolver_LIBRARY": "cusolver"}
+
+
+def _cmake_legacy_lib(m: re.Match, ctx: Context) -> str:
+    name = _LEGACY.get(m.group(1), "")
+    if name.startswith("hip::"):
+        return name
+    entry = libraries().get(name)
+    if not entry:
+        return m.group(0)
+    if entry["package"] not in ctx.packages:
+        ctx.packages.append(entry["package"])
+    return entry["target"]
+
+
+def _version_tuple(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in v.split(".") if x.isdigit())
+
+
+def _min_version(m: re.Match, ctx: Context) -> str:
+    have = m.group(1)
+    if _version_tuple(have) >= _version_tuple(CMAKE_HIP_MIN):
+        return m.group(0)
+    start = m.start(1) - m.start(0)
+    return m.group(0)[:start] + CMAKE_HIP_MIN
+
+
+TRANSFORMS = {"host_flags": _host_flags, "library": _library, "cmake_target": _cmake_target,
+              "cmake_legacy_lib": _cmake_legacy_lib, "min_version": _min_version}
+
+
+def _replacement(rule: Rule, m: re.Match, ctx: Context, arch_ref: str) -> str:
+    if rule.transform:
+        return TRANSFORMS[rule.transform](m, ctx)
+    if rule.inner is not None:
+        return rule.inner.sub(rule.inner_replace, m.group(0))
+    template = rule.replace.replace("{arch_ref}", arch_ref).replace("{arch}", ctx.arch)
+    if "{arch_ref}" in rule.replace and arch_ref != ctx.arch:
+        ctx.used_arch_ref = True
+    return m.expand(template)
+
+
+# ---------------------------------------------------------------- comments
+
+def comment_spans(text: str) -> list[tuple[int, int]]:
+    """``#`` comments (Make and CMake), not inside CMake quoted strings or
+    after a backslash; CMake bracket comments ``#[[ ]]`` too."""
+    spans = []
+    i, n = 0, len(text)
+    in_str = False
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == '"':
+            in_str = not in_str
+        elif c == "#" and not in_str:
+            b = re.match(r"#\[(=*)\[", text[i:i + 20])
+            if b:
+                close = text.find("]" + b.group(1) + "]", i)
+                end = n if close < 0 else close + len(b.group(1)) + 2
+            else:
+                end = text.find("\n", i)
+                end = n if end < 0 else end
+            spans.append((i, end))
+            i = end
+            continue
+        i += 1
+    return spans
+
+
+def _in_spans(pos: int, spans: list[tuple[int, int]]) -> bool:
+    return any(a <= pos < b for a, b in spans)
+
+
+# ---------------------------------------------------------------- edits
+
+def collect_edits(text: str, ruleset: RuleSet, ctx: Context) -> list[Edit]:
+    arch_ref = ruleset.settings.get("arch_ref", "{arch}")
+    if arch_ref == "{arch}":
+        arch_ref = ctx.arch
+    comments = comment_spans(text)
+    taken: list[tuple[int, int]] = []
+    edits: list[Edit] = []
+    for rule in ruleset.rules:
+        for m in rule.regex.finditer(text):
+            a, b = m.span()
+            if a == b or _in_spans(a, comments):
+                continue
+            if any(a < y and x < b for x, y in taken):
+                continue
+            new = _replacement(rule, m, ctx, arch_ref)
+            taken.append((a, b))
+            if new != m.group(0):
+                edits.append(Edit(a, b, new, rule.id, rule.why))
+    return sorted(edits, key=lambda e: (e.start, e.end))
+
+
+def line_start(text: str, pos: int) -> int:
+    return text.rfind("\n", 0, pos) + 1
+
+
+def _nl(text: str) -> str:
+    return "\r\n" if "\r\n" in text[:4096] else "\n"
+
+
+def make_insertions(text: str, ctx: Context, ruleset: RuleSet) -> list[Edit]:
+    var = ruleset.settings.get("arch_variable", "HIP_ARCH")
+    if not ctx.used_arch_ref or re.search(rf"^[ \t]*(?:override[ \t]+)?{var}[ \t]*[:?+!]?=", text, re.M):
+        return []
+    nl = _nl(text)
+    # after the leading comment block
+    pos = 0
+    for m in re.finditer(r"[^\n]*\n?", text):
+        line = m.group(0)
+        if line.strip() == "" or line.lstrip().startswith("#"):
+            pos = m.end()
+            if not line:
+                break
+            continue
+        break
+    block = f"# AMD GPU target (porter); build for another with: make {var}=gfx90a{nl}{var} ?= {ctx.arch}{nl}"
+    return [Edit(pos, pos, block, "make.arch-variable", f"{var} holds the --offload-arch target")]
+
+
+_CALL = re.compile(r"(?is)\b(\w+)\s*\(")
+
+
+def _cmake_calls(text: str, comments) -> list[tuple[str, int, int, str]]:
+    """(command lower-case, start, end, argument text) of top-level commands."""
+    out = []
+    for m in _CALL.finditer(text):
+        if _in_spans(m.start(), comments):
+            continue
+        depth, i = 1, m.end()
+        in_str = False
+        while i < len(text) and depth:
+            c = text[i]
+            if c == "\\":
+                i += 2
+                continue
+            if c == '"':
+                in_str = not in_str
+            elif not in_str:
+                if c == "(":
+                    depth += 1
+                elif c == ")":
+                    depth -= 1
+            i += 1
+        out.append((m.group(1).lower(), m.start(), i, text[m.end():i - 1]))
+    return out
+
+
+def _call_line_end(text: str, end: int) -> int:
+    nl = text.find("\n", end)
+    return len(text) if nl < 0 else nl + 1
+
+
+def cmake_insertions(text: str, new_text_probe: str, ctx: Context) -> list[Edit]:
+    """``text`` is the original; ``new_text_probe`` the text after the rule
+    edits (to see what is already there)."""
+    comments = comment_spans(text)
+    calls = _cmake_calls(text, comments)
+    nl = _nl(text)
+    edits: list[Edit] = []
+    probe_calls = _cmake_calls(new_text_probe, comment_spans(new_text_probe))
+    found = {re.split(r"\s+", a.strip())[0].lower() for c, _, _, a in probe_calls if c == "find_package" and a.strip()}
+    uses_hip_target = re.search(r"\bhip::(host|device)\b", new_text_probe) is not None
+    needs = [p for p in ctx.packages if p.lower() not in found]
+    if uses_hip_target and "hip" not in found:
+        needs.insert(0, "hip")
+    anchor = None
+    for c, a, b, args in calls:
+        if c == "find_package" and re.match(r"\s*(CUDAToolkit|CUDA|hip)\b", args, re.I):
+            anchor = b
+            break
+    if anchor is None:
+        for c, a, b, args in calls:
+            if c in ("project", "enable_language"):
+                anchor = b
+    if needs:
+        pos = _call_line_end(text, anchor) if anchor is not None else 0
+        block = "".join(f"find_package({p} REQUIRED){nl}" for p in needs)
+        if pos > 0 and text[pos - 1:pos] != "\n":
+            block = nl + block
+        edits.append(Edit(pos, pos, block, "cmake.find-package", "the ROCm targets used below come from these packages"))
+    # .cu sources -> LANGUAGE HIP
+    cu: list[str] = []
+    for c, a, b, args in calls:
+        if c in ("file",) and re.match(r"\s*GLOB(_RECURSE)?\s", args) and ".cu" in args:
+            var = re.split(r"\s+", args.strip())
+            if len(var) > 1 and "*.cu" in args:
+                cu.append("${" + var[1] + "}")
+            continue
+        if c in ("set_source_files_properties", "find_package", "message"):
+            continue
+        for tok in re.findall(r'(?<![\w./${}-])([\w./${}-]+\.cu)(?![\w.])', args):
+            if tok not in cu:
+                cu.append(tok)
+    if cu:
+        done: set[str] = set()
+        for c, a, b, args in probe_calls:
+            if c == "set_source_files_properties" and re.search(r"\bLANGUAGE\s+HIP\b", args):
+                done.update(re.split(r"\s+", args.split("PROPERTIES")[0].strip()))
+        todo = [t for t in cu if t not in done]
+        if todo:
+            first_target = next((a for c, a, b, args in calls
+                                 if c in ("add_executable", "add_library", "cuda_add_executable", "cuda_add_library",
+                                          "target_sources")), None)
+            globs_after = first_target is not None and any(
+                c == "file" and a > first_target and ".cu" in args for c, a, b, args in calls)
+            pos = len(text) if first_target is None or globs_after else line_start(text, first_target)
+            lead = "" if pos == 0 or text[pos - 1:pos] == "\n" else nl
+            block = f"{lead}set_source_files_properties({' '.join(todo)} PROPERTIES LANGUAGE HIP){nl}"
+            edits.append(Edit(pos, pos, block, "cmake.cu-language", "CMake compiles .cu files as CUDA unless told: LANGUAGE HIP"))
+    return edits
+
+
+def apply_edits(text: str, edits: list[Edit]) -> str:
+    out, last = [], 0
+    for e in sorted(edits, key=lambda e: (e.start, e.end)):
+        out.append(text[last:e.start])
+        out.append(e.text)
+        last = e.end
+    out.append(text[last:])
+    return "".join(out)

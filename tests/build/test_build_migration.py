@@ -1,0 +1,122 @@
+"""Build-file migration: what a user sees in the reviewed CMakeLists/Makefile."""
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from porter.buildfiles import is_build_file, migrate
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_projects"
+BUILD_FILES = sorted(p for p in SAMPLES.glob("*/*") if p.name in ("CMakeLists.txt", "Makefile"))
+
+
+def test_is_build_file():
+    assert is_build_file("a/CMakeLists.txt") and is_build_file("x/Makefile") and is_build_file("rules.mk")
+    assert is_build_file("cmake/FindFoo.cmake") and is_build_file("GNUmakefile")
+    assert not is_build_file("main.cu") and not is_build_file("README.md")
+
+
+def test_not_a_build_file_is_left_alone():
+    m = migrate("notes.txt", "nvcc -arch=sm_80\n")
+    assert m.output == "nvcc -arch=sm_80\n" and not m.changes
+
+
+@pytest.mark.parametrize("path", BUILD_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_sample_build_files_migrate_and_are_idempotent(path):
+    text = path.read_text()
+    m = migrate(str(path), text, arch="gfx942")
+    assert m.changes, "a CUDA build file must change"
+    out = m.output
+    assert "nvcc" not in out.replace("# ", "")  # comments may still mention it
+    assert "sm_" not in "".join(ln for ln in out.splitlines() if not ln.lstrip().startswith("#"))
+    code = "\n".join(ln for ln in out.splitlines() if not ln.lstrip().startswith("#"))
+    assert "-lcudart" not in code and "CUDA::cudart" not in code
+    again = migrate(str(path), out, arch="gfx942")
+    assert again.output == out and not again.changes
+    # every change's old text is really in the input at that line
+    lines = text.splitlines()
+    for c in m.changes:
+        if c.old:
+            assert lines[c.line - 1] == c.old.splitlines()[0]
+        assert c.why
+
+
+def test_make_flags():
+    text = ("NVCC ?= nvcc\nCUDA_PATH ?= /usr/local/cuda\n"
+            "FLAGS := -O2 -arch=sm_90 --use_fast_math -lineinfo -rdc=true -Xcompiler -fPIC,-Wall "
+            "--expt-relaxed-constexpr -I$(CUDA_PATH)/include\n"
+            "app: a.o\n\t$(NVCC) -arch=sm_90 -o $@ $^ -L$(CUDA_PATH)/lib64 -lcudart -lcublas -lcufft -lcurand\n")
+    m = migrate("Makefile", text, arch="gfx90a")
+    out = m.output
+    assert "HIP_ARCH ?= gfx90a\n" in out
+    assert "HIPCC ?= hipcc" in out and "ROCM_PATH ?= /opt/rocm" in out
+    assert ("FLAGS := -O2 --offload-arch=$(HIP_ARCH) -ffast-math -gline-tables-only -fgpu-rdc -fPIC -Wall "
+            "-I$(ROCM_PATH)/include\n") in out
+    assert "\t$(HIPCC) --offload-arch=$(HIP_ARCH) -o $@ $^ -L$(ROCM_PATH)/lib -lhipblas -lhipfft -lhiprand\n" in out
+
+
+def test_make_gencode_over_continuation_lines_and_byte_preservation():
+    text = ("# keep   this  comment: nvcc -arch=sm_80\r\n"
+            "GEN := -gencode arch=compute_80,code=sm_80 \\\r\n      -gencode=arch=compute_90,code=[sm_90,compute_90]\r\n"
+            "odd   :=   spacing\r\n")
+    out = migrate("Makefile", text).output
+    assert out.startswith("# keep   this  comment: nvcc -arch=sm_80\r\n")  # comments untouched
+    assert "GEN := --offload-arch=$(HIP_ARCH)\r\n" in out
+    assert out.endswith("odd   :=   spacing\r\n")
+    assert "HIP_ARCH ?= gfx942\r\n" in out
+
+
+def test_make_unknown_nvcc_flags_are_findings():
+    m = migrate("Makefile", "F := -maxrregcount=64 -Xnvlink --suppress-stack-size-warning\nprof:\n\tnvprof ./a\n")
+    rules = {f.rule for f in m.findings}
+    assert {"BUILD101", "BUILD102", "BUILD103"} <= rules
+    assert all(f.category == "build-flag" for f in m.findings)
+    f = next(f for f in m.findings if f.rule == "BUILD101")
+    assert (f.line, f.column) == (1, 6)
+
+
+def test_cmake_modern():
+    text = ("cmake_minimum_required(VERSION 3.18)\nproject(p LANGUAGES CXX CUDA)\n"
+            "set(CMAKE_CUDA_ARCHITECTURES 80 90)\nset(CMAKE_CUDA_STANDARD 17)\nset(CMAKE_CUDA_FLAGS \"-O3\")\n"
+            "find_package(CUDAToolkit REQUIRED)\nadd_library(k STATIC k.cu util.cpp)\n"
+            "target_link_libraries(k PUBLIC CUDA::cudart CUDA::cublas CUDA::curand)\n"
+            "target_compile_options(k PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--use_fast_math -Xcompiler=-Wall>)\n")
+    out = migrate("CMakeLists.txt", text, arch="gfx942").output
+    assert "cmake_minimum_required(VERSION 3.21)" in out
+    assert "project(p LANGUAGES CXX HIP)" in out
+    assert 'set(CMAKE_HIP_ARCHITECTURES gfx942 CACHE STRING "AMD GPU targets")' in out
+    assert "set(CMAKE_HIP_STANDARD 17)" in out and 'set(CMAKE_HIP_FLAGS "-O3")' in out
+    assert "find_package(hip REQUIRED)\nfind_package(hipblas REQUIRED)\nfind_package(hiprand REQUIRED)\n" in out
+    assert "set_source_files_properties(k.cu PROPERTIES LANGUAGE HIP)\nadd_library(k STATIC k.cu util.cpp)" in out
+    assert "target_link_libraries(k PUBLIC hip::host roc::hipblas hip::hiprand)" in out
+    assert "$<$<COMPILE_LANGUAGE:HIP>:-ffast-math -Wall>" in out
+
+
+def test_cmake_legacy_findcuda_and_unknowns():
+    text = ("find_package(CUDA REQUIRED)\nfile(GLOB KS src/*.cu)\ncuda_add_executable(app main.cu ${KS})\n"
+            "target_link_libraries(app ${CUDA_LIBRARIES} CUDA::nvml)\ncuda_compile_ptx(p x.cu)\n"
+            "set(CUDA_NVCC_FLAGS ${CUDA_NVCC_FLAGS} -maxrregcount=32)\n")
+    m = migrate("CMakeLists.txt", text)
+    assert "add_executable(app main.cu ${KS})" in m.output
+    assert "target_link_libraries(app hip::host CUDA::nvml)" in m.output
+    assert "${KS}" in m.output.split("set_source_files_properties(")[1].split(")")[0]
+    by_rule = {f.rule: f for f in m.findings}
+    assert {"BUILD001", "BUILD003", "BUILD004", "BUILD005"} <= set(by_rule)
+    assert by_rule["BUILD004"].line == 4 and "CUDA::nvml" in by_rule["BUILD004"].message
+    assert by_rule["BUILD003"].message.startswith("cuda_compile_ptx:")
+
+
+_tokens = st.sampled_from(["nvcc", "-arch=sm_80", "-gencode arch=compute_80,code=sm_80", "-lcudart", "-lcublas",
+                           "-Xcompiler -Wall", "--use_fast_math", "$(CUDA_PATH)", "CUDA::cudart", "CUDA::cufft",
+                           "project(x CUDA)", "find_package(CUDAToolkit)", "a.cu", "# c", "\\\n", "\n", " ", "=",
+                           "add_executable(a a.cu)", "$(NVCC)", "-rdc=true", "-lineinfo", "(", ")", '"'])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_tokens, max_size=25), st.sampled_from(["Makefile", "CMakeLists.txt"]))
+def test_migration_is_idempotent_on_any_mix(tokens, name):
+    text = " ".join(tokens)
+    out = migrate(name, text).output
+    assert migrate(name, out).output == out
