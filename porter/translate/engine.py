@@ -301,9 +301,11 @@ def _include_position(index: SourceIndex) -> int:
     """Where to insert the runtime include: before the first #include, else after
     an include guard / #pragma once, else after the leading comments."""
     source = index.source
-    if index.includes:
-        node = index.includes[0]
-        return source.rfind(b"\n", 0, node.start_byte) + 1
+    for node in index.includes:  # the first real #include line (not one inside a comment or mid-line)
+        directive = node.parent.start_byte if node.parent is not None else node.start_byte
+        line_start = source.rfind(b"\n", 0, directive) + 1
+        if not source[line_start:directive].strip() and not (line_start and index.is_protected(line_start - 1)):
+            return line_start
     pos = 3 if source.startswith(b"\xef\xbb\xbf") else 0
     # skip leading blank space and comments
     while True:

@@ -76,4 +76,33 @@ def index_source(source: bytes, tree: ts.Tree | None = None) -> SourceIndex:
         text = source[body.start_byte:body.end_byte]
         if b'"' in text or b"'" in text or b"/" in text:
             spans.extend((body.start_byte + m.start(), body.start_byte + m.end()) for m in _MACRO_LITERAL.finditer(text))
-    return SourceIndex(source, tree, _merge(spans), includes, bodies)
+    spans = _merge(spans)
+    if tree.root_node.has_error:
+        spans = _merge(spans + _comments_missed(source, spans))
+    return SourceIndex(source, tree, spans, includes, bodies)
+
+
+_COMMENT_START = re.compile(rb"/[*/]")
+
+
+def _comments_missed(source: bytes, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Comments the parser did not see because of a syntax error (an unterminated
+    ``/*`` runs to the end of the file)."""
+    starts = [s for s, _ in spans]
+    extra = []
+    pos = 0
+    while (m := _COMMENT_START.search(source, pos)) is not None:
+        at = m.start()
+        i = bisect.bisect_right(starts, at) - 1
+        if i >= 0 and at < spans[i][1]:
+            pos = spans[i][1]
+            continue
+        if m.group() == b"//":
+            end = source.find(b"\n", at)
+        else:
+            end = source.find(b"*/", at + 2)
+            end = -1 if end < 0 else end + 2
+        end = len(source) if end < 0 else end
+        extra.append((at, end))
+        pos = end
+    return extra

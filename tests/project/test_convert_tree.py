@@ -1,0 +1,141 @@
+"""`porter convert` on trees: layout kept, bad input reported per file, the source never touched."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from porter.project.convert import ConvertError, ConvertOptions, convert_tree
+
+KERNEL = b"#include <cuda_runtime.h>\n__global__ void k(float* a) { a[threadIdx.x] = 0; }\nint main() { cudaFree(0); }\n"
+
+
+def porter(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "porter", *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd, timeout=120)
+
+
+def snapshot(root: Path) -> dict:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def project(tmp_path):
+    src = tmp_path / "proj"
+    (src / "src" / "deep").mkdir(parents=True)
+    (src / "src" / "main.cu").write_bytes(KERNEL)
+    (src / "src" / "deep" / "util.cuh").write_bytes(b"#pragma once\n__device__ inline int one() { return 1; }\n")
+    (src / "README.txt").write_bytes(b"cudaMalloc stays in docs\n")
+    (src / "host.cpp").write_bytes(b"#include <vector>\nint f() { return 0; }\n")
+    return src
+
+
+def test_tree_is_mirrored_and_source_untouched(project, tmp_path):
+    before = snapshot(project)
+    out = tmp_path / "out"
+    report = convert_tree(project, out, ConvertOptions(findings=False))
+    assert report.exit_code == 0
+    assert snapshot(project) == before
+    got = snapshot(out)
+    assert set(got) == set(before) | {".porter/manifest.json"}
+    assert b"hipFree(0)" in got["src/main.cu"] and b"<hip/hip_runtime.h>" in got["src/main.cu"]
+    assert got["src/deep/util.cuh"].startswith(b"#pragma once\n#include <hip/hip_runtime.h>\n")
+    assert got["README.txt"] == before["README.txt"] and got["host.cpp"] == before["host.cpp"]
+    manifest = json.loads(got[".porter/manifest.json"])
+    assert manifest["files"]["src/deep/util.cuh"]["inserted_lines"] == [[1, 1]]
+
+
+def test_bad_inputs_get_one_line_each_and_the_run_goes_on(project, tmp_path):
+    bad = project / "bad"
+    bad.mkdir()
+    (bad / "blob.cu").write_bytes(b"\x7fELF\x00\x00\x01binary")
+    (bad / "latin1.cu").write_bytes(b"// r\xe9sum\xe9 du noyau\n__global__ void k() {}\nvoid f() { cudaFree(0); }\n")
+    (bad / "open_comment.cu").write_bytes(b"void f() { cudaFree(0); }\n/* never closed cudaMalloc\n")
+    (bad / "nested.cu").write_bytes(b"void f() {" + b"{" * 3000 + b"cudaFree(0);" + b"}" * 3000 + b"}\n")
+    (bad / "loop").symlink_to(project, target_is_directory=True)
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(bad / "socket.cu"))
+    try:
+        out = tmp_path / "out"
+        before = snapshot(project)
+        r = porter("convert", project, "-o", out, "--no-findings")
+        assert r.returncode == 1
+        errors = [line for line in r.stderr.splitlines() if line.startswith("porter: bad/")]
+        assert any(e.startswith("porter: bad/blob.cu: binary file") for e in errors)
+        assert any(e.startswith("porter: bad/socket.cu: cannot read") for e in errors)
+        assert len(errors) == 2, r.stderr
+        assert "Traceback" not in r.stderr
+        assert snapshot(project) == before
+        assert (out / "bad/latin1.cu").read_bytes() == (bad / "latin1.cu").read_bytes().replace(b"cudaFree", b"hipFree").replace(
+            b"// r\xe9sum\xe9 du noyau\n", b"// r\xe9sum\xe9 du noyau\n#include <hip/hip_runtime.h>\n")
+        assert b"hipFree(0)" in (out / "bad/open_comment.cu").read_bytes()
+        assert b"never closed cudaMalloc" in (out / "bad/open_comment.cu").read_bytes()
+        assert b"hipFree(0)" in (out / "bad/nested.cu").read_bytes()
+        assert not (out / "bad/loop").exists()
+        assert (out / "src/main.cu").exists()
+    finally:
+        sock.close()
+
+
+def test_output_inside_input_is_not_converted_again(project):
+    out = project / "hip"
+    for _ in range(2):
+        report = convert_tree(project, out, ConvertOptions(findings=False))
+    assert report.exit_code == 0
+    assert not (out / "hip").exists()
+    assert all(not f.rel.startswith("hip/") for f in report.files)
+
+
+def test_large_generated_file(tmp_path):
+    body = b"__global__ void k%d(float* a) { a[threadIdx.x] = %d; cudaFree(0); }\n"
+    data = b"".join(body % (i, i) for i in range(150_000))  # ~10 MB
+    src = tmp_path / "gen.cu"
+    src.write_bytes(data)
+    report = convert_tree(src, tmp_path / "gen.hip.cu", ConvertOptions(findings=False))
+    assert report.exit_code == 0
+    out = (tmp_path / "gen.hip.cu").read_bytes()
+    assert out.count(b"hipFree(0)") == 150_000 and b"cudaFree" not in out
+
+
+def test_inplace_keeps_backups_and_is_idempotent(project):
+    main = project / "src" / "main.cu"
+    convert_tree(project, None, ConvertOptions(inplace=True, findings=False))
+    assert (project / "src" / "main.cu.prehip").read_bytes() == KERNEL
+    assert b"hipFree" in main.read_bytes()
+    assert not (project / "host.cpp.prehip").exists()  # unchanged files get no backup
+    converted = main.read_bytes()
+    convert_tree(project, None, ConvertOptions(inplace=True, findings=False))
+    assert main.read_bytes() == converted
+    assert (project / "src" / "main.cu.prehip").read_bytes() == KERNEL
+
+
+def test_usage_errors_exit_2(project, tmp_path):
+    r = porter("convert", tmp_path / "missing", "-o", tmp_path / "o")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "no such file" in r.stderr
+    r = porter("convert", project, "-o", project)
+    assert r.returncode == 2 and "--inplace" in r.stderr
+    with pytest.raises(ConvertError):
+        convert_tree(project, project, ConvertOptions())
+
+
+def test_single_file_to_stdout_and_to_file(tmp_path):
+    f = tmp_path / "kernel.cu"
+    f.write_bytes(KERNEL)
+    r = porter("convert", f)
+    assert r.returncode == 0 and "hipFree(0)" in r.stdout
+    r = porter("convert", f, "-o", tmp_path / "kernel.hip.cu")
+    assert r.returncode == 0 and b"hipFree(0)" in (tmp_path / "kernel.hip.cu").read_bytes()
+    assert f.read_bytes() == KERNEL
+
+
+def test_stats_json(project, tmp_path):
+    r = porter("convert", project, "--examine", "--json", "--no-findings")
+    assert r.returncode == 0
+    doc = json.loads(r.stdout)
+    assert doc["totals"]["by_name"]["cudaFree"] == 1
+    assert doc["totals"]["lines_changed"] >= 2
+    assert not (tmp_path / "proj-hip").exists()  # --examine writes nothing
