@@ -45,31 +45,59 @@ def _is_template(node: ts.Node) -> bool:
     return False
 
 
-def rewrite_launches(index: SourceIndex, edits: list) -> list:
-    """Replace each launch by ``hipLaunchKernelGGL(kernel, dim3(g), dim3(b), shmem, stream, args...)``.
+_WRAP_HEAD = b"void __porter_macro_body__() {\n"
+_WRAP_TAIL = b"\n;}\n"
 
-    The renames already planned inside a launch are folded into its new text, so
-    the result stays a list of non-overlapping edits."""
+
+def _launch_edits(tree: ts.Tree, source: bytes, base: int, edits: list, limit: tuple[int, int] | None = None):
+    """Launch rewrites found in ``tree`` (parsed from ``source``), with offsets shifted by ``base``
+    into the file; yields (new_edit, edits_it_replaces)."""
     from porter.translate.engine import Edit
 
-    source = index.source
-    out = list(edits)
-    for _, caps in parse.matches(parse.load_query("launch"), index.tree.root_node):
+    for _, caps in parse.matches(parse.load_query("launch"), tree.root_node):
         call, kernel, config, args = caps["launch"][0], caps["kernel"][0], caps["config"][0], caps["args"][0]
         if call.has_error:
             continue
-        inside = [e for e in out if call.start_byte <= e.start and e.end <= call.end_byte]
-        cfg = [_text(source, c, inside) for c in config.named_children if c.type != "comment"]
+        lo, hi = call.start_byte + base, call.end_byte + base
+        if limit is not None and not (limit[0] <= lo and hi <= limit[1]):
+            continue
+        inside = [e for e in edits if lo <= e.start and e.end <= hi]
+        local = [Edit(e.start - base, e.end - base, e.replacement, e.kind, e.name) for e in inside]
+        cfg = [_text(source, c, local) for c in config.named_children if c.type != "comment"]
         if not 2 <= len(cfg) <= 4:
             continue
-        name = _text(source, kernel, inside)
+        name = _text(source, kernel, local)
         if _is_template(kernel):
             name = b"HIP_KERNEL_NAME(" + name + b")"
         grid, block = (c if c.lstrip().startswith(b"dim3") else b"dim3(" + c + b")" for c in cfg[:2])
         shmem = cfg[2] if len(cfg) > 2 else b"0"
         stream = cfg[3] if len(cfg) > 3 else b"0"
-        params = [_text(source, a, inside) for a in args.named_children if a.type != "comment"]
+        params = [_text(source, a, local) for a in args.named_children if a.type != "comment"]
         text = b"hipLaunchKernelGGL(" + b", ".join([name, grid, block, shmem, stream, *params]) + b")"
+        yield Edit(lo, hi, text, "launch", "<<<>>>"), inside
+
+
+def rewrite_launches(index: SourceIndex, edits: list) -> list:
+    """Replace each launch by ``hipLaunchKernelGGL(kernel, dim3(g), dim3(b), shmem, stream, args...)``,
+    in code and inside ``#define`` bodies.
+
+    The renames already planned inside a launch are folded into its new text, so
+    the result stays a list of non-overlapping edits."""
+    source = index.source
+    out = list(edits)
+    found = list(_launch_edits(index.tree, source, 0, out))
+    for body in index.macro_bodies:
+        text = source[body.start_byte:body.end_byte]
+        if b"<<<" not in text:
+            continue
+        # a macro body is unparsed text: parse it on its own as the body of a function
+        # (line continuations blanked so the snippet keeps the body's byte offsets)
+        snippet = _WRAP_HEAD + text.replace(b"\\\n", b"  ").replace(b"\\\r\n", b"   ") + _WRAP_TAIL
+        tree = parse.parse(snippet)
+        base = body.start_byte - len(_WRAP_HEAD)
+        found.extend(_launch_edits(tree, snippet, base, out, (body.start_byte, body.end_byte)))
+    for new, inside in found:
         out = [e for e in out if e not in inside]
-        out.append(Edit(call.start_byte, call.end_byte, text, "launch", "<<<>>>"))
+        out.append(new)
     return out
+

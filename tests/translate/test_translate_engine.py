@@ -121,3 +121,12 @@ def test_conversion_is_idempotent_on_mixed_input():
     assert conv(once) == once
     twice = conv(conv(src, kernel_launch_syntax=True), kernel_launch_syntax=True)
     assert twice == conv(src, kernel_launch_syntax=True)
+
+
+def test_kernel_launch_inside_a_macro_is_rewritten():
+    src = ("#include <cuda_runtime.h>\n"
+           "#define LAUNCH(k, n, ...) k<<<(n + 255) / 256, 256, 0, stream>>>(__VA_ARGS__)\n"
+           "#define RUN(p) \\\n  fill<float><<<1, 32>>>(p, cudaFree(p))\n")
+    out = conv(src, kernel_launch_syntax=True)
+    assert "#define LAUNCH(k, n, ...) hipLaunchKernelGGL(k, dim3((n + 255) / 256), dim3(256), 0, stream, __VA_ARGS__)\n" in out
+    assert "  hipLaunchKernelGGL(HIP_KERNEL_NAME(fill<float>), dim3(1), dim3(32), 0, 0, p, hipFree(p))\n" in out
