@@ -1,0 +1,28 @@
+"""Compare the extension with PyTorch reference implementations (needs a GPU)."""
+import torch
+import torch.nn.functional as F
+
+import fused_ops
+
+
+def check(dtype, atol):
+    x = torch.randn(64, 1024, device="cuda", dtype=dtype)
+    b = torch.randn(1024, device="cuda", dtype=dtype)
+    ref = F.gelu((x + b).float(), approximate="tanh").to(dtype)
+    torch.testing.assert_close(fused_ops.bias_gelu(x, b), ref, atol=atol, rtol=atol)
+
+    w = torch.rand(1024, device="cuda", dtype=dtype)
+    y, inv_rms = fused_ops.rms_norm(x, w, 1e-6)
+    xf = x.float()
+    ref_inv = torch.rsqrt(xf.pow(2).mean(-1) + 1e-6)
+    torch.testing.assert_close(inv_rms, ref_inv, atol=1e-3, rtol=1e-3)
+    torch.testing.assert_close(y, (xf * ref_inv[:, None] * w.float()).to(dtype), atol=atol, rtol=atol)
+    print(f"{dtype}: ok")
+
+
+if __name__ == "__main__":
+    if not torch.cuda.is_available():
+        raise SystemExit("torch.cuda.is_available() is False: no GPU to test on")
+    check(torch.float32, 1e-4)
+    check(torch.float16, 1e-2)
+    check(torch.bfloat16, 5e-2)
