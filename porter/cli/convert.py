@@ -75,7 +75,9 @@ def run(args) -> int:
             to_stdout = True
     options = ConvertOptions(
         translate=TranslateOptions(roc=args.roc, kernel_launch_syntax=args.hip_kernel_execution_syntax),
-        fix=args.fix, annotate=args.annotate, findings=not args.no_findings,
+        fix=args.fix, annotate=args.annotate,
+        # the rules run only when their result is used: fixes, annotations or statistics
+        findings=not args.no_findings and (args.fix or args.annotate or args.print_stats or args.json or args.examine),
         write=not (args.examine or to_stdout), inplace=args.inplace, arch=args.arch, jobs=args.jobs)
 
     if to_stdout:
@@ -114,6 +116,7 @@ def run(args) -> int:
     elif not args.quiet:
         t = report.totals()
         where = "in place" if args.inplace else f"into {out}"
+        found = f", {t['findings']} findings" if options.findings else ""
         print(f"porter: converted {sum(t['files'].values())} files {where}: {t['converted']} references converted, "
-              f"{t['unsupported']} unsupported, {t['findings']} findings, {len(report.errors)} errors")
+              f"{t['unsupported']} unsupported{found}, {len(report.errors)} errors (--print-stats for details)")
     return report.exit_code

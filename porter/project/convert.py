@@ -170,11 +170,14 @@ def convert_bytes(source: bytes, rel: str, options: ConvertOptions) -> tuple[byt
         report.message = "binary file (NUL bytes), copied unchanged"
         return source, report, None
     findings_api = _findings_api() if options.findings else None
+    from porter.translate.source_index import index_source
+
+    index = index_source(source)  # one parse shared by the findings rules and the translator
     work = source
     found = []
     inserted_annot: list[tuple[int, int]] = []
     if findings_api is not None:
-        found = findings_api.scan(source, rel)
+        found = findings_api.scan(source, rel, index=index)
         if options.fix:
             fixable = [f for f in found if f.fix is not None and f.fix.safe]
             if fixable:
@@ -183,7 +186,7 @@ def convert_bytes(source: bytes, rel: str, options: ConvertOptions) -> tuple[byt
                 found = findings_api.scan(work, rel) if work != source else found
         if options.annotate:
             work, inserted_annot = _annotate(work, found)
-    result = translate(work, rel, options.translate)
+    result = translate(work, rel, options.translate, index=index if work is source else None)
     report.stats = result.stats()
     report.unsupported = [r.as_dict() for r in result.unsupported]
     report.leftovers = [r.as_dict() for r in result.leftovers]
