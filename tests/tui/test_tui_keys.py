@@ -1,0 +1,249 @@
+"""Every review key, driven through Textual's Pilot on a copy of a sample project."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from textual.widgets import OptionList, RichLog, TextArea
+
+from porter.project.review import ACCEPTED, REJECTED, S_ACCEPTED, S_EDITED
+from tui_helpers import make_app, notes, sync, tree_bytes
+
+SIZE = (160, 45)
+
+
+async def _open(app, pilot, rel):
+    app.open_file(rel)
+    app.file_tree.select_file(rel)
+    await pilot.pause()
+    return app.project.by_rel[rel]
+
+
+@sync
+async def test_hunk_keys_n_p_a_x_and_A(project_dir):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await _open(app, pilot, "main.cu")
+        assert len(fr.hunks) >= 3
+        assert app.diff.current_hunk() == 0
+        await pilot.press("n")
+        assert app.diff.current_hunk() == 1
+        await pilot.press("p")
+        assert app.diff.current_hunk() == 0
+        await pilot.press("a")
+        assert fr.decision(0) == ACCEPTED
+        assert app.diff.current_hunk() == 1  # moved on to the next pending hunk
+        await pilot.press("x")
+        assert fr.decision(1) == REJECTED
+        await pilot.press("A")
+        assert fr.state == S_ACCEPTED and fr.decision(1) == REJECTED  # A keeps earlier decisions
+        assert "1/" in str(app.main.query_one("#summary").render())
+        assert app.unwritten
+        # the rejected hunk keeps the CUDA line when written
+        assert fr.hunks[1].old[0] in fr.output_text()
+
+
+@sync
+async def test_tab_shift_tab_w_and_q_write_accepted_files(project_dir):
+    before = tree_bytes(project_dir)
+    app = make_app(project_dir)
+    out = app.project.output
+    async with app.run_test(size=SIZE) as pilot:
+        start = (await _open(app, pilot, "main.cu")).rel
+        await pilot.press("tab")
+        assert app.current.rel != start
+        await pilot.press("shift+tab")
+        assert app.current.rel == start
+        for _ in range(len(app.project.files)):
+            await pilot.press("A", "tab")
+        assert all(not f.needs_review for f in app.project.files)
+        assert any("every file is reviewed" in n for n in notes(app))
+        await pilot.press("w")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        ok = sum(1 for f in app.project.files if f.status == "ready")
+        assert any(f"wrote {ok} file(s)" in n for n in notes(app))
+        assert not app.unwritten
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
+    assert "hipMalloc" in (out / "main.cu").read_text()
+    assert (out / "README.md").read_bytes() == (project_dir / "README.md").read_bytes()
+    assert tree_bytes(project_dir) == before
+
+
+@sync
+async def test_write_skips_pending_files_and_says_how_many(project_dir):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await _open(app, pilot, "main.cu")
+        await pilot.press("A", "w")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        pending = sum(1 for f in app.project.files if f.status == "ready" and f.rel != "main.cu")
+        assert any("wrote 1 file(s)" in n and f"skipped {pending} pending" in n for n in notes(app))
+    assert (app.project.output / "main.cu").exists()
+    assert not (app.project.output / "reduce_kernels.cu").exists()
+
+
+@sync
+async def test_quit_asks_only_with_unwritten_work(project_dir):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await _open(app, pilot, "main.cu")
+        await pilot.press("A", "q")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ConfirmScreen"
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.is_running and type(app.screen).__name__ == "MainScreen"
+        await pilot.press("q", "y")
+        await pilot.pause()
+    assert app.return_code == 0
+    app2 = make_app(project_dir)
+    async with app2.run_test(size=SIZE) as pilot:
+        await pilot.press("q")  # nothing decided: no question
+        await pilot.pause()
+        assert not app2.is_running
+
+
+@sync
+async def test_findings_keys_move_preview_fix_and_explain(project_dir, with_findings):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await _open(app, pilot, "warp_utils.cuh")
+        assert [f.rule for f in fr.findings].count("PORT900") >= 2
+        ol = app.main.query_one("#findings", OptionList)
+        assert ol.option_count == len(fr.findings)
+        await pilot.press("right_square_bracket")
+        assert ol.highlighted == 0
+        first = fr.findings[0]
+        row = app.diff.current_row()
+        assert fr.rows[row].left == first.line - 1  # the diff scrolled to the finding
+        preview = str(app.main.query_one("#fix-preview").render())
+        assert "0xffffffffffffffffull" in preview and "f applies it" in preview
+        await pilot.press("right_square_bracket")
+        assert ol.highlighted == 1
+        await pilot.press("left_square_bracket")
+        assert ol.highlighted == 0
+        await pilot.press("f")
+        await pilot.pause()
+        assert fr.applied_fixes
+        assert "0xffffffffffffffffull" in fr.hip
+        await pilot.press("i")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "TextScreen"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "MainScreen"
+
+
+@sync
+async def test_e_edits_the_hip_side_ctrl_s_saves_escape_leaves(project_dir):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await _open(app, pilot, "reduce_kernels.h")
+        await pilot.press("e")
+        await pilot.pause()
+        area = app.screen.query_one(TextArea)
+        assert area.text == fr.output_text()
+        area.move_cursor((0, 0))
+        await pilot.press(*"// ported", "enter")
+        await pilot.press("ctrl+s", "escape")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert type(app.screen).__name__ == "MainScreen"
+        assert fr.state == S_EDITED and fr.output_text().startswith("// ported\n")
+        # escape without saving changes nothing
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press(*"zzz", "escape")
+        await pilot.pause()
+        assert "zzz" not in fr.output_text()
+
+
+@sync
+async def test_l_toggles_log_and_help_opens(project_dir):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        panel = app.main.query_one("#log-panel")
+        assert not panel.display
+        await pilot.press("l")
+        assert panel.display
+        await pilot.press("l")
+        assert not panel.display
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "TextScreen"
+        body = " ".join(str(w.render()) for w in app.screen.query("Static"))
+        assert "Accept hunk" in body and "Smoke test" in body
+
+
+@sync
+async def test_c_and_t_run_their_jobs_or_say_not_available(project_dir, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name in ("porter.cli.build", "porter.cli.smoke") else real(name, *a))
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("c", "t")
+        await pilot.pause()
+        msgs = notes(app)
+        assert any("compile: not available yet" in n for n in msgs)
+        assert any("smoke test: not available yet" in n for n in msgs)
+
+
+@sync
+async def test_job_output_streams_to_the_log_and_a_diagnostic_jumps(project_dir):
+    app = make_app(project_dir)
+    out = app.project.output
+    script = ("import sys\n"
+              "for i in range(3000): print('line', i)\n"
+              f"print({str(out / 'main.cu')!r} + ':20:5: error: no such thing')\n")
+    async with app.run_test(size=SIZE) as pilot:
+        await _open(app, pilot, "CMakeLists.txt")
+        app.start_job("build", [sys.executable, "-c", script], 30)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        log = app.main.query_one("#log", RichLog)
+        assert app.main.query_one("#log-panel").display
+        assert len(log.lines) >= 3000
+        diags = app.main.query_one("#diagnostics", OptionList)
+        assert diags.option_count == 1
+        diags.focus()
+        diags.highlighted = 0
+        await pilot.press("enter")
+        await pilot.pause()
+        fr = app.current
+        assert fr.rel == "main.cu"
+        assert fr.rows[app.diff.current_row()].right == 19
+
+
+@sync
+async def test_a_new_job_stops_the_running_one_first(project_dir):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        app.start_job("smoke", [sys.executable, "-c", "import time; print('slow', flush=True); time.sleep(60)"], 90)
+        await pilot.pause(0.5)
+        first = app._job_worker
+        app.start_job("build", [sys.executable, "-c", "print('second')"], 30)
+        await app._job_worker.wait()
+        await pilot.pause()
+        assert first.is_cancelled
+        text = "\n".join(str(s.text) for s in app.main.query_one("#log", RichLog).lines)
+        assert "stopping the previous job" in text and "second" in text
+
+
+@sync
+async def test_command_palette_lists_the_review_keys(project_dir):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        for want in ("Accept hunk (a)", "Write (w)", "Next finding (])", "Smoke test (t)"):
+            assert want in titles
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert "CommandPalette" in type(app.screen).__name__

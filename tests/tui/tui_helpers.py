@@ -1,0 +1,73 @@
+"""Helpers of the review-app tests: a copy of a sample project, an app on it,
+and a fake findings scan (the real one is another helper's; its interface is
+porter.findings.model)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from porter.findings.model import Finding, Fix, FixEdit
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "sample_projects" / "warp_reduce"
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def fake_scan(source: bytes, path=None):
+    """One finding per `__syncwarp()` / `0xffffffff` (with a fix), like a lane-mask rule would."""
+    out = []
+    text = source
+    for needle, rule, sev, fix_to in ((b"0xffffffff", "PORT900", "error", "0xffffffffffffffffull"),
+                                       (b"warpSize", "PORT901", "warning", None)):
+        pos = text.find(needle)
+        while pos >= 0:
+            line = text.count(b"\n", 0, pos) + 1
+            col = pos - (text.rfind(b"\n", 0, pos) + 1) + 1
+            fix = Fix(True, f"use a 64-bit mask", (FixEdit(pos, pos + len(needle), fix_to),)) if fix_to else None
+            out.append(Finding(rule, "lane-mask", sev, str(path), line, col, line, col + len(needle),
+                               f"{needle.decode()} assumes a 32-lane warp", fix, pos, pos + len(needle)))
+            pos = text.find(needle, pos + 1)
+    return out
+
+
+def notes(app) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+def make_app(root: Path, out: Path | None = None, preload: bool = True, restore: bool = True):
+    from porter.project.review import ReviewProject
+    from porter.project.session import SessionStore
+    from porter.tui.app import PorterApp
+
+    out = out or root.with_name(root.name + "-hip")
+    project = ReviewProject(root, out)
+    store = SessionStore(out)
+    messages = []
+    if restore:
+        data, msg = store.load(str(project.root))
+        if msg:
+            messages.append(msg)
+        if data:
+            project.restore(data)
+    if preload:
+        for fr in project.files:
+            project.load_file(fr)
+    app = PorterApp(project, store, messages, convert_in_background=not preload)
+    app.animation_level = "none"
+    return app
+
+
+def sync(fn):
+    """Run an async test body with asyncio.run (no pytest-asyncio needed)."""
+    import asyncio
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return asyncio.run(fn(*args, **kwargs))
+
+    return wrapper
