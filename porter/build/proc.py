@@ -97,3 +97,53 @@ def run(argv: list[str], *, timeout: float = 60.0, cwd: str | os.PathLike | None
             raise
     return Result(list(argv), proc.returncode, out or "", err or "", time.monotonic() - start,
                   timed_out=timed_out, cancelled=cancelled)
+
+
+def stream(argv: list[str], *, timeout: float = 600.0, cwd: str | os.PathLike | None = None,
+           env: dict[str, str] | None = None, cancel: threading.Event | None = None,
+           on_line=None) -> Result:
+    """Like :func:`run`, stdout and stderr merged, each line passed to
+    ``on_line(str)`` as it arrives (from a reader thread)."""
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, text=True, errors="replace", bufsize=1,
+                                start_new_session=True)
+    except FileNotFoundError:
+        return Result(list(argv), None, "", "", 0.0, error=f"not found: {argv[0]}")
+    except OSError as exc:
+        return Result(list(argv), None, "", "", 0.0, error=f"cannot run {argv[0]}: {exc.strerror or exc}")
+    lines: list[str] = []
+
+    def reader():
+        for line in proc.stdout:
+            lines.append(line)
+            if on_line is not None:
+                try:
+                    on_line(line.rstrip("\n"))
+                except Exception:  # noqa: BLE001 - a broken callback must not hang the build
+                    pass
+
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    timed_out = cancelled = False
+    try:
+        while True:
+            try:
+                proc.wait(timeout=0.1)
+                break
+            except subprocess.TimeoutExpired:
+                if cancel is not None and cancel.is_set():
+                    cancelled = True
+                elif time.monotonic() - start > timeout:
+                    timed_out = True
+                else:
+                    continue
+                kill_group(proc)
+                break
+    except BaseException:
+        kill_group(proc)
+        raise
+    t.join(timeout=5)
+    return Result(list(argv), proc.returncode, "".join(lines), "", time.monotonic() - start,
+                  timed_out=timed_out, cancelled=cancelled)

@@ -1,0 +1,238 @@
+"""Compiler and linker output -> diagnostics, mapped back to reviewed files.
+
+Parses clang's ``file:line:col: severity: message`` lines (notes attach to the
+diagnostic before them, ``In file included from`` lines give the include
+chain), driver/linker errors without a location, and ``make[N]: Entering
+directory`` lines (so paths resolve from the right folder).  Duplicates (the
+host and each device pass report the same error) are dropped.  Known porting
+problems (``known_errors.toml``) get the findings rule that fixes them, and a
+missing ROCm library becomes one named diagnostic.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+KNOWN_ERRORS = Path(__file__).with_name("known_errors.toml")
+MANIFEST = os.path.join(".porter", "manifest.json")
+
+_LOC = re.compile(r"^(?P<file>[^:\n]+?):(?P<line>\d+):(?:(?P<col>\d+):)?\s*"
+                  r"(?P<sev>fatal error|error|warning|note|remark):\s*(?P<msg>.*)$")
+_INCLUDED = re.compile(r"^In file included from (?P<file>[^:\n]+?):(?P<line>\d+)[:,]")
+_INCLUDED_MORE = re.compile(r"^\s+from (?P<file>[^:\n]+?):(?P<line>\d+)[:,]")
+_TOOL = re.compile(r"^(?P<tool>clang(?:\+\+)?(?:-\d+)?|ld(?:\.lld)?|lld|/usr/bin/ld|hipcc|c\+\+|g\+\+|collect2|make(?:\[\d+\])?|"
+                   r"cmake|CMake Error|ld\.lld)\S*?:\s*(?P<sev>fatal error|error|warning|\*\*\*)?:?\s*(?P<msg>.*)$")
+_MAKE_DIR = re.compile(r"^make(?:\[\d+\])?: (?P<what>Entering|Leaving) directory ['`](?P<dir>.*)'$")
+_UNDEF = re.compile(r"undefined (?:reference to|symbol:?)\s*[`']?(?P<sym>[^'`\n]+)")
+
+
+@dataclass(slots=True)
+class Diagnostic:
+    file: str  # as the compiler printed it, made relative to the build folder when inside it
+    line: int
+    column: int
+    severity: str  # error | warning | note
+    message: str
+    unit: str = ""  # the translation unit (or build step) that printed it
+    included_from: list[tuple[str, int]] = field(default_factory=list)
+    notes: list["Diagnostic"] = field(default_factory=list)
+    source_file: str | None = None  # the reviewed CUDA file, when the manifest maps it
+    source_line: int | None = None
+    rule: str = ""  # findings rule that fixes it
+    hint: str = ""
+    library: str = ""  # a missing ROCm library, by name
+
+    def key(self) -> tuple:
+        return (self.file, self.line, self.column, self.severity, self.message)
+
+    def as_dict(self) -> dict:
+        d = {"file": self.file, "line": self.line, "column": self.column, "severity": self.severity,
+             "message": self.message}
+        if self.unit:
+            d["unit"] = self.unit
+        if self.source_file is not None:
+            d["source_file"] = self.source_file
+            d["source_line"] = self.source_line
+        if self.included_from:
+            d["included_from"] = [{"file": f, "line": n} for f, n in self.included_from]
+        if self.notes:
+            d["notes"] = [n.as_dict() for n in self.notes]
+        for k in ("rule", "hint", "library"):
+            if getattr(self, k):
+                d[k] = getattr(self, k)
+        return d
+
+    def one_line(self) -> str:
+        where = f"{self.file}:{self.line}:{self.column}" if self.line else (self.file or "build")
+        src = f" [source {self.source_file}:{self.source_line}]" if self.source_file and (
+            self.source_file != self.file or self.source_line != self.line) else ""
+        extra = f" ({self.rule}: {self.hint})" if self.rule else (f" ({self.hint})" if self.hint else "")
+        return f"{where}: {self.severity}: {self.message}{src}{extra}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Problem:
+    regex: re.Pattern
+    rule: str
+    hint: str
+    library: str = ""
+
+
+@lru_cache(maxsize=1)
+def known_problems() -> tuple[tuple[_Problem, ...], tuple[_Problem, ...]]:
+    with open(KNOWN_ERRORS, "rb") as fh:
+        data = tomllib.load(fh)
+    problems = tuple(_Problem(re.compile(p["pattern"]), p.get("rule", ""), p["hint"]) for p in data.get("problem", []))
+    libs = tuple(_Problem(re.compile(p["pattern"]), "", f"install {p['package']}", p["name"])
+                 for p in data.get("library", []))
+    return problems, libs
+
+
+def classify(d: Diagnostic) -> None:
+    problems, libs = known_problems()
+    for lib in libs:
+        if lib.regex.search(d.message):
+            d.library = lib.library
+            d.hint = lib.hint
+            if not d.message.startswith("missing library"):
+                d.message = f"missing library {lib.library}: {d.message}"
+            return
+    for p in problems:
+        if p.regex.search(d.message):
+            d.rule, d.hint = p.rule, p.hint
+            return
+
+
+def _rel(path: str, cwd: str, root: str) -> str:
+    full = os.path.normpath(path if os.path.isabs(path) else os.path.join(cwd, path))
+    try:
+        rel = os.path.relpath(full, root)
+    except ValueError:
+        return full
+    return full if rel.startswith("..") else rel.replace(os.sep, "/")
+
+
+def parse(output: str, *, cwd: str, root: str, unit: str = "") -> list[Diagnostic]:
+    """Diagnostics in ``output`` (one tool's stdout+stderr); paths relative to
+    ``root`` when inside it (``cwd``: where the tool ran)."""
+    out: list[Diagnostic] = []
+    seen: set[tuple] = set()
+    chain: list[tuple[str, int]] = []
+    dirs = [cwd]
+    last: Diagnostic | None = None
+    last_kept = True
+    for raw in output.splitlines():
+        line = raw.rstrip("\r")
+        m = _MAKE_DIR.match(line)
+        if m:
+            if m.group("what") == "Entering":
+                dirs.append(m.group("dir"))
+            elif len(dirs) > 1:
+                dirs.pop()
+            continue
+        here = dirs[-1]
+        m = _INCLUDED.match(line) or (_INCLUDED_MORE.match(line) if chain else None)
+        if m:
+            chain.append((_rel(m.group("file"), here, root), int(m.group("line"))))
+            continue
+        m = _LOC.match(line)
+        if m and not line.startswith(" "):
+            sev = m.group("sev")
+            sev = "error" if sev == "fatal error" else ("note" if sev == "remark" else sev)
+            d = Diagnostic(_rel(m.group("file"), here, root), int(m.group("line")), int(m.group("col") or 0), sev,
+                           m.group("msg").strip(), unit=unit, included_from=list(reversed(chain)))
+            chain = []
+            if sev == "note":
+                if last is not None and last_kept:
+                    if d.key() not in {n.key() for n in last.notes}:
+                        last.notes.append(d)
+                continue
+            classify(d)
+            last = d
+            last_kept = d.key() not in seen
+            if last_kept:
+                seen.add(d.key())
+                out.append(d)
+            continue
+        if line.startswith(("In file included from",)):
+            continue
+        m = _TOOL.match(line)
+        if m and (m.group("sev") in ("error", "fatal error", "warning", "***")
+                  or re.search(r"cannot find|undefined|not found|No such file", line)):
+            msg = m.group("msg").strip()
+            if not msg or re.match(r"\d+ errors? generated", msg) or "linker command failed" in msg \
+                    or msg.startswith("Error ") or m.group("sev") == "***":
+                continue
+            sev = "warning" if m.group("sev") == "warning" else "error"
+            d = Diagnostic("", 0, 0, sev, msg, unit=unit)
+            u = _UNDEF.search(msg)
+            if u:
+                d.hint = "a function defined in a file that did not compile, or a library missing from the link"
+            classify(d)
+            if d.key() not in seen:
+                seen.add(d.key())
+                out.append(d)
+            last, last_kept, chain = d, True, []
+            continue
+        m = _UNDEF.search(line)
+        if m and "undefined" in line:
+            d = Diagnostic("", 0, 0, "error", line.strip(), unit=unit,
+                           hint="a function defined in a file that did not compile, or a library missing from the link")
+            if d.key() not in seen:
+                seen.add(d.key())
+                out.append(d)
+    return out
+
+
+# ---------------------------------------------------------------- mapping back
+
+@dataclass(slots=True)
+class SourceMap:
+    root: str
+    files: dict  # rel -> {"source": abs path, "inserted_lines": [[after, count], ...]}
+
+    @classmethod
+    def load(cls, root: str | os.PathLike) -> "SourceMap":
+        root = str(root)
+        try:
+            with open(os.path.join(root, MANIFEST), encoding="utf-8") as fh:
+                data = json.load(fh)
+            files = data.get("files", {}) if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            files = {}
+        return cls(root, files if isinstance(files, dict) else {})
+
+    def map_line(self, rel: str, line: int) -> tuple[str, int] | None:
+        entry = self.files.get(rel)
+        if not isinstance(entry, dict) or not entry.get("source"):
+            return None
+        return entry["source"], map_line(line, entry.get("inserted_lines") or [])
+
+    def apply(self, diags: list[Diagnostic]) -> None:
+        for d in diags:
+            for x in [d, *d.notes]:
+                if x.file and x.line:
+                    hit = self.map_line(x.file, x.line)
+                    if hit:
+                        x.source_file, x.source_line = hit
+
+
+def map_line(out_line: int, inserted: list) -> int:
+    """Output line -> source line, given ``[after_source_line, count]`` insertions.
+    A line porter inserted maps to the source line it was inserted after
+    (or line 1 when inserted at the top)."""
+    shift = 0
+    for after, count in sorted((int(a), int(c)) for a, c in inserted):
+        start = after + shift + 1  # first inserted output line
+        if out_line < start:
+            break
+        if out_line < start + count:
+            return max(1, after)
+        shift += count
+    return out_line - shift

@@ -1,0 +1,66 @@
+"""What a build reports: per-unit results and diagnostics (the --json shape)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from porter.build.diagnostics import Diagnostic
+
+UNIT_STATES = ("compiled", "cached", "failed", "timeout", "cancelled", "skipped", "up-to-date", "linked")
+
+
+@dataclass(slots=True)
+class UnitResult:
+    file: str  # relative to the build folder
+    status: str  # one of UNIT_STATES
+    time_s: float | None = None
+    output: str = ""  # object / binary, relative to the build folder
+    kind: str = "compile"  # compile | link | step
+
+    def as_dict(self) -> dict:
+        d = {"file": self.file, "status": self.status, "time_s": None if self.time_s is None else round(self.time_s, 3),
+             "kind": self.kind}
+        if self.output:
+            d["output"] = self.output
+        return d
+
+
+@dataclass(slots=True)
+class BuildReport:
+    ok: bool
+    arch: str
+    compiler: str | None
+    system: str  # per-file | make | cmake | none
+    directory: str
+    duration_s: float = 0.0
+    units: list[UnitResult] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)  # one-line notes (fallbacks, missing tools)
+    outputs: list[str] = field(default_factory=list)  # linked programs
+    cancelled: bool = False
+    compile_commands: str | None = None
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+    @property
+    def exit_code(self) -> int:
+        if self.cancelled:
+            return 130
+        return 0 if self.ok else 1
+
+    def as_dict(self) -> dict:
+        counts: dict[str, int] = {}
+        for u in self.units:
+            counts[u.status] = counts.get(u.status, 0) + 1
+        return {
+            "ok": self.ok, "arch": self.arch, "compiler": self.compiler, "system": self.system,
+            "directory": self.directory, "duration_s": round(self.duration_s, 3), "cancelled": self.cancelled,
+            "summary": {"units": counts, "errors": len(self.errors),
+                        "warnings": sum(1 for d in self.diagnostics if d.severity == "warning")},
+            "units": [u.as_dict() for u in self.units],
+            "diagnostics": [d.as_dict() for d in self.diagnostics],
+            "messages": list(self.messages), "outputs": list(self.outputs),
+            "compile_commands": self.compile_commands,
+        }

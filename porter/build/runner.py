@@ -1,0 +1,522 @@
+"""``run_build(dir, options, on_line=, cancel=) -> BuildReport``: build a
+converted tree with hipcc, through its Makefile, its CMake project, or unit
+by unit (``hipcc -c`` in parallel, then a link when there is a ``main``).
+
+Every tool runs time-limited in its own process group; ``cancel`` (a
+threading.Event) or Ctrl-C stops them all.  Per-file builds are incremental
+(cache.py) and write DIR/compile_commands.json.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from porter.build import proc
+from porter.build.cache import Cache, read_depfile, sha256_bytes
+from porter.build.diagnostics import Diagnostic, SourceMap, parse
+from porter.build.report import BuildReport, UnitResult
+from porter.build.toolchain import Toolchain, detect_toolchain, valid_arch_name
+
+STATE_DIR = os.path.join(".porter", "build")
+UNIT_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".hip")
+SKIP_DIRS = {".porter", ".git", ".hg", ".svn", "build", "CMakeFiles", "__pycache__", ".venv", "node_modules"}
+MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+# header include -> the library to link (per-file builds)
+LINK_LIBS = {"hipblas": "-lhipblas", "hipblaslt": "-lhipblaslt", "hiprand": "-lhiprand", "rocrand": "-lrocrand",
+             "hipfft": "-lhipfft", "hipsparse": "-lhipsparse", "hipsolver": "-lhipsolver", "rocblas": "-lrocblas",
+             "rocsparse": "-lrocsparse", "rccl": "-lrccl", "roctracer/roctx": "-lroctx64", "rocsolver": "-lrocsolver"}
+_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([\w./+-]+)[>"]', re.M)
+_MAIN = re.compile(rb"\bint\s+main\s*\(")
+
+
+class BuildError(Exception):
+    """The build cannot start (bad folder, bad arch name): one line."""
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    arch: str | None = None  # None: the toolchain's choice (local GPU, else gfx942)
+    jobs: int = 0  # 0: all cores
+    per_file: bool = False  # ignore Makefile/CMake
+    system: str = "auto"  # auto | make | cmake | per-file
+    timeout: float = 600.0  # seconds for one compile / link / make step
+    std: str = "c++17"  # per-file: hipcc defaults to c++11
+    opt: str = "-O2"
+    extra_flags: tuple[str, ...] = ()
+    link: bool = True
+
+
+# ---------------------------------------------------------------- toolchain (cached)
+
+def _toolchain(root: Path, arch: str | None) -> Toolchain:
+    import shutil
+
+    hipcc = shutil.which("hipcc") or shutil.which("amdclang++")
+    try:
+        st = os.stat(hipcc) if hipcc else None
+    except OSError:
+        st = None
+    key = json.dumps([hipcc, st.st_mtime_ns if st else 0, os.environ.get("PATH"), os.environ.get("ROCM_PATH"),
+                      os.environ.get("HIP_PATH"), arch])
+    path = root / STATE_DIR / "toolchain.json"
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+        if data.get("key") == key:
+            d = dict(data["toolchain"])
+            d.pop("found", None)
+            return Toolchain(**d)
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    tc = detect_toolchain(arch)
+    if tc.found and not tc.problems:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "w", encoding="utf-8") as fh:
+                json.dump({"key": key, "toolchain": tc.as_dict()}, fh)
+        except OSError:
+            pass
+    return tc
+
+
+# ---------------------------------------------------------------- helpers
+
+def _jobs(options: BuildOptions) -> int:
+    return max(1, options.jobs or os.cpu_count() or 1)
+
+
+def _env(tc: Toolchain, arch: str) -> dict[str, str]:
+    env = tc.env()
+    env["HCC_AMDGPU_TARGET"] = arch  # hipcc's default target for commands without --offload-arch
+    env.setdefault("LC_ALL", "C")  # English compiler messages
+    return env
+
+
+def _units(root: Path) -> list[str]:
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        for name in sorted(filenames):
+            if name.endswith(UNIT_SUFFIXES):
+                out.append(os.path.relpath(os.path.join(dirpath, name), root).replace(os.sep, "/"))
+    return out
+
+
+def _build_file_flags(root: Path) -> tuple[list[str], list[str]]:
+    """-D flags and -l flags from the tree's (migrated) Makefile / CMakeLists."""
+    defines: list[str] = []
+    libs: list[str] = []
+    for name in (*MAKEFILES, "CMakeLists.txt"):
+        p = root / name
+        if not p.is_file():
+            continue
+        text = p.read_text(errors="replace")
+        text = re.sub(r"#[^\n]*", "", text)
+        if name == "CMakeLists.txt":
+            for m in re.finditer(r"(?is)\b(?:add_compile_definitions|target_compile_definitions)\s*\(([^)]*)\)", text):
+                words = m.group(1).split()
+                if m.group(0).lower().startswith("target_"):
+                    words = words[1:]
+                for w in words:
+                    if w.upper() not in ("PRIVATE", "PUBLIC", "INTERFACE") and re.match(r"^[A-Za-z_]\w*(=\S+)?$", w):
+                        defines.append("-D" + w)
+        else:
+            defines += re.findall(r"(?<![\w$-])-D[A-Za-z_]\w*(?:=[^\s$()]+)?", text)
+            libs += [lib for lib in re.findall(r"(?<![\w-])-l[\w+.-]+", text)]
+    return list(dict.fromkeys(defines)), list(dict.fromkeys(libs))
+
+
+def _rel(path: str, root: Path) -> str:
+    try:
+        return os.path.relpath(path, root).replace(os.sep, "/")
+    except ValueError:
+        return path
+
+
+class _Runner:
+    def __init__(self, root: Path, options: BuildOptions, tc: Toolchain, arch: str, on_line, cancel):
+        self.root = root
+        self.options = options
+        self.tc = tc
+        self.arch = arch
+        self.on_line = on_line
+        self.cancel = cancel
+        self.env = _env(tc, arch)
+        self.state = root / STATE_DIR
+        self.state.mkdir(parents=True, exist_ok=True)
+        self.smap = SourceMap.load(root)
+        self.lock = threading.Lock()
+
+    def emit(self, line: str) -> None:
+        if self.on_line is not None:
+            with self.lock:
+                try:
+                    self.on_line(line)
+                except Exception:  # noqa: BLE001
+                    pass
+
+    def diags(self, text: str, unit: str, cwd: Path | None = None) -> list[Diagnostic]:
+        ds = parse(text, cwd=str(cwd or self.root), root=str(self.root), unit=unit)
+        self.smap.apply(ds)
+        return ds
+
+    def failed_step(self, r: proc.Result, what: str) -> Diagnostic | None:
+        if r.error:
+            return Diagnostic("", 0, 0, "error", f"{what}: {r.error}")
+        if r.timed_out:
+            return Diagnostic("", 0, 0, "error", f"{what}: timed out after {self.options.timeout:g} s and was stopped")
+        return None
+
+
+# ---------------------------------------------------------------- per file
+
+def _compile_argv(run: _Runner, rel: str, obj: str, dep: str, defines: list[str]) -> list[str]:
+    o = run.options
+    argv = [run.tc.compiler, f"--offload-arch={run.arch}"]
+    if not rel.endswith(".c"):
+        argv.append(f"-std={o.std}")
+    argv += [o.opt, *defines, "-I.", *(f"-I{d}" for d in ("include", "src") if (run.root / d).is_dir()),
+             *o.extra_flags, "-MD", "-MF", dep, "-c", rel, "-o", obj]
+    return argv
+
+
+def _build_per_file(run: _Runner, report: BuildReport) -> None:
+    root = run.root
+    units = _units(root)
+    if not units:
+        report.messages.append("no translation units (.cu, .cpp, .cc, .cxx, .c, .hip) found")
+        report.ok = False
+        return
+    cache = Cache(run.state / "cache.json")
+    defines, make_libs = _build_file_flags(root)
+    objdir = run.state / "obj"
+    plans = []
+    for rel in units:
+        obj = str(objdir / (rel + ".o"))
+        dep = str(objdir / (rel + ".d"))
+        argv = _compile_argv(run, rel, obj, dep, defines)
+        plans.append((rel, obj, dep, argv))
+    commands = [{"directory": str(root), "arguments": argv, "file": rel, "output": obj}
+                for rel, obj, dep, argv in plans]
+    cc_path = root / "compile_commands.json"
+    cc_text = json.dumps(commands, indent=1) + "\n"
+    try:
+        if not cc_path.is_file() or cc_path.read_text(errors="replace") != cc_text:
+            cc_path.write_text(cc_text)
+        report.compile_commands = "compile_commands.json"
+    except OSError as exc:
+        report.messages.append(f"cannot write compile_commands.json: {exc.strerror or exc}")
+
+    results: dict[str, UnitResult] = {}
+    keys: dict[str, str] = {}
+
+    def one(plan) -> tuple[UnitResult, list[Diagnostic]]:
+        rel, obj, dep, argv = plan
+        if run.cancel.is_set():
+            return UnitResult(rel, "cancelled", 0.0, _rel(obj, root)), []
+        key = cache.unit_key(argv, str(root / rel))
+        keys[rel] = key or ""
+        if key and cache.up_to_date(rel, key, obj):
+            return UnitResult(rel, "cached", 0.0, _rel(obj, root)), list(_cached_warnings(cache, rel))
+        os.makedirs(os.path.dirname(obj), exist_ok=True)
+        run.emit(f"[compile] {rel}")
+        r = proc.stream(argv, timeout=run.options.timeout, cwd=root, env=run.env, cancel=run.cancel,
+                        on_line=run.emit)
+        ds = run.diags(r.stdout, rel)
+        step = run.failed_step(r, f"hipcc {rel}")
+        if step:
+            step.unit = rel
+            ds.append(step)
+        if r.cancelled:
+            return UnitResult(rel, "cancelled", r.duration_s, _rel(obj, root)), ds
+        if r.timed_out:
+            return UnitResult(rel, "timeout", r.duration_s, _rel(obj, root)), ds
+        if r.ok:
+            deps = [d for d in read_depfile(dep, str(root)) if d != str(root / rel)]
+            cache.record(rel, key or "", deps, warnings=[d.as_dict() for d in ds if d.severity == "warning"])
+            return UnitResult(rel, "compiled", r.duration_s, _rel(obj, root)), ds
+        cache.forget(rel)
+        if not any(d.severity == "error" for d in ds):
+            tail = r.stdout.strip().splitlines()[-1:] or ["no output"]
+            ds.append(Diagnostic(rel, 0, 0, "error", f"hipcc failed (exit {r.returncode}): {tail[0][:300]}", unit=rel))
+        return UnitResult(rel, "failed", r.duration_s, _rel(obj, root)), ds
+
+    pool = ThreadPoolExecutor(max_workers=min(_jobs(run.options), len(plans)))
+    try:
+        futures = [pool.submit(one, p) for p in plans]
+        for f in futures:
+            u, ds = f.result()
+            results[u.file] = u
+            report.diagnostics.extend(ds)
+    except KeyboardInterrupt:
+        run.cancel.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        cache.save()
+        raise
+    finally:
+        pool.shutdown(wait=True)
+    cache.save()
+    report.units.extend(results[rel] for rel, *_ in plans)
+    if run.cancel.is_set():
+        report.cancelled = True
+        report.ok = False
+        return
+    if any(u.status != "compiled" and u.status != "cached" for u in report.units):
+        report.ok = False
+        return
+    report.ok = True
+    if run.options.link:
+        _link(run, report, plans, keys, cache, make_libs)
+
+
+def _cached_warnings(cache: Cache, rel: str):
+    for w in cache.units.get(rel, {}).get("warnings", []):
+        d = Diagnostic(w["file"], w["line"], w["column"], w["severity"], w["message"], unit=rel)
+        d.source_file, d.source_line = w.get("source_file"), w.get("source_line")
+        d.rule, d.hint = w.get("rule", ""), w.get("hint", "")
+        yield d
+
+
+def _link(run: _Runner, report: BuildReport, plans, keys, cache: Cache, make_libs: list[str]) -> None:
+    root = run.root
+    mains, others = [], []
+    libs: list[str] = []
+    for rel, obj, dep, argv in plans:
+        data = (root / rel).read_bytes()
+        (mains if _MAIN.search(data) else others).append((rel, obj))
+        for inc in _INCLUDE.findall(data.decode("utf-8", "replace")):
+            for key, flag in LINK_LIBS.items():
+                if inc.startswith(key + "/") or inc == key + ".h":
+                    libs.append(flag)
+    for flag in make_libs:
+        if flag.startswith("-l") and flag != "-lcudart":
+            libs.append(flag)
+    libs = list(dict.fromkeys(libs))
+    if not mains:
+        report.messages.append("no main(): compiled the units, nothing to link")
+        return
+    bindir = run.state / "bin"
+    bindir.mkdir(parents=True, exist_ok=True)
+    for rel, obj in mains:
+        name = root.name if len(mains) == 1 else Path(rel).stem
+        out = str(bindir / name)
+        objs = [obj] + [o for _, o in others]
+        argv = [run.tc.compiler, f"--offload-arch={run.arch}", *objs, "-o", out, *libs]
+        key = sha256_bytes(json.dumps([argv, [keys.get(r, "") for r, _ in [(rel, obj), *others]]]).encode())
+        link_id = f"link:{name}"
+        if cache.units.get(link_id, {}).get("key") == key and os.path.exists(out):
+            report.units.append(UnitResult(name, "cached", 0.0, _rel(out, root), kind="link"))
+            report.outputs.append(_rel(out, root))
+            continue
+        run.emit(f"[link] {name}")
+        r = proc.stream(argv, timeout=run.options.timeout, cwd=root, env=run.env, cancel=run.cancel,
+                        on_line=run.emit)
+        ds = run.diags(r.stdout, f"link {name}")
+        step = run.failed_step(r, f"link {name}")
+        if step:
+            ds.append(step)
+        if r.ok:
+            cache.record(link_id, key, [])
+            report.units.append(UnitResult(name, "linked", r.duration_s, _rel(out, root), kind="link"))
+            report.outputs.append(_rel(out, root))
+        else:
+            cache.forget(link_id)
+            if not any(d.severity == "error" for d in ds):
+                ds.append(Diagnostic("", 0, 0, "error", f"link {name} failed (exit {r.returncode})", unit=f"link {name}"))
+            report.units.append(UnitResult(name, "cancelled" if r.cancelled else "timeout" if r.timed_out else "failed",
+                                           r.duration_s, _rel(out, root), kind="link"))
+            report.ok = False
+            if r.cancelled:
+                report.cancelled = True
+        report.diagnostics.extend(ds)
+    cache.save()
+
+
+# ---------------------------------------------------------------- make
+
+def _make_commands(run: _Runner, makefile: str, cache: Cache) -> list[dict]:
+    """Compile commands from a dry run (``make -n -B``), cached by Makefile content."""
+    key = sha256_bytes(json.dumps([cache.file_hash(str(run.root / makefile)), run.arch]).encode())
+    memo = cache.extra.get("make_commands")
+    if isinstance(memo, dict) and memo.get("key") == key:
+        return memo["commands"]
+    r = proc.run([run.tc.make or "make", "-n", "-B", f"HIP_ARCH={run.arch}"], timeout=60, cwd=run.root, env=run.env)
+    commands = []
+    for line in r.stdout.splitlines():
+        try:
+            words = shlex.split(line)
+        except ValueError:
+            continue
+        if "-c" not in words:
+            continue
+        srcs = [w for w in words if w.endswith(UNIT_SUFFIXES) and (run.root / w).is_file()]
+        if not srcs:
+            continue
+        out = words[words.index("-o") + 1] if "-o" in words[:-1] else ""
+        commands.append({"directory": str(run.root), "arguments": words, "file": srcs[0], "output": out})
+    cache.extra["make_commands"] = {"key": key, "commands": commands}
+    cache.dirty = True
+    return commands
+
+
+def _build_make(run: _Runner, report: BuildReport, makefile: str) -> None:
+    cache = Cache(run.state / "cache.json")
+    commands = _make_commands(run, makefile, cache)
+    cache.save()
+    cc_text = json.dumps(commands, indent=1) + "\n"
+    cc_path = run.root / "compile_commands.json"
+    try:
+        if not cc_path.is_file() or cc_path.read_text(errors="replace") != cc_text:
+            cc_path.write_text(cc_text)
+        report.compile_commands = "compile_commands.json"
+    except OSError:
+        pass
+    before = {}
+    for c in commands:
+        p = run.root / c["output"] if c["output"] else None
+        before[c["file"]] = p.stat().st_mtime_ns if p and p.exists() else None
+    argv = [run.tc.make or "make", f"-j{_jobs(run.options)}", f"HIP_ARCH={run.arch}"]
+    run.emit("[make] " + " ".join(argv))
+    r = proc.stream(argv, timeout=run.options.timeout, cwd=run.root, env=run.env, cancel=run.cancel,
+                    on_line=run.emit)
+    ds = run.diags(r.stdout, "make")
+    step = run.failed_step(r, "make")
+    if step:
+        ds.append(step)
+    report.diagnostics.extend(ds)
+    for c in commands:
+        p = run.root / c["output"] if c["output"] else None
+        now = p.stat().st_mtime_ns if p and p.exists() else None
+        failed = any(d.unit == "make" and d.severity == "error" and d.file == c["file"] for d in ds)
+        status = ("failed" if failed or now is None else "up-to-date" if now == before[c["file"]] else "compiled")
+        report.units.append(UnitResult(c["file"], status, None, c["output"]))
+    report.units.append(UnitResult("make", "cancelled" if r.cancelled else "timeout" if r.timed_out
+                                   else "compiled" if r.ok else "failed", r.duration_s, kind="step"))
+    report.cancelled = r.cancelled
+    report.ok = r.ok
+    if not r.ok and not any(d.severity == "error" for d in ds) and not r.cancelled:
+        tail = [ln for ln in r.stdout.strip().splitlines() if ln.strip()][-3:]
+        report.diagnostics.append(Diagnostic("", 0, 0, "error", f"make failed (exit {r.returncode}): "
+                                             + " | ".join(tail)[:400], unit="make"))
+
+
+# ---------------------------------------------------------------- cmake
+
+def _build_cmake(run: _Runner, report: BuildReport) -> bool:
+    """Configure + build with CMake; False when configuring fails (the caller falls back)."""
+    bdir = run.state / "cmake"
+    cache = Cache(run.state / "cache.json")
+    lists = sorted(str(p) for p in run.root.rglob("CMakeLists.txt") if ".porter" not in p.parts)
+    key = sha256_bytes(json.dumps([[cache.file_hash(p) for p in lists], run.arch, run.tc.compiler]).encode())
+    failed_before = cache.extra.get("cmake_failed")
+    if isinstance(failed_before, dict) and failed_before.get("key") == key:
+        report.messages.append(f"CMake configure failed before with this CMakeLists.txt: {failed_before['why']}")
+        return False
+    if not (bdir / "CMakeCache.txt").is_file():
+        argv = [run.tc.cmake, "-S", str(run.root), "-B", str(bdir), f"-DCMAKE_HIP_ARCHITECTURES={run.arch}",
+                "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", "-DCMAKE_BUILD_TYPE=Release"]
+        run.emit("[cmake] configure")
+        r = proc.stream(argv, timeout=run.options.timeout, cwd=run.root, env=run.env, cancel=run.cancel,
+                        on_line=run.emit)
+        if not r.ok:
+            if r.cancelled:
+                report.cancelled = True
+                return True
+            lines = [ln.strip() for ln in r.stdout.splitlines() if ln.strip()]
+            why = next((ln for ln in lines if "Error" in ln or "error" in ln), lines[-1] if lines else "no output")
+            detail = next((lines[i + 1] for i, ln in enumerate(lines[:-1]) if "CMake Error" in ln), "")
+            why = (why + (" " + detail if detail else ""))[:300]
+            cache.extra["cmake_failed"] = {"key": key, "why": why}
+            cache.dirty = True
+            cache.save()
+            import shutil
+
+            shutil.rmtree(bdir, ignore_errors=True)
+            report.messages.append(f"CMake configure failed: {why}")
+            return False
+    argv = [run.tc.cmake, "--build", str(bdir), "-j", str(_jobs(run.options))]
+    run.emit("[cmake] build")
+    r = proc.stream(argv, timeout=run.options.timeout, cwd=run.root, env=run.env, cancel=run.cancel, on_line=run.emit)
+    ds = run.diags(r.stdout, "cmake", cwd=bdir)
+    step = run.failed_step(r, "cmake --build")
+    if step:
+        ds.append(step)
+    report.diagnostics.extend(ds)
+    report.units.append(UnitResult("cmake --build", "cancelled" if r.cancelled else "timeout" if r.timed_out
+                                   else "compiled" if r.ok else "failed", r.duration_s, kind="step"))
+    report.ok, report.cancelled = r.ok, r.cancelled
+    cc = bdir / "compile_commands.json"
+    if cc.is_file():
+        text = cc.read_text(errors="replace")
+        dest = run.root / "compile_commands.json"
+        if not dest.is_file() or dest.read_text(errors="replace") != text:
+            dest.write_text(text)
+        report.compile_commands = "compile_commands.json"
+    return True
+
+
+# ---------------------------------------------------------------- entry point
+
+def choose_system(root: Path, options: BuildOptions, tc: Toolchain) -> str:
+    if options.per_file or options.system == "per-file":
+        return "per-file"
+    if options.system in ("make", "cmake"):
+        return options.system
+    if tc.make and any((root / m).is_file() for m in MAKEFILES):
+        return "make"
+    if tc.cmake and (root / "CMakeLists.txt").is_file():
+        return "cmake"
+    return "per-file"
+
+
+def run_build(directory: str | os.PathLike, options: BuildOptions = BuildOptions(), on_line=None,
+              cancel: threading.Event | None = None, toolchain: Toolchain | None = None) -> BuildReport:
+    """Build ``directory``.  Raises BuildError only for unusable input (no such
+    folder, malformed arch); everything else is in the report."""
+    start = time.monotonic()
+    root = Path(directory)
+    if not root.is_dir():
+        raise BuildError(f"{directory}: no such folder")
+    root = root.resolve()
+    if options.arch is not None and not valid_arch_name(options.arch):
+        raise BuildError(f"--arch {options.arch!r} is not an AMD GPU target (e.g. gfx942, gfx90a)")
+    cancel = cancel or threading.Event()
+    tc = toolchain or _toolchain(root, options.arch)
+    if options.arch and tc.arch != options.arch:
+        tc = replace(tc, arch=options.arch)
+    arch = tc.arch
+    report = BuildReport(False, arch, tc.compiler, "none", str(root))
+    problem = tc.arch_problem()
+    if problem:
+        report.diagnostics.append(Diagnostic("", 0, 0, "error", problem))
+        report.duration_s = time.monotonic() - start
+        return report
+    run = _Runner(root, options, tc, arch, on_line, cancel)
+    system = choose_system(root, options, tc)
+    if system == "make" and not tc.make:
+        raise BuildError("make is not installed (apt-get install make)")
+    if system == "cmake" and not tc.cmake:
+        raise BuildError("cmake is not installed (apt-get install cmake)")
+    report.system = system
+    if system == "make":
+        makefile = next(m for m in MAKEFILES if (root / m).is_file())
+        _build_make(run, report, makefile)
+    elif system == "cmake":
+        if not _build_cmake(run, report):
+            report.system = "per-file"
+            report.messages.append("building per file instead (porter build --per-file)")
+            _build_per_file(run, report)
+    else:
+        _build_per_file(run, report)
+    if report.errors and not report.cancelled:
+        report.ok = False
+    report.duration_s = time.monotonic() - start
+    return report
