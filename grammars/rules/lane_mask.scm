@@ -1,0 +1,33 @@
+; PORT020: *_sync warp intrinsics that take a 32-bit lane mask
+((call_expression
+   function: (identifier) @fn
+   arguments: (argument_list)) @PORT020
+ (#match? @fn "^__(shfl|shfl_up|shfl_down|shfl_xor|ballot|any|all|match_any|match_all|reduce_add|reduce_min|reduce_max|reduce_and|reduce_or|reduce_xor)_sync$"))
+
+; PORT021: __syncwarp
+((call_expression function: (identifier) @fn) @PORT021
+ (#eq? @fn "__syncwarp"))
+
+; PORT022: __activemask()
+((call_expression function: (identifier) @fn) @PORT022
+ (#eq? @fn "__activemask"))
+
+; PORT023: a 64-bit ballot (HIP spelling) stored in a 32-bit integer
+(declaration
+  type: (_) @type
+  declarator: (init_declarator
+    value: (call_expression function: (identifier) @fn) @PORT023)
+  (#match? @fn "^__ballot(64)?$"))
+
+; PORT024: __popc / __ffs / __clz of a 64-bit ballot
+((call_expression
+   function: (identifier) @fn
+   arguments: (argument_list . (_) @arg .)) @PORT024
+ (#match? @fn "^__(popc|ffs|clz)$"))
+
+; PORT025: 1 << lane: a 32-bit mask for a lane that can be 32..63
+((binary_expression
+   left: (number_literal) @one
+   operator: "<<"
+   right: (_) @shift) @PORT025
+ (#match? @one "^1[uU]?$"))

@@ -1,0 +1,45 @@
+; PORT010: a warp-size macro or constant defined as 32
+((preproc_def
+   name: (identifier) @name
+   value: (preproc_arg) @value) @PORT010
+ (#match? @name "[Ww][Aa][Rr][Pp]_?([Ss][Ii][Zz][Ee]|[Ss][Zz]|[Ww][Ii][Dd][Tt][Hh]|[Ll][Aa][Nn][Ee][Ss])$"))
+((declaration
+   declarator: (init_declarator
+     declarator: (identifier) @name
+     value: (number_literal) @value)) @PORT010
+ (#match? @name "[Ww][Aa][Rr][Pp]_?([Ss][Ii][Zz][Ee]|[Ss][Zz]|[Ww][Ii][Dd][Tt][Hh]|[Ll][Aa][Nn][Ee][Ss])$")
+ (#match? @value "^32[uU]?$"))
+
+; PORT011: lane / warp index arithmetic with 31, 32 or 5
+((binary_expression
+   left: (_) @lhs
+   operator: ["&" "%" ">>" "/"] @op
+   right: (number_literal) @n) @PORT011
+ (#match? @n "^(31|0[xX]1[fF]|32|5)[uU]?$"))
+
+; PORT012: a shuffle loop that starts at offset 16 (a 32-lane reduction)
+(for_statement
+  initializer: (declaration
+    declarator: (init_declarator declarator: (identifier) @var value: (number_literal) @start))
+  body: (_) @body
+  (#match? @start "^16[uU]?$")) @PORT012
+(for_statement
+  initializer: (assignment_expression left: (identifier) @var right: (number_literal) @start)
+  body: (_) @body
+  (#match? @start "^16[uU]?$")) @PORT012
+
+; PORT013: a __shared__ array with one slot per 32-lane warp
+(declaration
+  (type_qualifier) @q
+  declarator: (array_declarator
+    declarator: (identifier) @name
+    size: (_) @size)
+  (#eq? @q "__shared__")) @PORT013
+
+; PORT014: a loop over the 32 lanes of a warp
+(for_statement
+  condition: (binary_expression
+    left: (identifier) @var
+    operator: ["<" "<="] @op
+    right: (_) @bound)
+  body: (_) @body) @PORT014

@@ -1,0 +1,106 @@
+"""The rule catalogue: rule metadata and pages, loaded from ``catalogue.toml``.
+
+A rule is data: an id, a category, a severity, a message template, the query
+file (``grammars/rules/<query>.scm``) whose ``@PORTnnn`` capture marks what it
+reports, optional regular expressions (build-file rules), and its page.  A
+short Python predicate (``porter.findings.predicates``) refines a match only
+where a query cannot express the check.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from porter.findings.model import CATEGORIES, SEVERITIES
+
+CATALOGUE_FILE = Path(__file__).with_name("catalogue.toml")
+_ID = re.compile(r"^PORT\d{3}$")
+_KEYS = {"id", "category", "severity", "title", "message", "query", "scope", "patterns", "fix", "docs", "page",
+         "summary"}
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    category: str
+    severity: str
+    title: str
+    message: str  # str.format template; fields come from the predicate
+    summary: str = ""  # one line: what it detects
+    query: str | None = None  # grammars/rules/<query>.scm
+    scope: str = "source"  # source | build | engine (reported by the engine itself)
+    patterns: tuple[dict, ...] = ()  # build rules: {regex, fix, replace, safe}
+    fix: str | None = None  # description of the suggested fix
+    docs: tuple[str, ...] = ()  # HIP/ROCm documentation topics, by name
+    page: str = ""  # markdown body: why it matters on gfx942, before/after
+
+    def render_message(self, params: dict | None) -> str:
+        if not params:
+            return self.message
+        try:
+            return self.message.format(**params)
+        except (KeyError, IndexError, ValueError):
+            return self.message
+
+    def page_text(self) -> str:
+        """The page ``porter explain`` prints."""
+        lines = [f"{self.id}: {self.title}", "",
+                 f"Category: {self.category}    Severity: {self.severity}", ""]
+        if self.summary:
+            lines += ["What it detects", "", self.summary.strip(), ""]
+        if self.page:
+            lines += [self.page.strip(), ""]
+        if self.fix:
+            lines += ["Suggested fix", "", self.fix.strip(), ""]
+        if self.docs:
+            lines += ["HIP/ROCm documentation", ""] + [f"- {d}" for d in self.docs] + [""]
+        return "\n".join(lines).rstrip() + "\n"
+
+    def as_sarif(self) -> dict:
+        level = {"error": "error", "warning": "warning", "info": "note"}[self.severity]
+        return {
+            "id": self.id,
+            "name": re.sub(r"[^A-Za-z0-9]+", " ", self.title).title().replace(" ", ""),
+            "shortDescription": {"text": self.title},
+            "fullDescription": {"text": (self.summary or self.title).strip()},
+            "help": {"text": self.page_text(), "markdown": self.page_text()},
+            "defaultConfiguration": {"level": level},
+            "properties": {"category": self.category, "tags": [self.category]},
+        }
+
+
+def _rule(raw: dict, where: str) -> Rule:
+    unknown = set(raw) - _KEYS
+    rid = raw.get("id", "?")
+    if unknown:
+        raise ValueError(f"{where}: rule {rid}: unknown key(s) {sorted(unknown)}")
+    if not _ID.match(rid):
+        raise ValueError(f"{where}: rule id {rid!r} is not PORTnnn")
+    if raw.get("category") not in CATEGORIES:
+        raise ValueError(f"{where}: rule {rid}: category {raw.get('category')!r} not in {CATEGORIES}")
+    if raw.get("severity") not in SEVERITIES:
+        raise ValueError(f"{where}: rule {rid}: severity {raw.get('severity')!r} not in {SEVERITIES}")
+    for key in ("title", "message"):
+        if not raw.get(key):
+            raise ValueError(f"{where}: rule {rid}: missing {key}")
+    raw = dict(raw)
+    raw["patterns"] = tuple(raw.get("patterns", ()))
+    raw["docs"] = tuple(raw.get("docs", ()))
+    return Rule(**raw)
+
+
+@functools.cache
+def catalogue(path: Path = CATALOGUE_FILE) -> dict[str, Rule]:
+    """Every rule, by id, in id order."""
+    doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    rules: dict[str, Rule] = {}
+    for raw in doc.get("rule", []):
+        rule = _rule(raw, path.name)
+        if rule.id in rules:
+            raise ValueError(f"{path.name}: duplicate rule id {rule.id}")
+        rules[rule.id] = rule
+    return dict(sorted(rules.items()))

@@ -1,0 +1,220 @@
+"""The scan engine: one parse, one index and one query pass shared by every rule.
+
+All ``grammars/rules/*.scm`` files are joined into one query; each pattern
+names the node it reports with a ``@PORTnnn`` capture.  A match goes to the
+rule's predicate when one is registered (``porter.findings.predicates``), else
+it is reported as is with the rule's message.  Adding a rule never touches
+this module: it is a catalogue entry, a query pattern and maybe a predicate.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+
+import tree_sitter as ts
+
+from porter import parse
+from porter.findings.catalogue import Rule, catalogue
+from porter.findings.model import Finding, Fix
+from porter.translate.source_index import SourceIndex, index_source
+
+INTERNAL_ERROR = "PORT900"
+PARSE_ERROR = "PORT901"
+_RULE_CAPTURE = re.compile(r"^PORT\d{3}$")
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
+@dataclass
+class Hit:
+    """What a predicate reports: a byte span, message fields and an optional fix."""
+
+    start: int
+    end: int
+    params: dict = field(default_factory=dict)
+    fix: Fix | None = None
+    severity: str | None = None  # overrides the rule's default (rarely)
+
+
+@functools.cache
+def rule_files() -> tuple[str, ...]:
+    folder = parse.grammars_dir() / "rules"
+    return tuple(sorted(p.stem for p in folder.glob("*.scm")))
+
+
+@functools.cache
+def combined_query() -> ts.Query:
+    """Every rule query in one ts.Query, so a file needs one tree pass."""
+    text = "\n".join(parse.query_text(f"rules/{name}") for name in rule_files())
+    return ts.Query(parse.language(), text)
+
+
+class Context:
+    """What predicates see: the source, its index, and cached per-file facts."""
+
+    def __init__(self, source: bytes, index: SourceIndex, path: str):
+        self.source = source
+        self.index = index
+        self.path = path
+        self._macros: dict[str, str] | None = None
+        self.cache: dict = {}  # per-file scratch space for predicates
+
+    def text(self, node: ts.Node | None) -> str:
+        if node is None:
+            return ""
+        return self.source[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+    @property
+    def macros(self) -> dict[str, str]:
+        """Object-like #define NAME body, by name (last definition wins)."""
+        if self._macros is None:
+            found: dict[str, str] = {}
+            for body in self.index.macro_bodies:
+                parent = body.parent
+                if parent is not None and parent.type == "preproc_def":
+                    name = parent.child_by_field_name("name")
+                    if name is not None:
+                        value = _COMMENT.sub(" ", self.text(body)).strip()
+                        found[self.text(name)] = value
+            self._macros = found
+        return self._macros
+
+    def macro_value(self, text: str, depth: int = 4) -> str:
+        """``text`` with object-like macros expanded (a few levels), outer parentheses stripped."""
+        text = text.strip()
+        for _ in range(depth):
+            while len(text) > 1 and text[0] == "(" and text[-1] == ")" and _balanced(text[1:-1]):
+                text = text[1:-1].strip()
+            if text in self.macros:
+                text = self.macros[text]
+                continue
+            break
+        return text
+
+    @staticmethod
+    def enclosing(node: ts.Node, *types: str) -> ts.Node | None:
+        n = node.parent
+        while n is not None:
+            if n.type in types:
+                return n
+            n = n.parent
+        return None
+
+    def function_of(self, node: ts.Node) -> ts.Node | None:
+        return self.enclosing(node, "function_definition", "lambda_expression")
+
+    def is_device_function(self, fn: ts.Node | None) -> bool:
+        """A function marked __global__ or __device__ (the qualifier is an anonymous token)."""
+        while fn is not None:
+            if fn.type == "function_definition":
+                head = self.source[fn.start_byte:(fn.child_by_field_name("body") or fn).start_byte]
+                if re.search(rb"\b__(?:global|device)__\b", head):
+                    return True
+                # a template<...> or a lambda inside a device function
+            fn = self.enclosing(fn, "function_definition")
+        return False
+
+    def in_device_code(self, node: ts.Node) -> bool:
+        return self.is_device_function(self.function_of(node))
+
+    def line_col(self, pos: int) -> tuple[int, int]:
+        return self.index.line_col(pos)
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def _finding(rule: Rule, ctx: Context, hit: Hit, path: str) -> Finding:
+    line, col = ctx.line_col(hit.start)
+    end_line, end_col = ctx.line_col(max(hit.start, hit.end))
+    return Finding(rule.id, rule.category, hit.severity or rule.severity, path, line, col, end_line, end_col,
+                   rule.render_message(hit.params), hit.fix, hit.start, hit.end, dict(hit.params))
+
+
+def _internal_error(ctx: Context, path: str, rule_id: str, exc: BaseException, pos: int = 0) -> Finding:
+    rules = catalogue()
+    meta = rules[INTERNAL_ERROR]
+    line, col = ctx.line_col(pos)
+    msg = meta.render_message({"rule": rule_id, "error": f"{type(exc).__name__}: {exc}"[:200]})
+    return Finding(INTERNAL_ERROR, meta.category, meta.severity, path, line, col, line, col, msg, None, pos, pos,
+                   {"failed_rule": rule_id})
+
+
+def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None) -> list[Finding]:
+    """Every finding in one source file, sorted by position.  Never raises on odd input."""
+    from porter.findings import predicates  # registers the predicates
+
+    if isinstance(source, str):
+        source = source.encode("utf-8")
+    rules = catalogue()
+    if index is None:
+        index = index_source(source)
+    ctx = Context(source, index, path)
+    out: list[Finding] = []
+    failed: set[str] = set()
+    seen: set[tuple[str, int, int]] = set()
+
+    def report(rule: Rule, hits) -> None:
+        if hits is None:
+            return
+        if isinstance(hits, Hit):
+            hits = (hits,)
+        for hit in hits:
+            key = (rule.id, hit.start, hit.end)
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(_finding(rule, ctx, hit, path))
+
+    # 1. the one query pass
+    try:
+        found = parse.matches(combined_query(), index.tree.root_node)
+    except Exception as exc:  # pragma: no cover - a broken query file
+        out.append(_internal_error(ctx, path, "query", exc))
+        found = []
+    for _pattern, caps in found:
+        for name, nodes in caps.items():
+            if not _RULE_CAPTURE.match(name) or name in failed:
+                continue
+            rule = rules.get(name)
+            if rule is None or rule.scope != "source":
+                continue
+            check = predicates.REGISTRY.get(name)
+            for node in nodes:
+                try:
+                    hits = check(ctx, node, caps) if check else Hit(node.start_byte, node.end_byte)
+                    report(rule, hits)
+                except Exception as exc:
+                    failed.add(name)
+                    out.append(_internal_error(ctx, path, name, exc, node.start_byte))
+                    break
+
+    # 2. rules that look at the whole file (macro bodies, database look-ups)
+    for rule_id, check in predicates.FILE_REGISTRY.items():
+        rule = rules.get(rule_id)
+        if rule is None or rule_id in failed:
+            continue
+        try:
+            report(rule, check(ctx))
+        except Exception as exc:
+            out.append(_internal_error(ctx, path, rule_id, exc))
+
+    # 3. where parsing failed
+    for start, end in index.parse_errors()[:1]:
+        meta = rules[PARSE_ERROR]
+        count = len(index.parse_errors())
+        more = f" ({count - 1} more region{'s' if count > 2 else ''} further down)" if count > 1 else ""
+        report(meta, Hit(start, end, {"more": more}))
+
+    out.sort(key=lambda f: (f.start_byte, f.end_byte, f.rule))
+    return out

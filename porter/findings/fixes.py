@@ -1,0 +1,50 @@
+"""Applying the suggested fixes of findings to the scanned source."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from porter.findings.model import Finding, FixEdit
+
+
+def select_fixes(findings: Iterable[Finding], safe_only: bool = True) -> list[Finding]:
+    """The findings whose fixes would be applied: in source order, skipping one that
+    overlaps an earlier accepted fix (the next scan offers it again)."""
+    accepted: list[Finding] = []
+    taken: list[tuple[int, int]] = []
+    ordered = sorted((f for f in findings if f.fix and f.fix.edits and (f.fix.safe or not safe_only)),
+                     key=lambda f: (min(e.start_byte for e in f.fix.edits), f.start_byte, f.rule))
+    for f in ordered:
+        spans = [(e.start_byte, e.end_byte) for e in f.fix.edits]
+        if any(_overlaps(s, t) for s in spans for t in taken):
+            continue
+        accepted.append(f)
+        taken.extend(spans)
+    return accepted
+
+
+def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    if a[0] == a[1] or b[0] == b[1]:  # an insertion touches a span only strictly inside it
+        p, (s, e) = (a[0], b) if a[0] == a[1] else (b[0], a)
+        if a[0] == a[1] and b[0] == b[1]:
+            return a[0] == b[0]
+        return s < p < e
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def apply_fixes(source: bytes, findings: Iterable[Finding], safe_only: bool = True) -> bytes:
+    """``source`` with the fixes of ``findings`` applied (only safe ones unless ``safe_only`` is False)."""
+    edits: list[FixEdit] = []
+    for f in select_fixes(findings, safe_only):
+        edits.extend(f.fix.edits)
+    edits.sort(key=lambda e: (e.start_byte, e.end_byte))
+    out = []
+    pos = 0
+    for e in edits:
+        if e.start_byte < pos or e.end_byte > len(source):
+            continue
+        out.append(source[pos:e.start_byte])
+        out.append(e.replacement.encode("utf-8"))
+        pos = e.end_byte
+    out.append(source[pos:])
+    return b"".join(out)

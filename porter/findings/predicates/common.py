@@ -1,0 +1,64 @@
+"""Helpers shared by the predicates: reading calls, masks and fix edits."""
+
+from __future__ import annotations
+
+import re
+
+import tree_sitter as ts
+
+from porter.findings.model import Fix, FixEdit
+
+FULL_MASK = re.compile(r"^(?:0[xX][fF]{8}(?:[uU][lL]{0,2}|[lL]{1,2}[uU]?)?|~0[uU]?[lL]{0,2}|-1|\(\s*unsigned(?:\s+int)?\s*\)\s*-1|0[xX][fF]{16}[uU]?[lL]{0,2}|~\s*0[uU]?)$")
+
+
+# names that by convention mean all 32 lanes, when their definition is in another file
+FULL_MASK_NAME = re.compile(r"^(?:FULL_(?:WARP_)?MASK|(?:WARP_)?FULL_MASK|ALL_LANES(?:_MASK)?|FULL_LANE_MASK|kFullMask|FINAL_MASK|full_mask)$")
+
+
+def args_of(call: ts.Node) -> list[ts.Node]:
+    arguments = call.child_by_field_name("arguments")
+    if arguments is None:
+        return []
+    return [c for c in arguments.named_children if c.type != "comment"]
+
+
+def function_name(ctx, call: ts.Node) -> str:
+    return ctx.text(call.child_by_field_name("function"))
+
+
+def is_full_mask(ctx, node: ts.Node) -> bool:
+    text = ctx.macro_value(ctx.text(node))
+    if FULL_MASK.match(text.replace(" ", "") if text.startswith("(") else text):
+        return True
+    # a const/constexpr variable in this file set to a full mask
+    name = text
+    if re.match(r"^[A-Za-z_]\w*$", name):
+        if "const_masks" not in ctx.cache:
+            ctx.cache["const_masks"] = _const_masks(ctx)
+        if name in ctx.cache["const_masks"]:
+            return True
+        # a mask macro from another header (e.g. FULL_MASK in warp_utils.cuh): trust its name
+        return name not in ctx.macros and bool(FULL_MASK_NAME.match(name))
+    return False
+
+
+def _const_masks(ctx) -> set[str]:
+    text = ctx.source.decode("utf-8", "replace")
+    names = set()
+    for m in re.finditer(r"\bconst(?:expr)?\b[^;=(){}]*?\b([A-Za-z_]\w*)\s*=\s*([^;]+);", text):
+        if FULL_MASK.match(m.group(2).strip()):
+            names.add(m.group(1))
+    return names
+
+
+def edit(start: int, end: int, replacement: str) -> FixEdit:
+    return FixEdit(start, end, replacement)
+
+
+def fix(description: str, *edits: FixEdit, safe: bool = True) -> Fix:
+    return Fix(safe, description, tuple(sorted(edits, key=lambda e: (e.start_byte, e.end_byte))))
+
+
+def compact(text: str, limit: int = 60) -> str:
+    text = re.sub(r"\s+", " ", text).strip()
+    return text if len(text) <= limit else text[:limit - 1] + "…"

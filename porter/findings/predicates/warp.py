@@ -1,0 +1,135 @@
+"""warp-size rules: 32 (31, >> 5, 16 as the first shuffle offset) used as the warp width."""
+
+from __future__ import annotations
+
+import re
+
+from porter.findings.engine import Hit
+from porter.findings.predicates import node_check
+from porter.findings.predicates.common import args_of, compact, edit, fix, function_name
+
+_SHUFFLE = re.compile(r"^__shfl(_up|_down|_xor)?(_sync)?$")
+_LANE_SOURCE = re.compile(r"threadIdx\s*\.\s*[xyz]|\b(?:tid|ltid|thread_?id\w*|threadId\w*|local_?tid|lane\w*|\w*_tid|tid_\w*|\w*[Ll]ane(?:_?[Ii]d)?)\b")
+_WARPISH_INDEX = re.compile(r"\b(?:warp\w*|wid|w_id|\w*[Ww]arp(?:_?[Ii]d)?|lane\w*|\w*[Ll]ane(?:_?[Ii]d)?)\b|>>\s*5\b|/\s*32\b|&\s*31\b")
+_THIRTY_TWO = ("32", "32u", "32U")
+
+
+@node_check("PORT010")
+def warp_size_macro(ctx, node, caps):
+    value = ctx.macro_value(ctx.text(caps["value"][0]).split("//")[0].split("/*")[0])
+    if not re.match(r"^32[uU]?$", value):
+        return None
+    return Hit(node.start_byte, node.end_byte, {"name": ctx.text(caps["name"][0])})
+
+
+_ARITH = {("&", "31"), ("&", "0x1f"), ("%", "32"), (">>", "5"), ("/", "32")}
+
+
+@node_check("PORT011")
+def lane_arithmetic(ctx, node, caps):
+    op = ctx.text(caps["op"][0])
+    n = ctx.text(caps["n"][0]).rstrip("uU").lower()
+    if (op, n) not in _ARITH:
+        return None
+    lhs_text = ctx.text(caps["lhs"][0])
+    if not _LANE_SOURCE.search(lhs_text) or not ctx.in_device_code(node):
+        return None
+    kind = "lane index" if op in ("&", "%") else "warp index"
+    wave = "__lane_id()" if op in ("&", "%") else f"{compact(lhs_text, 30)} / warpSize"
+    return Hit(node.start_byte, node.end_byte, {"expr": compact(ctx.text(node), 40), "kind": kind, "wave64": wave})
+
+
+def _shuffles(ctx, body, var: str):
+    """Shuffle calls in ``body`` that use ``var`` in an argument: (call, name, args)."""
+    stack = [body]
+    pattern = re.compile(r"\b" + re.escape(var) + r"\b")
+    while stack:
+        n = stack.pop()
+        if n.type == "call_expression":
+            fn = function_name(ctx, n)
+            if _SHUFFLE.match(fn):
+                args = args_of(n)
+                if any(pattern.search(ctx.text(a)) for a in args):
+                    yield n, fn, args
+        stack.extend(n.named_children)
+
+
+def _width_is_32(ctx, fn: str, args) -> bool:
+    width_index = 3 if fn.endswith("_sync") else 2
+    return len(args) > width_index and ctx.macro_value(ctx.text(args[width_index])) in _THIRTY_TWO
+
+
+@node_check("PORT012")
+def shuffle_loop_from_16(ctx, node, caps):
+    var = ctx.text(caps["var"][0])
+    body = caps["body"][0]
+    edits = []
+    needs = False
+    for call, fn, args in _shuffles(ctx, body, var):
+        if _width_is_32(ctx, fn, args):
+            continue  # already explicit 32-lane semantics
+        needs = True
+        if not fn.endswith("_sync") and len(args) == 2:
+            edits.append(edit(args[1].end_byte, args[1].end_byte, ", 32"))
+    if not needs:
+        return None
+    start = caps["start"][0]
+    the_fix = fix("give the shuffles an explicit width of 32 (32-lane CUDA semantics)", *edits) if edits else None
+    return Hit(start.start_byte, start.end_byte, {"var": var}, the_fix)
+
+
+@node_check("PORT013")
+def shared_per_warp(ctx, node, caps):
+    size = caps["size"][0]
+    decl = node.child_by_field_name("declarator")
+    if decl is None or decl.type != "array_declarator":
+        return None
+    inner = decl.child_by_field_name("declarator")
+    if inner is None or inner.type != "identifier":
+        return None  # 2-D tiles are not per-warp slots
+    size_text = ctx.text(size)
+    value = ctx.macro_value(size_text)
+    per_warp = bool(re.search(r"(?:/\s*32[uU]?|>>\s*5)\s*$", value))
+    if not per_warp and "/" in size_text:
+        per_warp = ctx.macro_value(size_text.rsplit("/", 1)[1]) in _THIRTY_TWO
+    name = ctx.text(inner)
+    if not per_warp:
+        if value not in _THIRTY_TWO:
+            return None
+        fn = ctx.function_of(node)
+        body = ctx.text(fn) if fn is not None else ""
+        uses = re.findall(r"\b" + re.escape(name) + r"\s*\[([^\]]*)\]", body)
+        if not any(_WARPISH_INDEX.search(u) for u in uses):
+            return None
+    return Hit(node.start_byte, node.end_byte, {"name": name, "size": compact(size_text, 30)})
+
+
+def _reads_lane(ctx, call, var: str) -> bool:
+    """A __shfl/__shfl_sync whose source-lane argument is ``var`` and whose width is not 32."""
+    node, fn, args = call
+    if fn not in ("__shfl", "__shfl_sync"):
+        return False
+    lane_index = 2 if fn.endswith("_sync") else 1
+    if len(args) <= lane_index or ctx.text(args[lane_index]).strip() != var:
+        return False
+    return not _width_is_32(ctx, fn, args)
+
+
+@node_check("PORT014")
+def loop_over_32_lanes(ctx, node, caps):
+    bound = ctx.text(caps["bound"][0])
+    op = ctx.text(caps["op"][0])
+    var = ctx.text(caps["var"][0])
+    value = ctx.macro_value(bound)
+    body = caps["body"][0]
+    if value not in ("32", "32u", "31", "warpSize") or not ctx.in_device_code(node):
+        return None
+    body_text = ctx.text(body)
+    shifts = re.search(r"(?<![\w.])1[uU]?\s*<<\s*\(?\s*" + re.escape(var) + r"\b", body_text)
+    hit = Hit(node.start_byte, body.start_byte, {"var": var, "bound": bound})
+    if (op == "<" and value in ("32", "32u")) or (op == "<=" and value == "31"):
+        if shifts or any(_reads_lane(ctx, c, var) for c in _shuffles(ctx, body, var)):
+            return hit
+    elif op == "<" and value == "warpSize" and shifts:
+        return hit
+    return None
