@@ -57,6 +57,8 @@ class TranslateOptions:
     roc: bool = False  # map libraries to roc* where a roc name exists
     kernel_launch_syntax: bool = False  # rewrite <<<...>>> to hipLaunchKernelGGL
     add_runtime_include: bool = True
+    # the oldest HIP the port must compile with (e.g. "5.2"): names introduced later are reported, not emitted
+    target_hip: str | None = None
 
 
 @dataclass
@@ -177,6 +179,20 @@ def _newline(source: bytes) -> bytes:
     return b"\r\n" if b"\r\n" in source[:4096] else b"\n"
 
 
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", text)[:3])
+
+
+def too_new(since_hip: str | None, target_hip: str | None) -> bool:
+    """True when an API introduced in ``since_hip`` is missing from HIP ``target_hip``.
+    ``since_hip`` may be ">X" (newer than X, exact version unknown)."""
+    if not since_hip or not target_hip:
+        return False
+    if since_hip.startswith(">"):
+        return _version(target_hip) <= _version(since_hip[1:])
+    return _version(since_hip) > _version(target_hip)
+
+
 def translate(source: bytes, path: str | None = None, options: TranslateOptions = TranslateOptions(),
               db: Database | None = None, index: SourceIndex | None = None) -> Translation:
     db = db or load_database()
@@ -247,6 +263,12 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
             continue
         if not entry.renames:
             unsupported.append(ref(entry, name, start))
+            continue
+        if too_new(entry.since_hip, options.target_hip):
+            r = ref(entry, name, start)
+            unsupported.append(Reference(r.name, r.line, r.column, r.category, "too-new", r.hip,
+                                         f"{r.hip} needs HIP {entry.since_hip}; the target is HIP {options.target_hip}",
+                                         r.alternative, r.since_hip))
             continue
         target = entry.target(options.roc)
         if target != name:

@@ -130,3 +130,18 @@ def test_kernel_launch_inside_a_macro_is_rewritten():
     out = conv(src, kernel_launch_syntax=True)
     assert "#define LAUNCH(k, n, ...) hipLaunchKernelGGL(k, dim3((n + 255) / 256), dim3(256), 0, stream, __VA_ARGS__)\n" in out
     assert "  hipLaunchKernelGGL(HIP_KERNEL_NAME(fill<float>), dim3(1), dim3(32), 0, 0, p, hipFree(p))\n" in out
+
+
+def test_api_newer_than_the_target_hip_is_reported_not_emitted():
+    from porter.mapping import Database, Entry
+
+    db = Database()
+    db.add(Entry("cudaNewThing", "hipNewThing", since_hip="6.1"))
+    db.add(Entry("cudaOldThing", "hipOldThing", since_hip="1.5"))
+    src = b"void f(){ cudaNewThing(); cudaOldThing(); }\n"
+    t = translate(src, "t.cu", TranslateOptions(target_hip="5.2"), db=db)
+    assert t.output == b"void f(){ cudaNewThing(); hipOldThing(); }\n"
+    [u] = t.unsupported
+    assert u.name == "cudaNewThing" and "HIP 6.1" in u.why
+    assert translate(src, "t.cu", TranslateOptions(target_hip="6.2"), db=db).output.count(b"hip") == 2
+    assert translate(src, "t.cu", db=db).output.count(b"hip") == 2
