@@ -132,7 +132,7 @@ def run_ranks(opts: SmokeOptions, nproc: int, *, emit: Callable[[str], None] | N
             bad = [r for r, c in zip(ranks, codes) if c not in (None, 0)]
             if bad:
                 time.sleep(0.5)  # let the rank that caused it and its peers' reactions settle
-                failed_rank, error = _blame(ranks)
+                failed_rank, error = _blame(ranks, len(progress))
                 break
             if all(c == 0 for c in codes) and open_streams <= 0:
                 break
@@ -183,7 +183,7 @@ def run_ranks(opts: SmokeOptions, nproc: int, *, emit: Callable[[str], None] | N
     return rep
 
 
-def _blame(ranks: list[_Rank]) -> tuple[int, str]:
+def _blame(ranks: list[_Rank], steps_seen: int) -> tuple[int, str]:
     """The rank that failed first in cause: killed or silent beats one that only saw its peer vanish."""
     cands = []
     for r in ranks:
@@ -201,8 +201,9 @@ def _blame(ranks: list[_Rank]) -> tuple[int, str]:
     cands.sort(key=lambda c: (c[0], c[1], c[2]))
     comm, _, rank, code, why, r = cands[0]
     last = next((ln for ln in reversed(r.tail) if ln.strip()), "")
-    detail = why or (f"last output: {last[:200]}" if last else "no output")
-    return rank, f"rank {rank} {_describe_exit(code)} ({detail}); the other ranks were stopped"
+    detail = why or (f"last output: {last[:200]}" if last else "it left no report")
+    return rank, (f"rank {rank} {_describe_exit(code)} after step {steps_seen} ({detail}); "
+                  "the other ranks were stopped")
 
 
 def _rank_summary(r: _Rank, rep: dict | None) -> dict:

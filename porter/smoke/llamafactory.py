@@ -29,6 +29,7 @@ from porter.smoke.torchload import installed_torch_version
 DATASET_NAME = "porter_smoke"
 DATASET_FILE = "porter_smoke.json"
 CLI = "llamafactory-cli"
+COARSE_S = 5.0  # below this mean step time, whole-second log stamps say nothing per step
 
 
 def torch_version() -> str | None:
@@ -206,8 +207,11 @@ def logs_to_report(logs: dict, opts: SmokeOptions, *, time_to_first_step_s: floa
         rep.update(device=device_info.device, device_name=device_info.name, backend=device_info.backend,
                    arch=device_info.arch, torch=device_info.torch, hip=device_info.hip, cuda=device_info.cuda,
                    device_memory_gib=device_info.total_memory_gib, peak_tflops=device_info.peak_tflops(rep["dtype"]))
-    else:
-        rep["torch"] = torch_version()
+    else:  # the training ran in LLaMA-Factory's process: tell the build from torch's version string only
+        tv = torch_version()
+        backend = "rocm" if tv and "rocm" in tv else ("cpu" if tv and "+cpu" in tv else "cuda")
+        rep.update(torch=tv, backend=backend, device="cpu" if backend == "cpu" else "cuda",
+                   device_name="as LLaMA-Factory chose (see its log)")
     rep["losses"] = [float(e["loss"]) if isinstance(e["loss"], (int, float)) else float("nan") for e in entries]
     rep["steps_done"] = max((e["current_steps"] for e in logs["entries"]), default=0)
     if entries and entries[-1].get("total_steps"):
@@ -224,14 +228,29 @@ def logs_to_report(logs: dict, opts: SmokeOptions, *, time_to_first_step_s: floa
             times.extend([(t - prev_t) / n] * n)
         prev_t, prev_s = t, e["current_steps"]
     runtime = results.get("train_runtime")
-    if isinstance(runtime, (int, float)) and rep["steps_done"]:
+    mean = None
+    if isinstance(runtime, (int, float)) and runtime > 0 and rep["steps_done"]:
         mean = runtime / rep["steps_done"]
-        if not times or max(times) == 0:
-            times = [mean] * rep["steps_done"]
-        rep["warnings"].append(f"step time from whole-second elapsed_time logs; train_runtime/steps = {mean:.4f} s")
+    elif times:
+        mean = sum(times) / len(times)
+    if mean is not None and mean < COARSE_S:
+        # elapsed_time is logged in whole seconds: per-step times this short are noise, so no slow-step check
+        rep["warnings"].append(f"LLaMA-Factory logs elapsed time in whole seconds; step time is the mean "
+                               f"{mean:.4f} s (train_runtime / steps), per-step times not checked")
+        times = []
     rep["step_times_s"] = [round(t, 6) for t in times]
     rep["time_to_first_step_s"] = time_to_first_step_s
     srep.fill_throughput(rep)
+    if mean is not None:
+        rep["step_time_s"] = round(mean, 6)
+        rep["tokens_per_s"] = round(rep["batch_size"] * rep["seq_len"] * rep["world_size"] / mean, 2)  # upper bound
+    flos = results.get("total_flos")
+    if isinstance(flos, (int, float)) and isinstance(runtime, (int, float)) and runtime > 0:
+        # Hugging Face's total_flos counts 6 x params x tokens (full fine-tuning); LoRA without
+        # gradient checkpointing does ~4 x params x tokens
+        rep["achieved_tflops"] = round(flos * 4 / 6 / runtime / 1e12, 6)
+        if rep["peak_tflops"]:
+            rep["mfu"] = round(rep["achieved_tflops"] / (rep["peak_tflops"] * rep["world_size"]), 6)
     tput = [e["throughput"] for e in logs["entries"] if isinstance(e.get("throughput"), (int, float))]
     if tput:  # tokens/s per device as LLaMA-Factory measures it (include_num_input_tokens_seen)
         rep["tokens_per_s"] = round(sorted(tput)[len(tput) // 2] * rep["world_size"], 2)

@@ -176,6 +176,9 @@ def run(opts: SmokeOptions, *, rank: int = 0, world_size: int = 1, local_rank: i
             torch.cuda.empty_cache()
     except KeyboardInterrupt:
         rep["error"] = "interrupted"
+    except RuntimeError as exc:  # e.g. a peer rank vanished mid all-reduce; keep the steps done so far
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        rep["error"] = f"{type(exc).__name__} at step {len(losses) + 1}: {text}"[:300]
 
     if dev.backend != "cpu":
         rep["memory_allocated_gib"] = round(torch.cuda.max_memory_allocated(device) / 2**30, 4)

@@ -78,6 +78,8 @@ def main() -> int:
             dist.destroy_process_group()
         except Exception:  # noqa: BLE001
             pass
+        if rep["error"] and rep["error"] != "interrupted":
+            rep["ranks"][0]["comm_error"] = any(h in rep["error"].lower() for h in COMM_HINTS)
         srep.write_json(rep, out)
         return 0 if rep["error"] is None else 1
     except SmokeError as exc:

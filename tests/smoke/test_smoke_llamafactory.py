@@ -1,0 +1,132 @@
+"""The LLaMA-Factory backend: the YAML/dataset writer, the log reader on recorded logs, and the run loop
+against a stand-in llamafactory-cli (a small script that writes logs the way LLaMA-Factory does)."""
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from porter.smoke import SmokeError, SmokeOptions, llamafactory as lf, report as srep
+
+FIX = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture()
+def model_dir(tmp_path):
+    d = tmp_path / "Llama-3-8B"
+    d.mkdir()
+    (d / "config.json").write_text(json.dumps({"model_type": "llama"}))
+    return d
+
+
+def _parse_flat_yaml(text):
+    out = {}
+    for line in text.splitlines():
+        k, _, v = line.partition(": ")
+        out[k] = json.loads(v) if v.startswith('"') else v
+    return out
+
+
+def test_writes_lora_sft_yaml_dataset_info_and_zero3(tmp_path, model_dir):
+    opts = SmokeOptions(model=str(model_dir), backend="llamafactory", steps=7, batch_size=2, seq_len=256,
+                        deepspeed=True, template="llama3")
+    paths = lf.write_inputs(tmp_path / "work", opts)
+    y = _parse_flat_yaml(paths["yaml"].read_text())
+    assert y["model_name_or_path"] == str(model_dir)
+    assert (y["stage"], y["do_train"], y["finetuning_type"], y["lora_target"]) == ("sft", "true", "lora", "all")
+    assert (y["max_steps"], y["per_device_train_batch_size"], y["cutoff_len"], y["bf16"]) == ("7", "2", "256", "true")
+    assert (y["template"], y["report_to"], y["logging_steps"]) == ("llama3", "none", "1")
+    assert y["deepspeed"] == str(paths["deepspeed"])
+    assert json.loads(paths["deepspeed"].read_text())["zero_optimization"]["stage"] == 3
+    info = json.loads((paths["dataset_dir"] / "dataset_info.json").read_text())
+    entry = info[y["dataset"]]
+    assert entry["columns"] == {"prompt": "instruction", "query": "input", "response": "output"}
+    records = json.loads((paths["dataset_dir"] / entry["file_name"]).read_text())
+    assert len(records) >= 150 and set(records[0]) == {"instruction", "input", "output"}
+    assert (paths["yaml"].parent / "constraints.txt").read_text().startswith("torch==")
+
+
+def test_yaml_quotes_what_would_change_meaning():
+    text = lf.dump_yaml({"a": "yes", "b": "1e-4", "c": "path with: colon", "d": 1.0e-4, "e": False})
+    assert text == 'a: "yes"\nb: "1e-4"\nc: "path with: colon"\nd: 0.0001\ne: false\n'
+
+
+def test_reads_recorded_logs_into_the_report():
+    logs = lf.read_logs(FIX / "lf_output")
+    assert len(logs["entries"]) == 6  # the torn last line is skipped
+    rep = lf.logs_to_report(logs, SmokeOptions(model="/models/llama", backend="llamafactory", steps=5, batch_size=1))
+    assert srep.validate(rep) == []
+    assert rep["engine"] == "llamafactory" and rep["steps_done"] == 5
+    assert rep["losses"] == [2.4817, 2.3561, 2.1902, 2.0477, 1.9934]
+    assert rep["loss_first"] == 2.4817 and rep["loss_last"] == 1.9934
+    assert rep["memory_allocated_gib"] == 16.05 and rep["memory_reserved_gib"] == 17.31
+    assert rep["tokens_per_s"] == 5533.0  # median logged throughput
+    assert rep["step_time_s"] == pytest.approx(3.4521 / 5)  # train_runtime / steps: the logs have whole seconds
+    assert rep["achieved_tflops"] == pytest.approx(1.2e15 * 4 / 6 / 3.4521 / 1e12)
+    assert rep["verdict"] == "pass", rep["reasons"]
+
+
+def test_elapsed_time_forms():
+    assert lf.parse_elapsed("0:01:05") == 65
+    assert lf.parse_elapsed("1 day, 0:00:02") == 86402
+    assert lf.parse_elapsed(3.5) == 3.5 and lf.parse_elapsed("soon") is None
+
+
+def test_missing_llamafactory_says_how_to_install_without_replacing_torch(model_dir, monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(SmokeError) as err:
+        lf.run(SmokeOptions(model=str(model_dir), backend="llamafactory"), emit=None)
+    msg = str(err.value)
+    assert "\n" not in msg and "pip install llamafactory -c constraints.txt" in msg and "torch==" in msg
+
+
+FAKE_CLI = r'''#!{python}
+import json, os, sys, time
+assert sys.argv[1] == "train"
+cfg = dict(line.split(": ", 1) for line in open(sys.argv[2]).read().splitlines())
+out = cfg["output_dir"]
+os.makedirs(out, exist_ok=True)
+steps = int(cfg["max_steps"])
+if os.environ.get("FAKE_LF_HANG"):
+    time.sleep(60)
+with open(os.path.join(out, "trainer_log.jsonl"), "w") as fh:
+    for i in range(1, steps + 1):
+        fh.write(json.dumps({{"current_steps": i, "total_steps": steps, "loss": 3.0 - 0.2 * i,
+                              "elapsed_time": "0:00:%02d" % i, "vram_allocated": 1.5,
+                              "vram_reserved": 2.0}}) + "\n")
+        fh.flush()
+json.dump({{"train_runtime": float(steps), "train_loss": 2.5}}, open(os.path.join(out, "train_results.json"), "w"))
+print("fake llamafactory done")
+'''
+
+
+@pytest.fixture()
+def fake_cli(tmp_path):
+    p = tmp_path / "bin" / "llamafactory-cli"
+    p.parent.mkdir()
+    p.write_text(FAKE_CLI.format(python=sys.executable))
+    p.chmod(0o755)
+    return p
+
+
+def test_run_streams_progress_and_reads_the_logs(tmp_path, model_dir, fake_cli):
+    lines = []
+    opts = SmokeOptions(model=str(model_dir), backend="llamafactory", steps=4)
+    rep = lf.run(opts, emit=lines.append, workdir=tmp_path / "w", cli=str(fake_cli))
+    assert [srep.parse_progress_line(ln)["step"] for ln in lines] == [1, 2, 3, 4]
+    assert rep["steps_done"] == 4 and rep["loss_last"] == pytest.approx(2.2)
+    assert rep["step_time_s"] == 1.0 and rep["memory_reserved_gib"] == 2.0
+    assert rep["step_times_s"] == []  # 1 s steps logged in whole seconds: not checked one by one
+    assert rep["time_to_first_step_s"] is not None and rep["verdict"] == "pass", rep["reasons"]
+
+
+def test_run_is_stopped_at_its_time_limit(tmp_path, model_dir, fake_cli, monkeypatch):
+    monkeypatch.setenv("FAKE_LF_HANG", "1")
+    t0 = time.monotonic()
+    opts = SmokeOptions(model=str(model_dir), backend="llamafactory", steps=4, timeout_s=1.0)
+    rep = lf.run(opts, emit=None, workdir=tmp_path / "w", cli=str(fake_cli))
+    assert time.monotonic() - t0 < 15
+    assert rep["verdict"] == "fail" and "timed out after 1 s" in rep["error"]
