@@ -70,8 +70,7 @@ class Diagnostic:
 
     def one_line(self) -> str:
         where = f"{self.file}:{self.line}:{self.column}" if self.line else (self.file or "build")
-        src = f" [source {self.source_file}:{self.source_line}]" if self.source_file and (
-            self.source_file != self.file or self.source_line != self.line) else ""
+        src = f" [CUDA source line {self.source_line}]" if self.source_file and self.source_line != self.line else ""
         extra = f" ({self.rule}: {self.hint})" if self.rule else (f" ({self.hint})" if self.hint else "")
         return f"{where}: {self.severity}: {self.message}{src}{extra}"
 

@@ -99,14 +99,8 @@ def _changes(text: str, edits) -> list[Change]:
     return out
 
 
-def _findings(path: str, text: str, ruleset, edits) -> list[Finding]:
-    try:
-        from porter import findings as findings_api
-    except ImportError:  # pragma: no cover
-        findings_api = None
-    scan = getattr(findings_api, "scan_build_file", None)
-    if scan is not None:
-        return list(scan(text, path))
+def _own_findings(path: str, text: str, ruleset, edits) -> list[Finding]:
+    """Leftovers the rewrite rules did not handle (outside rewritten spans and comments)."""
     comments = comment_spans(text)
     covered = [(e.start, e.end) for e in edits if e.end > e.start]
     taken: list[tuple[int, int]] = []
@@ -124,7 +118,29 @@ def _findings(path: str, text: str, ruleset, edits) -> list[Finding]:
                 line=_line_of(text, a), column=a - ls + 1, end_line=_line_of(text, b), end_column=b - le + 1,
                 message=f"{m.group(0).rstrip('( ')}: {rule.message}", start_byte=len(text[:a].encode()),
                 end_byte=len(text[:b].encode())))
-    return sorted(out, key=lambda f: (f.line, f.column))
+    return out
+
+
+def _findings(path: str, text: str, ruleset, edits) -> list[Finding]:
+    """Our own leftovers plus the findings catalogue's build rules (when that
+    layer has them), minus what the migration already rewrote."""
+    out = _own_findings(path, text, ruleset, edits)
+    try:
+        from porter.findings import scan_build_file
+        theirs = list(scan_build_file(text, path))
+    except (ImportError, AttributeError):
+        theirs = []
+    if theirs:
+        data = text.encode()
+        spans = [(len(text[:e.start].encode()), len(text[:e.end].encode())) for e in edits if e.end > e.start]
+        mine = {(f.line, f.column) for f in out}
+        for f in theirs:
+            a, b = f.start_byte, max(f.end_byte, f.start_byte + 1)
+            if b <= len(data) and any(a < y and x < b for x, y in spans):
+                continue  # already rewritten
+            if (f.line, f.column) not in mine:
+                out.append(f)
+    return sorted(out, key=lambda f: (f.line, f.column, f.rule))
 
 
 def migrate(path: str, text: str, arch: str = "gfx942") -> Migration:
