@@ -1,0 +1,78 @@
+"""porter smoke from the command line: one-line errors, exit codes, no torch for --help, Ctrl-C."""
+
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def porter(*args, timeout=120, **kw):
+    return subprocess.run([sys.executable, "-m", "porter", *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=timeout, **kw)
+
+
+def test_help_does_not_import_torch():
+    code = ("import sys\nfrom porter.cli.main import main\n"
+            "for argv in (['--help'], ['smoke', '--help'], ['doctor', '--help']):\n"
+            "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
+            "print('TORCH' if 'torch' in sys.modules else 'NO-TORCH')")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert p.stdout.strip().endswith("NO-TORCH")
+    assert "--nproc" in p.stdout and "--backend" in p.stdout
+
+
+def test_cuda_without_gpu_is_one_line_and_fails():
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    p = porter("smoke", "--device", "cuda", "--steps", "1")
+    assert p.returncode != 0
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--device cuda: no GPU is visible" in lines[0]
+    assert p.stdout == ""
+
+
+def test_model_that_is_not_a_model_folder(tmp_path):
+    (tmp_path / "notes.txt").write_text("hello")
+    p = porter("smoke", "--model", str(tmp_path), "--json", str(tmp_path / "r.json"))
+    assert p.returncode == 2
+    assert p.stderr.strip() == f"porter: error: smoke: --model {tmp_path}: not a model folder (no config.json)"
+    rep = json.loads((tmp_path / "r.json").read_text())  # a caller reading --json still gets a report
+    assert rep["verdict"] == "fail" and "not a model folder" in rep["error"]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("transformers") is not None and importlib.util.find_spec("peft") is not None,
+                    reason="transformers and peft are installed here")
+def test_hf_model_without_transformers_says_what_to_install(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "llama"}))
+    p = porter("smoke", "--model", str(tmp_path))
+    assert p.returncode == 1
+    (line,) = p.stderr.strip().splitlines()
+    assert "needs the optional packages transformers and peft" in line and "pip install transformers peft" in line
+
+
+def test_ctrl_c_stops_and_keeps_a_partial_report(tmp_path):
+    pytest.importorskip("torch")
+    out = tmp_path / "partial.json"
+    proc = subprocess.Popen([sys.executable, "-m", "porter", "smoke", "--device", "cpu", "--steps", "500",
+                             "--batch-size", "1", "--seq-len", "32", "--json", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        for line in proc.stdout:
+            if line.startswith("step 2/500 "):
+                proc.send_signal(signal.SIGINT)
+                break
+        rest, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "verdict     INTERRUPTED" in rest and "Traceback" not in err
+    rep = json.loads(out.read_text())
+    assert rep["verdict"] == "interrupted" and 2 <= rep["steps_done"] < 500
+    assert len(rep["losses"]) == rep["steps_done"]
