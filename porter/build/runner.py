@@ -431,9 +431,9 @@ def _build_cmake(run: _Runner, report: BuildReport) -> bool:
                 report.cancelled = True
                 return True
             lines = [ln.strip() for ln in r.stdout.splitlines() if ln.strip()]
-            why = next((ln for ln in lines if "Error" in ln or "error" in ln), lines[-1] if lines else "no output")
-            detail = next((lines[i + 1] for i, ln in enumerate(lines[:-1]) if "CMake Error" in ln), "")
-            why = (why + (" " + detail if detail else ""))[:300]
+            at = next((i for i, ln in enumerate(lines) if "CMake Error" in ln or "error" in ln.lower()), None)
+            why = " ".join(lines[at:at + 4]) if at is not None else (lines[-1] if lines else "no output")
+            why = why[:400]
             cache.extra["cmake_failed"] = {"key": key, "why": why}
             cache.dirty = True
             cache.save()

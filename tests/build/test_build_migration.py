@@ -53,8 +53,8 @@ def test_make_flags():
     assert "HIP_ARCH ?= gfx90a\n" in out
     assert "HIPCC ?= hipcc" in out and "ROCM_PATH ?= /opt/rocm" in out
     assert ("FLAGS := -O2 --offload-arch=$(HIP_ARCH) -ffast-math -gline-tables-only -fgpu-rdc -fPIC -Wall "
-            "-I$(ROCM_PATH)/include\n") in out
-    assert "\t$(HIPCC) --offload-arch=$(HIP_ARCH) -o $@ $^ -L$(ROCM_PATH)/lib -lhipblas -lhipfft -lhiprand\n" in out
+            "-I$(ROCM_PATH)/include -D__HIP_PLATFORM_AMD__\n") in out
+    assert "\t$(HIPCC) --offload-arch=$(HIP_ARCH) -o $@ $^ -L$(ROCM_PATH)/lib -lamdhip64 -lhipblas -lhipfft -lhiprand\n" in out
 
 
 def test_make_gencode_over_continuation_lines_and_byte_preservation():
