@@ -1,0 +1,770 @@
+#!/usr/bin/env python3
+"""Regenerate the CUDA -> HIP mapping database (``porter/mapping/data/*.json``).
+
+Two stages, so that the result is reproducible offline:
+
+1. **extract** (``--extract``): read the name sets out of what is installed or
+   fetched -- ``torch.utils.hipify.cuda_to_hip_mappings`` (the venv), the HIP
+   headers of Debian's ROCm 5.2 packages (/usr/include/hip, hiprand, hipsparse,
+   rocrand, rocprim and clang's HIP wrappers), the CUDA 13 toolkit headers
+   (/usr/local/cuda-13.0/include), the NVIDIA library wheels from PyPI and the
+   rocSPARSE headers from Debian's ``librocsparse-dev`` -- and write them as
+   snapshots under ``porter/mapping/sources/snapshots/``.  A source that is
+   missing is reported (with how to fetch it) and its committed snapshot is
+   kept, so the other sources still refresh.
+2. **transform** (always): combine the snapshots with the pairing rules in
+   ``porter/mapping/sources/conventions.toml`` into one JSON file per category
+   under ``porter/mapping/data/``.  This stage reads only committed files, is
+   deterministic (sorted keys, sorted entries) and is what the tests re-run.
+
+Hand-curated entries (``porter/mapping/curated/*.toml``) are not merged here:
+the loader lays them over the generated data at load time.
+
+Fetching the optional inputs (generation time only, into /tmp)::
+
+    pip download --no-deps -d /tmp/nv nvidia-cublas-cu12 nvidia-curand-cu12 \
+        nvidia-cusparse-cu12 nvidia-cufft-cu12 nvidia-cusolver-cu12 \
+        nvidia-nccl-cu12 nvidia-nvtx-cu12 nvidia-cudnn-cu12
+    (cd /tmp/rocdeb && apt-get download librocsparse-dev && dpkg-deb -x librocsparse-dev_*.deb x)
+
+Usage: ``gen_mappings.py [--extract] [--out DIR] [--sources DIR] [--wheels DIR] [--quiet]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import re
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+MAPPING = REPO / "porter" / "mapping"
+SOURCES = MAPPING / "sources"
+DATA = MAPPING / "data"
+GENERATED_BY = "scripts/gen_mappings.py"
+
+CUDA_INCLUDE = Path("/usr/local/cuda-13.0/include")
+HIP_INCLUDE = Path("/usr/include")
+WHEELS = Path("/tmp/nv")
+ROCSPARSE_INCLUDE = Path("/tmp/rocdeb/x/usr/include")
+
+IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+IDENT_FULL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+# ---------------------------------------------------------------------------
+# C header scanning (token level; good enough to list declared names)
+# ---------------------------------------------------------------------------
+
+_COMMENT_OR_STRING = re.compile(
+    r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.S
+)
+
+
+def strip_c(text: str) -> str:
+    """Text with comments and string/char literals blanked out."""
+    return _COMMENT_OR_STRING.sub(lambda m: " " if m.group(0)[0] in "/" else '""', text)
+
+
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
+_CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+_GUARD = re.compile(
+    r"^[ \t]*#[ \t]*(?:ifndef[ \t]+([A-Za-z_]\w*)|if[ \t]+!\s*defined\s*\(?\s*([A-Za-z_]\w*)\s*\)?)", re.M
+)
+_DEPRECATED = re.compile(r"__CUDA_DEPRECATED|CUDART_DEPRECATED|__DEPRECATED__|\b\w*_DEPRECATED\b|\bDEPRECATED\b")
+
+
+def header_guard(text: str) -> str | None:
+    """The include-guard macro of a header: the first ``#ifndef X``/``#if !defined(X)`` followed by ``#define X``."""
+    clean = strip_c(text)
+    for m in _GUARD.finditer(clean):
+        name = m.group(1) or m.group(2)
+        tail = clean[m.end(): m.end() + 400]
+        if re.search(r"^[ \t]*#[ \t]*define[ \t]+" + re.escape(name) + r"\b", tail, re.M):
+            return name
+    return None
+
+
+def scan_header(text: str) -> dict:
+    """Identifiers of a header: all tokens, macro names, call-like names, deprecated function names."""
+    clean = strip_c(text)
+    tokens = set(IDENT.findall(clean))
+    deprecated = set()
+    for m in _DEPRECATED.finditer(clean):
+        line_start = clean.rfind("\n", 0, m.start()) + 1
+        if clean[line_start: m.start()].lstrip().startswith("#"):
+            continue  # the macro's own #define / #if
+        start = max(clean.rfind(";", 0, m.start()), clean.rfind("{", 0, m.start()), clean.rfind("}", 0, m.start())) + 1
+        ends = [i for i in (clean.find(";", m.end()), clean.find("{", m.end()), clean.find("}", m.end())) if i >= 0]
+        stmt = clean[start: min(ends) if ends else len(clean)]
+        after = stmt[m.end() - start:]
+        calls = [c for c in _CALL.findall(after) if c not in _NOT_NAMES and not c.isupper() and "DEPRECATED" not in c]
+        if calls:
+            deprecated.add(calls[0])
+    return {
+        "tokens": tokens,
+        "macros": set(_DEFINE.findall(clean)),
+        "calls": set(_CALL.findall(clean)),
+        "deprecated": deprecated,
+    }
+
+
+_NOT_NAMES = {
+    "if", "while", "for", "switch", "return", "sizeof", "defined", "decltype", "alignof", "static_assert",
+    "__attribute__", "__declspec", "__align__", "noexcept", "operator", "static_cast", "reinterpret_cast",
+    "const_cast", "dynamic_cast", "__asm__", "asm", "__builtin_expect", "typeid", "__launch_bounds__",
+}
+
+# ---------------------------------------------------------------------------
+# extraction of snapshots
+# ---------------------------------------------------------------------------
+
+
+def _files(root: Path, patterns: list[str], exclude: tuple[str, ...] = ()) -> list[Path]:
+    out = set()
+    for pat in patterns:
+        for p in root.glob(pat):
+            rel = p.relative_to(root).as_posix()
+            if p.is_file() and not any(x in rel for x in exclude):
+                out.add(p)
+    return sorted(out)
+
+
+def _snapshot_of(files: dict[str, str], keep=lambda name: True) -> dict:
+    """name -> first header (sorted order) that mentions it; plus macros, deprecated names and guards."""
+    names: dict[str, str] = {}
+    calls: set[str] = set()
+    macros: set[str] = set()
+    deprecated: dict[str, str] = {}
+    guards: dict[str, str] = {}
+    for rel in sorted(files):
+        text = files[rel]
+        info = scan_header(text)
+        for tok in sorted(info["tokens"]):
+            if keep(tok) and tok not in names:
+                names[tok] = rel
+        calls |= {c for c in info["calls"] if keep(c)}
+        macros |= {m for m in info["macros"] if keep(m)}
+        for d in info["deprecated"]:
+            if keep(d):
+                deprecated.setdefault(d, rel)
+        g = header_guard(text)
+        if g:
+            guards[rel] = g
+    return {
+        "files": sorted(files),
+        "names": dict(sorted(names.items())),
+        "functions": sorted(calls - _NOT_NAMES),
+        "macros": sorted(macros),
+        "deprecated": dict(sorted(deprecated.items())),
+        "guards": dict(sorted(guards.items())),
+    }
+
+
+def _read(paths: list[Path], root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8", errors="replace") for p in paths}
+
+
+HIP_SETS = {
+    # set name: (root, globs)
+    "hip": (HIP_INCLUDE, ["hip/*.h", "hip/amd_detail/*.h", "hip/amd_detail/*.hpp"]),
+    "hiprand": (HIP_INCLUDE, ["hiprand/*.h", "hiprand/*.hpp"]),
+    "hipsparse": (HIP_INCLUDE, ["hipsparse/*.h"]),
+    "rocrand": (HIP_INCLUDE, ["rocrand/*.h", "rocrand/*.hpp"]),
+    "rocprim": (HIP_INCLUDE, ["rocprim/**/*.hpp"]),
+}
+HIP_EXCLUDE = ("nvidia_detail", "nvcc_detail", "_nvcc.h", "hcc_detail")
+
+CUDA_SETS = {
+    "cudart": ["cuda_runtime_api.h", "cuda_runtime.h", "driver_types.h", "vector_types.h", "vector_functions.h",
+               "surface_types.h", "texture_types.h", "channel_descriptor.h", "library_types.h",
+               "cuda_profiler_api.h", "cuda_device_runtime_api.h", "builtin_types.h", "device_types.h",
+               "cuda_texture_types.h", "cuda_surface_types.h", "cuda_occupancy.h"],
+    "driver": ["cuda.h", "cudaProfiler.h"],
+    "device": ["crt/math_functions.h", "crt/device_functions.h", "crt/device_double_functions.h",
+               "device_atomic_functions.h", "sm_20_atomic_functions.h", "sm_32_atomic_functions.h",
+               "sm_35_atomic_functions.h", "sm_60_atomic_functions.h", "sm_20_intrinsics.h", "sm_30_intrinsics.h",
+               "sm_32_intrinsics.h", "sm_35_intrinsics.h", "sm_61_intrinsics.h", "crt/sm_70_rt.h", "crt/sm_80_rt.h",
+               "crt/sm_90_rt.h", "texture_indirect_functions.h", "surface_indirect_functions.h",
+               "device_launch_parameters.h", "math_constants.h"],
+    "fp16": ["cuda_fp16.h", "cuda_fp16.hpp"],
+    "bf16": ["cuda_bf16.h", "cuda_bf16.hpp"],
+    "complex": ["cuComplex.h"],
+}
+
+WHEEL_SETS = {
+    # set name: (wheel name prefix, include dir inside the wheel)
+    "cublas": ("nvidia_cublas_cu12", "nvidia/cublas/include/"),
+    "curand": ("nvidia_curand_cu12", "nvidia/curand/include/"),
+    "cusparse": ("nvidia_cusparse_cu12", "nvidia/cusparse/include/"),
+    "cufft": ("nvidia_cufft_cu12", "nvidia/cufft/include/"),
+    "cusolver": ("nvidia_cusolver_cu12", "nvidia/cusolver/include/"),
+    "nccl": ("nvidia_nccl_cu12", "nvidia/nccl/include/"),
+    "nvtx": ("nvidia_nvtx_cu12", "nvidia/nvtx/include/"),
+    "cudnn": ("nvidia_cudnn_cu12", "nvidia/cudnn/include/"),
+}
+
+
+def _keep_public(name: str) -> bool:
+    # drop the bulk of local variable names: keep names a user could write that look like API names
+    return len(name) > 1 and not name.startswith(("_ZN", "__nv_bf16_", "__internal"))
+
+
+def extract_torch() -> dict | None:
+    try:
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            import torch
+            from torch.utils.hipify import cuda_to_hip_mappings as m
+    except Exception as exc:  # torch missing or broken
+        print(f"  torch: not importable ({exc}); keeping the committed snapshot. Install torch in the venv to refresh it.")
+        return None
+    tables = {}
+    for name in dir(m):
+        value = getattr(m, name)
+        if name.isupper() and isinstance(value, dict):
+            rows = []
+            for k, v in value.items():
+                if isinstance(v, tuple):  # older torch: (hip, CONV_*, API_*[, HIP_UNSUPPORTED])
+                    rows.append([k, v[0], *[str(x) for x in v[1:]]])
+                else:
+                    rows.append([k, v])
+            tables[name] = rows
+    return {"source": f"torch.utils.hipify {torch.__version__.split('+')[0]}", "tables": dict(sorted(tables.items()))}
+
+
+def extract(sources: Path, wheels: Path) -> None:
+    snap = sources / "snapshots"
+    snap.mkdir(parents=True, exist_ok=True)
+
+    def write(name: str, doc: dict) -> None:
+        (snap / f"{name}.json").write_text(json.dumps(doc, indent=0, sort_keys=True) + "\n", encoding="utf-8")
+        print(f"  {name}: refreshed")
+
+    t = extract_torch()
+    if t:
+        write("torch", t)
+
+    # HIP side
+    version = None
+    vfile = HIP_INCLUDE / "hip" / "hip_version.h"
+    if vfile.exists():
+        mm = re.findall(r"#define HIP_VERSION_(MAJOR|MINOR) (\d+)", vfile.read_text())
+        version = ".".join(v for _, v in mm)
+    for set_name, (root, globs) in HIP_SETS.items():
+        files = _files(root, globs, HIP_EXCLUDE)
+        if not files:
+            print(f"  hip/{set_name}: no headers under {root} ({globs[0]}); keeping the committed snapshot "
+                  f"(apt-get install libamdhip64-dev libhiprand-dev libhipsparse-dev librocrand-dev librocprim-dev)")
+            continue
+        doc = _snapshot_of(_read(files, root), _keep_public)
+        doc["source"] = f"HIP {version} headers (Debian)" if version else "HIP headers (Debian)"
+        write(f"hip_{set_name}", doc)
+    clang = sorted(Path("/usr/lib").glob("llvm-*/lib/clang/*/include/__clang_hip_*.h"))
+    if clang:
+        root = clang[0].parent
+        doc = _snapshot_of(_read(clang, root), _keep_public)
+        doc["source"] = f"clang HIP wrapper headers ({root})"
+        write("hip_clang", doc)
+    else:
+        print("  hip/clang: no __clang_hip_*.h found (apt-get install hipcc); keeping the committed snapshot")
+    rs = ROCSPARSE_INCLUDE / "rocsparse"
+    if rs.is_dir():
+        doc = _snapshot_of(_read(_files(ROCSPARSE_INCLUDE, ["rocsparse/*.h"]), ROCSPARSE_INCLUDE), _keep_public)
+        doc["source"] = "rocSPARSE 5.3 headers (Debian librocsparse-dev, fetched)"
+        write("hip_rocsparse", doc)
+    else:
+        print(f"  hip/rocsparse: {rs} missing; keeping the committed snapshot. Fetch: mkdir -p /tmp/rocdeb && cd /tmp/rocdeb "
+              "&& apt-get download librocsparse-dev && dpkg-deb -x librocsparse-dev_*.deb x")
+
+    # CUDA side
+    if CUDA_INCLUDE.is_dir():
+        cver = None
+        vh = CUDA_INCLUDE / "cuda.h"
+        if vh.exists():
+            mv = re.search(r"#define CUDA_VERSION (\d+)", vh.read_text(errors="replace"))
+            if mv:
+                n = int(mv.group(1))
+                cver = f"{n // 1000}.{n % 1000 // 10}"
+        for set_name, rels in CUDA_SETS.items():
+            files = [CUDA_INCLUDE / r for r in rels if (CUDA_INCLUDE / r).exists()]
+            doc = _snapshot_of(_read(files, CUDA_INCLUDE), _keep_public)
+            doc["source"] = f"CUDA {cver} toolkit headers"
+            if set_name == "cudart":
+                removed = CUDA_INCLUDE / "generated_cudart_removed_meta.h"
+                if removed.exists():
+                    text = removed.read_text(errors="replace")
+                    part = text.split("removed functions", 1)[-1]
+                    doc["removed"] = sorted(set(re.findall(r"\b(cuda[A-Za-z0-9]+?)_v\d+_params\b", part)))
+            write(f"cuda_{set_name}", doc)
+        # headers: every header path of the toolkit, cub/thrust/cooperative_groups included
+        paths = {}
+        for p in sorted(CUDA_INCLUDE.rglob("*")):
+            if p.is_file() and p.suffix in (".h", ".hpp", ".cuh", "") and "Openacc" not in p.parts and "Openmp" not in p.parts:
+                rel = p.relative_to(CUDA_INCLUDE).as_posix()
+                for prefix in ("cccl/",):
+                    if rel.startswith(prefix):
+                        rel = rel[len(prefix):]
+                if p.suffix == "" and not rel.startswith("cuda/"):
+                    continue
+                paths[rel] = header_guard(p.read_text(errors="replace")) if p.suffix else None
+        write("cuda_headers", {"source": f"CUDA {cver} toolkit headers", "headers": dict(sorted(paths.items()))})
+    else:
+        print(f"  cuda: {CUDA_INCLUDE} missing; keeping the committed CUDA snapshots (install the CUDA 13 toolkit to refresh)")
+
+    # NVIDIA library wheels
+    for set_name, (prefix, inc) in WHEEL_SETS.items():
+        found = sorted(wheels.glob(f"{prefix}-*.whl"))
+        if not found:
+            print(f"  {set_name}: no {prefix}-*.whl in {wheels}; keeping the committed snapshot. "
+                  f"Fetch: pip download --no-deps -d {wheels} {prefix.replace('_', '-')}")
+            continue
+        whl = found[-1]
+        files = {}
+        with zipfile.ZipFile(whl) as z:
+            for n in z.namelist():
+                if n.startswith(inc) and n.endswith((".h", ".hpp")):
+                    files[n[len(inc):]] = z.read(n).decode("utf-8", "replace")
+        doc = _snapshot_of(files, _keep_public)
+        doc["source"] = f"{whl.name.split('-')[0].replace('_', '-')} {whl.name.split('-')[1]} headers (PyPI wheel)"
+        write(f"nv_{set_name}", doc)
+
+
+# ---------------------------------------------------------------------------
+# transform
+# ---------------------------------------------------------------------------
+
+
+class Sources:
+    """The committed snapshots, read once."""
+
+    def __init__(self, sources: Path):
+        self.dir = sources / "snapshots"
+        self.docs: dict[str, dict] = {}
+        self.missing: list[str] = []
+        for p in sorted(self.dir.glob("*.json")):
+            self.docs[p.stem] = json.loads(p.read_text(encoding="utf-8"))
+
+    def get(self, name: str) -> dict:
+        doc = self.docs.get(name)
+        if doc is None:
+            if name not in self.missing:
+                self.missing.append(name)
+            return {"names": {}, "functions": [], "macros": [], "deprecated": {}, "guards": {}, "source": None}
+        return doc
+
+
+def snake(name: str) -> str:
+    """CamelCase -> snake_case, keeping acronym runs together (SpMV -> sp_mv)."""
+    s = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
+    s = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", s)
+    return s.lower()
+
+
+def categorize(cuda: str) -> str:
+    """Category of a CUDA name from its prefix."""
+    if re.fullmatch(r"cuC(real|imag|add|sub|mul|div|abs|conj|fma)f?", cuda):
+        return "complex"
+    low = cuda.lower()
+    for prefix, cat in _CATEGORY_PREFIXES:
+        if cuda.startswith(prefix) or (prefix.islower() and low.startswith(prefix) and prefix in ("cublaslt",)):
+            return cat
+    if re.search(r"Texture|Surface|^tex[1-3]D|^surf[1-3]D|^texCubemap|^cudaCreateChannelDesc|ChannelFormat|TextureObject|^CUtex|^cuTex|^CU_TR_|^cudaAddressMode|^cudaFilterMode|^cudaReadMode|^CUaddress_mode|^CUfilter_mode|^CU_RES|^cudaRes", cuda):
+        return "texture"
+    if re.match(r"cudaError|CUDA_ERROR_|CUDA_SUCCESS$|cudaSuccess$|cudaGetError|cudaPeekAtLastError|cudaGetLastError", cuda):
+        return "error"
+    if cuda.startswith(("cuda", "CUDART", "make_cuda")):
+        return "runtime"
+    if re.match(r"(cu[A-Z]|CU[a-z_A-Z]|CUDA_)", cuda):
+        return "driver"
+    return "device"
+
+
+_CATEGORY_PREFIXES = [
+    ("cublasLt", "cublaslt"), ("CUBLASLT", "cublaslt"), ("cublas", "cublas"), ("CUBLAS", "cublas"),
+    ("cusparse", "cusparse"), ("CUSPARSE", "cusparse"), ("cusolver", "cusolver"), ("CUSOLVER", "cusolver"),
+    ("curand", "curand"), ("CURAND", "curand"), ("cufft", "cufft"), ("CUFFT", "cufft"),
+    ("cudnn", "cudnn"), ("CUDNN", "cudnn"), ("nccl", "nccl"), ("NCCL", "nccl"), ("nvtx", "nvtx"), ("NVTX", "nvtx"),
+    ("nvrtc", "rtc"), ("NVRTC", "rtc"), ("cuComplex", "complex"), ("cuDoubleComplex", "complex"),
+    ("cuFloatComplex", "complex"), ("make_cuComplex", "complex"), ("make_cuDoubleComplex", "complex"),
+    ("make_cuFloatComplex", "complex"),
+    ("__nv_bfloat", "bf16"), ("nv_bfloat", "bf16"), ("__bfloat", "bf16"), ("__float2bfloat", "bf16"),
+    ("__half", "fp16"), ("half", "fp16"), ("__float2half", "fp16"), ("__double2half", "fp16"),
+    ("cudaGraphicsGL", "runtime"), ("nvml", "nvml"), ("NVML", "nvml"), ("cuda::", "libcudacxx"),
+]
+
+
+class Builder:
+    """Collects entries per (kind, cuda); earlier sources win unless `override`."""
+
+    def __init__(self, src: Sources, conv: dict):
+        self.src = src
+        self.conv = conv
+        self.entries: dict[tuple[str, str], dict] = {}
+        self.sources_used: dict[str, set[str]] = collections.defaultdict(set)
+        hip_sets = {}
+        for name in ("hip", "hiprand", "hipsparse", "rocrand", "rocprim", "clang", "rocsparse"):
+            hip_sets[name] = self.src.get(f"hip_{name}")
+        self.hip_sets = hip_sets
+        self.hip_version = "5.2"
+        s = hip_sets["hip"].get("source") or ""
+        m = re.search(r"HIP (\d+\.\d+)", s)
+        if m:
+            self.hip_version = m.group(1)
+
+    # -- helpers ------------------------------------------------------------
+    def in_hip(self, name: str, sets=("hip", "clang")) -> str | None:
+        """The HIP header (include path) that declares ``name`` in the installed sets, or None."""
+        for s in sets:
+            where = self.hip_sets[s]["names"].get(name)
+            if where:
+                return self.include_path(s, where)
+        return None
+
+    @staticmethod
+    def include_path(set_name: str, rel: str) -> str:
+        if set_name == "clang" or rel.startswith("hip/amd_detail/") or rel in ("hip/hip_runtime_api.h", "hip/driver_types.h"):
+            return "hip/hip_runtime.h"
+        if set_name == "hiprand":
+            return "hiprand/hiprand_kernel.h" if "kernel" in rel else "hiprand/hiprand.h"
+        if set_name == "rocrand":
+            return "rocrand/rocrand_kernel.h" if rel not in ("rocrand/rocrand.h", "rocrand/rocrand.hpp") else "rocrand/rocrand.h"
+        if set_name == "rocprim":
+            return "rocprim/rocprim.hpp"
+        if set_name == "rocsparse":
+            return "rocsparse/rocsparse.h"
+        return rel
+
+    def add(self, kind: str, cuda: str, hip: str | None, *, override: bool = False, **fields) -> None:
+        key = (kind, cuda)
+        old = self.entries.get(key)
+        if old is not None and not override:
+            # an earlier source named it: keep its pair, complete what it lacks
+            if fields.get("roc") and "roc" not in old and old.get("hip") == hip:
+                old["roc"] = fields["roc"]
+            if old["status"] == "supported" and fields.get("status") in ("deprecated", "removed"):
+                old["status"] = fields["status"]
+            return
+        e = {"cuda": cuda, "hip": hip, "kind": kind}
+        e.update({k: v for k, v in fields.items() if v is not None})
+        e.setdefault("status", "supported")
+        if e["status"] != "unsupported" and not e.get("hip"):
+            e["status"] = "unsupported"
+        if e.get("hip") is None:
+            e.pop("hip")
+        self.entries[key] = e
+        self.sources_used[e["category"]].add(e["source"])
+
+    def cuda_status(self, cuda: str, sets=("cuda_cudart", "cuda_driver")) -> str:
+        for s in sets:
+            doc = self.src.get(s)
+            if cuda in doc.get("removed", ()):
+                return "removed"
+            if cuda in doc.get("deprecated", {}):
+                return "deprecated"
+        return "supported"
+
+    # -- torch --------------------------------------------------------------
+    def add_torch(self) -> None:
+        doc = self.src.get("torch")
+        source = doc.get("source") or "torch.utils.hipify"
+        tables = doc.get("tables", {})
+        fixes = self.conv.get("torch_fixes", {})
+        skip = set(self.conv.get("torch_skip", []))
+        for tname in ("CUDA_TYPE_NAME_MAP", "CUDA_IDENTIFIER_MAP", "CUDA_SPECIAL_MAP",
+                      "C10_MAPPINGS", "PYTORCH_SPECIFIC_MAPPINGS", "CAFFE2_SPECIFIC_MAPPINGS"):
+            pytorch = tname in ("C10_MAPPINGS", "PYTORCH_SPECIFIC_MAPPINGS", "CAFFE2_SPECIFIC_MAPPINGS")
+            for row in tables.get(tname, []):
+                cuda, hip, *tags = row
+                unsupported = "HIP_UNSUPPORTED" in tags or any(t.endswith("HIP_UNSUPPORTED") for t in tags)
+                if cuda in fixes:
+                    hip = fixes[cuda]
+                if cuda in skip:
+                    continue
+                note = "tagged HIP_UNSUPPORTED in torch's table" if unsupported else None
+                if hip and hip.endswith("__") and not cuda.endswith("__"):
+                    # torch's marker for "same idea, different signature": not a rename
+                    unsupported = True
+                    note = f"torch's table marks this as {hip}: the HIP call has a different signature; port it by hand"
+                if not IDENT_FULL.match(cuda):
+                    continue  # qualified keys (cub::X, thrust::cuda, std::max): handled as namespaces/curated
+                if not IDENT_FULL.match(hip or ""):
+                    continue
+                cat = categorize(cuda)
+                if pytorch and cat in ("device", "driver", "runtime"):
+                    cat = "pytorch"  # torch-specific names (c10, caffe2, gloo, magma)
+                hip_header = self.in_hip(hip, ("hip", "clang", "hiprand", "hipsparse", "rocrand"))
+                since = None
+                if not hip_header and cat in _VERIFIABLE and not unsupported:
+                    since = ">" + self.hip_version
+                self.add("identifier", cuda, None if unsupported else hip, category=cat,
+                         status="unsupported" if unsupported else self.cuda_status(cuda),
+                         source=source, header=hip_header or self.default_header(cat), since_hip=since,
+                         note=note)
+        for row in tables.get("CUDA_INCLUDE_MAP", []) + tables.get("PYTORCH_SPECIFIC_MAPPINGS", []) + tables.get("C10_MAPPINGS", []):
+            cuda, hip = row[0], row[1]
+            cuda = cuda.replace("include ", "").strip('<"')
+            hip = hip.replace("include ", "").strip('<">')
+            if not re.fullmatch(r"[\w./+-]+\.(h|hpp|cuh|hxx)", cuda):
+                continue
+            cat = "pytorch" if cuda.startswith(("c10/", "ATen/", "gloo/", "caffe2/", "torch/", "tensorpipe/")) else categorize_header(cuda)
+            self.add("header", cuda, hip, category=cat, source=source)
+
+    @staticmethod
+    def default_header(cat: str) -> str | None:
+        return _DEFAULT_HEADERS.get(cat)
+
+    # -- convention pairing -------------------------------------------------
+    def add_conventions(self) -> None:
+        for lib in self.conv.get("library", []):
+            self.add_library(lib)
+
+    def add_library(self, lib: dict) -> None:
+        cat = lib["category"]
+        rules = lib.get("rules", [])
+        roc_rules = lib.get("roc_rules", [])
+        verify = lib.get("verify")  # hip sets that must contain the HIP name, or absent: documented convention
+        roc_verify = lib.get("roc_verify")
+        deny = set(lib.get("deny", []))
+        only = lib.get("only")  # regex the CUDA name must match
+        skip = lib.get("skip")  # regex of CUDA names to leave out
+        identity = lib.get("identity", False)
+        override = lib.get("override", False)
+        unmatched = lib.get("unmatched")
+        missing = lib.get("missing", "since")  # what to do when a verified HIP name is absent: since | unsupported | drop
+        names: dict[str, str] = {}
+        set_sources = []
+        for s in lib["cuda_sets"]:
+            doc = self.src.get(s)
+            if doc.get("source"):
+                set_sources.append(doc["source"])
+            pool = doc["functions"] + doc["macros"] + list(doc["names"]) if lib.get("all_names", True) else doc["functions"]
+            for n in pool:
+                names.setdefault(n, s)
+        cuda_src = "; ".join(sorted(set(set_sources)))
+        for cuda in sorted(names):
+            if cuda in deny or (only and not re.match(only, cuda)) or (skip and re.match(skip, cuda)):
+                continue
+            hip = cuda if identity else _apply(rules, cuda)
+            status = self.cuda_status(cuda, [names[cuda]] + ["cuda_cudart", "cuda_driver"])
+            if hip is None and unmatched == "unsupported":
+                self.add("identifier", cuda, None, category=cat, status="unsupported",
+                         source=f"{cuda_src} + {lib['doc_source']}", note=lib.get("note"),
+                         alternative=lib.get("alternative"), override=override)
+                continue
+            if hip is None or not IDENT_FULL.match(hip):
+                continue
+            header = None
+            since = None
+            note = None
+            if verify:
+                header = self.in_hip(hip, verify)
+                if not header:
+                    if missing == "drop":
+                        continue
+                    if missing == "unsupported":
+                        self.add("identifier", cuda, None, category=cat, status="unsupported",
+                                 source=f"{cuda_src}; not declared in the HIP {self.hip_version} headers",
+                                 note=f"no HIP counterpart declared in the HIP {self.hip_version} headers; newer ROCm may add it")
+                        continue
+                    since = ">" + self.hip_version
+                    note = f"{hip} is not declared in the HIP {self.hip_version} headers (named by convention)"
+                source = f"{cuda_src} + {lib['hip_source']}" if header else f"{cuda_src} + {lib.get('doc_source', 'name convention')}"
+            else:
+                source = f"{cuda_src} + {lib['doc_source']}"
+            roc = None
+            if roc_rules:
+                for cand in _roc_candidates(roc_rules, cuda):
+                    if not roc_verify or self.in_hip(cand, roc_verify):
+                        roc = cand
+                        break
+            self.add("identifier", cuda, hip, category=cat, status=status, source=source,
+                     header=header or lib.get("header"), since_hip=since, note=note, roc=roc, override=override)
+
+    # -- headers, guards, namespaces ----------------------------------------
+    def add_headers(self) -> None:
+        doc = self.src.get("cuda_headers")
+        hdrs = dict(doc.get("headers", {}))
+        for s in _NV_SETS:
+            for rel in self.src.get(s).get("files", []):
+                hdrs.setdefault(rel, None)
+        src = doc.get("source") or "CUDA toolkit headers"
+        for rule in self.conv.get("header", []):
+            pat = re.compile(rule["match"])
+            for path in sorted(hdrs):
+                if pat.fullmatch(path):
+                    hip = pat.sub(rule["hip"], path) if "\\" in rule["hip"] else rule["hip"]
+                    self.add("header", path, hip, category=rule["category"], source=f"{src} + {rule['source']}",
+                             status=rule.get("status", "supported"), note=rule.get("note"),
+                             alternative=rule.get("alternative"), since_hip=rule.get("since_hip"))
+
+    def add_guards(self) -> None:
+        """Include guards of CUDA headers -> the guards of the HIP headers they map to (``defined`` context)."""
+        cuda_guards = dict(self.src.get("cuda_headers").get("headers", {}))
+        for s in _NV_SETS:
+            for rel, g in self.src.get(s).get("guards", {}).items():
+                cuda_guards.setdefault(rel, g)
+        hip_guards = {}
+        for set_name, d in self.hip_sets.items():
+            for rel, g in d.get("guards", {}).items():
+                hip_guards.setdefault(rel, (g, d.get("source")))
+        documented = {k: (v["guard"], v["source"]) for k, v in self.conv.get("hip_guards", {}).items()}
+        for (kind, cuda), e in sorted(self.entries.items()):
+            if kind != "header":
+                continue
+            g = cuda_guards.get(cuda)
+            if not g or not IDENT_FULL.match(g):
+                continue
+            target = hip_guards.get(e["hip"]) or documented.get(e["hip"])
+            if not target:
+                continue
+            hg, hsrc = target
+            self.add("identifier", g, hg, category="preprocessor", context="defined",
+                     source=f"include guard of {cuda} -> include guard of {e['hip']} ({hsrc})",
+                     note=f"include guard: renamed only in #ifdef/#ifndef/defined() tests")
+
+    def add_namespaces(self) -> None:
+        for ns in self.conv.get("namespace", []):
+            self.add("namespace", ns["cuda"], ns.get("hip"), category=ns["category"], source=ns["source"],
+                     note=ns.get("note"), alternative=ns.get("alternative"), status=ns.get("status", "supported"))
+
+    # -- output ---------------------------------------------------------------
+    def write(self, out: Path) -> dict[str, collections.Counter]:
+        out.mkdir(parents=True, exist_ok=True)
+        by_cat: dict[str, list[dict]] = collections.defaultdict(list)
+        for (kind, cuda), e in sorted(self.entries.items()):
+            by_cat[e["category"]].append(e)
+        summary = {}
+        for old in out.glob("*.json"):
+            if old.stem not in by_cat:
+                old.unlink()
+        for cat in sorted(by_cat):
+            entries = by_cat[cat]
+            # compact: fields equal to the file's defaults are left out
+            defaults = {"category": cat, "kind": "identifier", "status": "supported"}
+            srcs = collections.Counter(e["source"] for e in entries)
+            defaults["source"] = sorted(srcs, key=lambda s: (-srcs[s], s))[0]
+            rows = []
+            for e in entries:
+                rows.append({k: v for k, v in sorted(e.items()) if defaults.get(k) != v})
+            doc = {
+                "category": cat,
+                "generated_by": GENERATED_BY,
+                "sources": sorted(self.sources_used[cat]),
+                "defaults": defaults,
+                "entries": rows,
+            }
+            text = json.dumps(doc, indent=None, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+            text = text.replace('"entries":[{', '"entries":[\n{').replace("},{", "},\n{")
+            (out / f"{cat}.json").write_text(text + "\n", encoding="utf-8")
+            summary[cat] = collections.Counter(e["status"] for e in entries)
+        return summary
+
+
+_NV_SETS = ("nv_cublas", "nv_curand", "nv_cusparse", "nv_cufft", "nv_cusolver", "nv_nccl", "nv_nvtx", "nv_cudnn")
+
+_VERIFIABLE = {"runtime", "driver", "device", "error", "texture", "curand", "cusparse", "complex", "fp16"}
+
+_DEFAULT_HEADERS = {
+    "runtime": "hip/hip_runtime.h", "driver": "hip/hip_runtime.h", "error": "hip/hip_runtime.h",
+    "texture": "hip/hip_runtime.h", "device": "hip/hip_runtime.h",
+    "cublas": "hipblas/hipblas.h", "cublaslt": "hipblaslt/hipblaslt.h", "cusparse": "hipsparse/hipsparse.h",
+    "cusolver": "hipsolver/hipsolver.h", "curand": "hiprand/hiprand.h", "cufft": "hipfft/hipfft.h",
+    "cudnn": "miopen/miopen.h", "nccl": "rccl/rccl.h", "nvtx": "roctracer/roctx.h", "complex": "hip/hip_complex.h",
+    "fp16": "hip/hip_fp16.h", "bf16": "hip/hip_bf16.h", "rtc": "hip/hiprtc.h",
+}
+
+
+def categorize_header(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    for prefix, cat in (("cublasLt", "cublaslt"), ("cublas", "cublas"), ("curand", "curand"), ("cusparse", "cusparse"),
+                        ("cufft", "cufft"), ("cusolver", "cusolver"), ("cudnn", "cudnn"), ("nccl", "nccl"),
+                        ("nvtx", "nvtx"), ("nvToolsExt", "nvtx"), ("cuComplex", "complex"), ("cuda_fp16", "fp16"),
+                        ("cuda_bf16", "bf16"), ("cooperative_groups", "cooperative-groups"), ("nvrtc", "rtc"),
+                        ("nvml", "nvml")):
+        if name.startswith(prefix) or path.startswith(prefix):
+            return cat
+    if path.startswith("cub/"):
+        return "cub"
+    if path.startswith("thrust/"):
+        return "thrust"
+    if "texture" in name or "surface" in name:
+        return "texture"
+    return "runtime"
+
+
+def _apply(rules: list[list[str]], name: str) -> str | None:
+    """First matching (regex, replacement) rule applied to ``name``."""
+    for pat, rep in rules:
+        m = re.fullmatch(pat, name)
+        if m:
+            return m.expand(rep)
+    return None
+
+
+def _roc_candidates(rules: list[list[str]], name: str) -> list[str]:
+    out = []
+    for pat, rep, *how in rules:
+        m = re.fullmatch(pat, name)
+        if not m:
+            continue
+        cand = m.expand(rep)
+        mode = how[0] if how else "keep"
+        if mode == "snake":
+            prefix, _, rest = cand.partition("|")
+            out += [prefix + snake(rest), prefix + rest.lower()]
+        elif mode == "lower":
+            prefix, _, rest = cand.partition("|")
+            out += [prefix + rest.lower()]
+        else:
+            out.append(cand.replace("|", ""))
+    return list(dict.fromkeys(out))
+
+
+def transform(sources: Path = SOURCES, out: Path = DATA) -> tuple[dict, list[str]]:
+    """Snapshots + conventions -> data/*.json.  Returns (summary per category, missing snapshot names)."""
+    src = Sources(sources)
+    conv = tomllib.loads((sources / "conventions.toml").read_text(encoding="utf-8"))
+    b = Builder(src, conv)
+    b.add_torch()
+    b.add_conventions()
+    b.add_headers()
+    b.add_namespaces()
+    b.add_guards()
+    return b.write(out), src.missing
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--extract", action="store_true", help="refresh the snapshots from installed/fetched headers first")
+    ap.add_argument("--sources", type=Path, default=SOURCES)
+    ap.add_argument("--out", type=Path, default=DATA)
+    ap.add_argument("--wheels", type=Path, default=WHEELS)
+    ap.add_argument("--quiet", action="store_true")
+    args = ap.parse_args(argv)
+    if args.extract:
+        print("extract:")
+        extract(args.sources, args.wheels)
+    summary, missing = transform(args.sources, args.out)
+    for name in missing:
+        print(f"warning: snapshot {name}.json missing under {args.sources / 'snapshots'}: run with --extract "
+              "(see the module docstring for how to fetch its headers)", file=sys.stderr)
+    if not args.quiet:
+        total = collections.Counter()
+        print(f"{'category':<20} {'entries':>7}  statuses")
+        for cat, c in sorted(summary.items()):
+            total.update(c)
+            print(f"{cat:<20} {sum(c.values()):>7}  " + ", ".join(f"{k} {v}" for k, v in sorted(c.items())))
+        print(f"{'total':<20} {sum(total.values()):>7}  " + ", ".join(f"{k} {v}" for k, v in sorted(total.items())))
+        size = sum(p.stat().st_size for p in args.out.glob("*.json"))
+        print(f"data: {size / 1e6:.2f} MB in {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
