@@ -567,6 +567,8 @@ class Builder:
                 if not header:
                     if missing == "drop":
                         continue
+                    if missing == "unsupported" and lib.get("unsupported_only") and not re.fullmatch(lib["unsupported_only"], cuda):
+                        continue  # absent and not an API-looking name: leave it alone
                     if missing == "unsupported":
                         self.add("identifier", cuda, None, category=cat, status="unsupported",
                                  source=f"{cuda_src}; not declared in the HIP {self.hip_version} headers",

@@ -1,0 +1,77 @@
+"""``porter query NAME [--json] [--roc]``: look a CUDA name or header up in the mapping database.
+
+Prints what the name becomes on HIP (and the roc* name), its status, category, header,
+``since_hip``, note, alternative and source.  An unknown name exits 1 with one line of
+close matches.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from porter.mapping import MappingError, load_database
+
+_FIELDS = ("roc", "header", "since_hip", "context", "note", "alternative", "source")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "query",
+        help="look up a CUDA name or header in the mapping database",
+        description="Look up a CUDA identifier (cudaMalloc, cublasSgemm_v2, __CUDA_ARCH__), "
+        "header path (cuda_runtime.h, <cub/cub.cuh>) or namespace (cub) in the CUDA -> HIP mapping database.",
+    )
+    p.add_argument("name", metavar="NAME", help="CUDA identifier, header path or namespace")
+    p.add_argument("--json", action="store_true", help="print the entries as JSON")
+    p.add_argument("--roc", action="store_true", help="prefer the roc* library name (rocBLAS, rocSPARSE, rocRAND...)")
+    p.set_defaults(run=run)
+
+
+def _normalise(name: str) -> str:
+    name = name.strip()
+    if name.startswith("#include"):
+        name = name[len("#include"):].strip()
+    if len(name) > 2 and name[0] + name[-1] in ("<>", '""'):
+        name = name[1:-1].strip()
+    return name
+
+
+def run(args) -> int:
+    try:
+        db = load_database()
+    except MappingError as exc:
+        print(f"porter: mapping database: {exc}", file=sys.stderr)
+        return 1
+    name = _normalise(args.name)
+    entries = db.lookup(name)
+    if not entries:
+        close = db.suggest(name)
+        hint = f"; close matches: {', '.join(close)}" if close else ""
+        print(f"porter: {name!r} is not in the mapping database{hint}", file=sys.stderr)
+        return 1
+    if args.json:
+        out = []
+        for e in entries:
+            d = e.as_dict()
+            d["renames"] = e.renames
+            d["target"] = e.target(args.roc) if e.renames else None
+            out.append(d)
+        print(json.dumps(out, indent=2, sort_keys=True))
+        return 0
+    for i, e in enumerate(entries):
+        if i:
+            print()
+        target = e.target(args.roc)
+        arrow = f"{e.cuda} -> {target}" if e.renames and target != e.cuda else (
+            f"{e.cuda} (kept: same name on HIP)" if e.renames else f"{e.cuda} (no HIP rename)")
+        print(f"{arrow}    [{e.kind}, {e.category}, {e.status}]")
+        if e.hip and (args.roc and e.roc and e.roc != target or e.hip != target):
+            print(f"  {'hip':<12}{e.hip}")
+        for key in _FIELDS:
+            value = getattr(e, key)
+            if key == "roc" and (not value or value == target):
+                continue
+            if value:
+                print(f"  {key:<12}{value}")
+    return 0
