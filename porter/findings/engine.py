@@ -59,6 +59,7 @@ class Context:
         self.path = path
         self._macros: dict[str, str] | None = None
         self.cache: dict = {}  # per-file scratch space for predicates
+        self.reported: list[tuple[int, int, str]] = []  # (start, end, rule) found so far
 
     def text(self, node: ts.Node | None) -> str:
         if node is None:
@@ -121,6 +122,18 @@ class Context:
     def line_col(self, pos: int) -> tuple[int, int]:
         return self.index.line_col(pos)
 
+    def offset(self, line: int, column: int) -> int:
+        """Byte offset of a 1-based line and 1-based character column."""
+        starts = self.index.line_starts
+        start = starts[min(max(line, 1), len(starts)) - 1]
+        end = self.source.find(b"\n", start)
+        text = self.source[start:len(self.source) if end < 0 else end].decode("utf-8", "replace")
+        return start + len(text[:column - 1].encode("utf-8"))
+
+    def covered(self, start: int, end: int) -> bool:
+        """True when a finding already reported covers [start, end)."""
+        return any(s <= start and end <= e for s, e, _ in self.reported)
+
 
 def _balanced(text: str) -> bool:
     depth = 0
@@ -174,6 +187,7 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None)
             if key in seen:
                 continue
             seen.add(key)
+            ctx.reported.append(key[1:] + (rule.id,))
             out.append(_finding(rule, ctx, hit, path))
 
     # 1. the one query pass

@@ -1,0 +1,19 @@
+; PORT070: grid-wide synchronisation: this_grid() (needs a cooperative launch)
+((call_expression function: [(identifier) (qualified_identifier)] @fn) @PORT070
+ (#match? @fn "(^|::)this_grid$"))
+((call_expression function: [(identifier) (qualified_identifier)] @fn) @PORT070
+ (#match? @fn "(^|::)this_multi_grid$"))
+
+; PORT071: cooperative-groups features HIP lacks: memcpy_async, cluster groups, reduce/scan
+((preproc_include path: (_) @path) @PORT071
+ (#match? @path "^[<\"]cooperative_groups/(reduce|scan|memcpy_async)\\.h[>\"]$"))
+((call_expression function: (qualified_identifier) @fn) @PORT071
+ (#match? @fn "^(cg|cooperative_groups)::(memcpy_async|wait|wait_prior|reduce|inclusive_scan|exclusive_scan|this_cluster|cluster_group|invoke_one|invoke_one_broadcast|labeled_partition|binary_partition)$"))
+((qualified_identifier) @fn @PORT071
+ (#match? @fn "^(cg|cooperative_groups)::(cluster_group|plus|less|greater|bit_and|bit_or|bit_xor)$"))
+
+; PORT072: tiled_partition with a warp-sized tile
+((template_function name: (identifier) @fn arguments: (template_argument_list (_) @size)) @PORT072
+ (#match? @fn "^tiled_partition$"))
+((template_type name: (type_identifier) @fn arguments: (template_argument_list (_) @size)) @PORT072
+ (#match? @fn "^thread_block_tile$"))

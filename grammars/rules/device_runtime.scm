@@ -1,0 +1,30 @@
+; PORT080: texture references: texture<T, dim, mode> / surface<...> declarations
+((declaration type: (template_type name: (type_identifier) @t)) @PORT080
+ (#match? @t "^(texture|surface)$"))
+
+; PORT090: a kernel launch inside device code (dynamic parallelism)
+((call_expression (kernel_call_syntax)) @PORT090)
+((call_expression function: (identifier) @fn) @PORT090
+ (#match? @fn "^(cudaDeviceSynchronize|cudaLaunchDevice|cudaGetParameterBuffer|cudaStreamCreateWithFlags|cudaStreamFireAndForget|cudaStreamTailLaunch)$"))
+
+; PORT100: __CUDA_ARCH__ used as a number (comparisons, values)
+((identifier) @PORT100
+ (#match? @PORT100 "^__CUDA_ARCH__$"))
+
+; PORT110: clock() / clock64() in device code
+((call_expression function: (identifier) @fn arguments: (argument_list) @args) @PORT110
+ (#match? @fn "^(clock|clock64|__clock64|__clock)$"))
+
+; PORT120: managed memory
+((call_expression function: (identifier) @fn) @PORT120
+ (#match? @fn "^(cuda|hip)MallocManaged$"))
+((type_qualifier) @q @PORT120
+ (#eq? @q "__managed__"))
+
+; PORT130: fp8 types and formats (OCP on NVIDIA, FNUZ on gfx942)
+((type_identifier) @t @PORT130
+ (#match? @t "^(__nv_fp8(x[24])?_(e4m3|e5m2)|__nv_fp8_storage_t|__hip_fp8(x[24])?_(e4m3|e5m2))$"))
+((identifier) @t @PORT130
+ (#match? @t "^(__NV_E4M3|__NV_E5M2|CUDA_R_8F_E4M3|CUDA_R_8F_E5M2|HIP_R_8F_E4M3|HIP_R_8F_E5M2)$"))
+((preproc_include path: (_) @path) @PORT130
+ (#match? @path "^[<\"]cuda_fp8\\.h[>\"]$"))

@@ -1,0 +1,40 @@
+"""PORT030 unsupported-api: every name the mapping database marks unsupported.
+
+The names come from the translator's own look-up (``translate(...).unsupported``),
+so the findings and the conversion agree and there is no second identifier scanner."""
+
+from __future__ import annotations
+
+from porter.findings.engine import Hit
+from porter.findings.predicates import file_check
+
+
+@file_check("PORT030")
+def unsupported_names(ctx):
+    from porter.translate import translate
+
+    result = translate(ctx.source, ctx.path, index=ctx.index)
+    root = ctx.index.tree.root_node
+    spans = []
+    declared: set[str] = set()  # the file declares its own function or member with this name
+    for ref in result.unsupported:
+        start = ctx.offset(ref.line, ref.column)
+        raw = ref.name.encode("utf-8")
+        if ctx.source[start:start + len(raw)] == raw:
+            end = start + len(raw)
+            node = root.descendant_for_byte_range(start, end)
+            if node is not None and (node.type == "field_identifier" or
+                                     (node.parent is not None and node.parent.type == "function_declarator")):
+                declared.add(ref.name)
+        else:  # a header: the reference points at the opening < or "
+            end = start + len(raw) + 2
+        spans.append((ref, start, end))
+    hits = []
+    for ref, start, end in spans:
+        if ref.name in declared or ctx.covered(start, end):
+            continue  # a more specific rule already says what to do
+        alternative = ref.alternative or "no direct replacement: rewrite this part by hand"
+        why = f" ({ref.why.rstrip('.')})" if ref.why else ""
+        hits.append(Hit(start, end, {"name": ref.name, "why": why, "alternative": alternative,
+                                     "db_category": ref.category or ""}))
+    return hits

@@ -1,0 +1,208 @@
+"""Rules for GPU features HIP lacks or spells differently: launch bounds, tensor cores,
+asynchronous copies, cooperative groups, texture references, dynamic parallelism,
+__CUDA_ARCH__, timing, managed memory, fp8 formats."""
+
+from __future__ import annotations
+
+import re
+
+from porter.findings import ptx
+from porter.findings.engine import Hit
+from porter.findings.predicates import node_check
+from porter.findings.predicates.common import compact, edit, fix
+
+_INT = re.compile(r"^(\d+)[uUlL]*$")
+
+
+def _first_in_scope(ctx, node, key: str) -> bool:
+    """True the first time ``key`` is seen in the function (or file scope) around ``node``."""
+    fn = ctx.function_of(node)
+    scope = (key, fn.start_byte if fn is not None else -1)
+    seen = ctx.cache.setdefault("first_in_scope", set())
+    if scope in seen:
+        return False
+    seen.add(scope)
+    return True
+
+
+# ---------------------------------------------------------------- launch-bounds
+def waves_per_eu(max_threads: int, min_blocks: int) -> int:
+    """CUDA min blocks per SM -> HIP min waves per execution unit on gfx942:
+    blocks x waves per block (64 lanes) spread over the 4 SIMDs of a CU, rounded up."""
+    waves_per_block = -(-max_threads // 64)
+    return max(1, -(-(min_blocks * waves_per_block) // 4))
+
+
+@node_check("PORT040")
+def launch_bounds(ctx, node, caps):
+    args = [c for c in node.named_children if c.type != "comment"]
+    if len(args) < 2:
+        return None
+    t_text, b_text = ctx.text(args[0]), ctx.text(args[1])
+    t_val, b_val = ctx.macro_value(t_text), ctx.macro_value(b_text)
+    if _INT.match(t_val) and _INT.match(b_val):
+        n = waves_per_eu(int(_INT.match(t_val).group(1)), int(_INT.match(b_val).group(1)))
+        waves = str(n)
+    else:
+        n = None
+        waves = f"((({b_text}) * ((({t_text}) + 63) / 64) + 3) / 4)"
+    attr = "" if n == 1 else f" __attribute__((amdgpu_waves_per_eu({waves})))"
+    replacement = f"__launch_bounds__({t_text}){attr}"
+    extra = ", and the third argument (max blocks per cluster) has no HIP meaning" if len(args) > 2 else ""
+    params = {"threads": t_text, "blocks": b_text, "waves": waves if n is not None else "ceil(B * ceil(T / 64) / 4)",
+              "extra": extra}
+    return Hit(node.start_byte, node.end_byte, params,
+               fix(f"`{compact(replacement, 90)}` (min {params['waves']} waves per EU)",
+                   edit(node.start_byte, node.end_byte, replacement)))
+
+
+# ---------------------------------------------------------------- tensor-core / async-copy asm
+_MMA_PTX = re.compile(r"^(?:mma\.|wgmma\.|ldmatrix|stmatrix|tcgen05\.|wmma\.)")
+_ASYNC_PTX = re.compile(r"^(?:cp\.async|cp\.reduce\.async|mbarrier\.|fence\.proxy\.async|cp\.async\.bulk)")
+
+
+def _asm_match(ctx, node, pattern):
+    template = ptx.template_of(ctx.source, node)
+    if not template:
+        return None
+    for inst in ptx.instructions(template):
+        if pattern.match(inst.lstrip("{ ")):
+            return inst.split(" ", 1)[0]
+    return None
+
+
+@node_check("PORT052")
+def mma_ptx(ctx, node, caps):
+    op = _asm_match(ctx, node, _MMA_PTX)
+    return Hit(node.start_byte, node.end_byte, {"op": op}) if op else None
+
+
+@node_check("PORT061")
+def async_ptx(ctx, node, caps):
+    op = _asm_match(ctx, node, _ASYNC_PTX)
+    return Hit(node.start_byte, node.end_byte, {"op": op}) if op else None
+
+
+@node_check("PORT050")
+def mma_header(ctx, node, caps):
+    return Hit(node.start_byte, node.end_byte, {"header": ctx.text(caps["path"][0])})
+
+
+@node_check("PORT051")
+def wmma_use(ctx, node, caps):
+    name = ctx.text(caps["ns"][0])
+    if name == "wmma" and "rocwmma" in ctx.cache.setdefault("_text", ctx.source.decode("utf-8", "replace")):
+        return None  # namespace wmma = rocwmma;
+    if node.type == "namespace_identifier" and node.parent is not None and node.parent.type == "qualified_identifier":
+        outer = node.parent.parent
+        if name == "wmma" and outer is not None and outer.type == "qualified_identifier" and \
+                ctx.text(outer).startswith("nvcuda::"):
+            return None  # reported at nvcuda
+    if not _first_in_scope(ctx, node, "wmma"):
+        return None
+    return Hit(node.start_byte, node.end_byte, {"name": compact(ctx.text(node.parent if node.type == "namespace_identifier" else node), 50)})
+
+
+# ---------------------------------------------------------------- async-copy
+@node_check("PORT060")
+def async_copy(ctx, node, caps):
+    if "path" in caps:
+        what = ctx.text(caps["path"][0])
+    elif "fn" in caps:
+        what = ctx.text(caps["fn"][0])
+    else:
+        what = compact(ctx.text(node), 40)
+        if node.parent is not None and node.parent.type == "qualified_identifier":
+            return None  # the outer name is reported
+    return Hit(node.start_byte, node.end_byte, {"what": what})
+
+
+# ---------------------------------------------------------------- cooperative-groups
+@node_check("PORT070")
+def grid_sync(ctx, node, caps):
+    text = ctx.cache.setdefault("_text", ctx.source.decode("utf-8", "replace"))
+    if re.search(r"\b(?:cuda|hip)LaunchCooperativeKernel\b", text) and re.search(r"CooperativeLaunch\b", text):
+        return None  # launched cooperatively after checking the attribute, in this file
+    return Hit(node.start_byte, node.end_byte, {"call": compact(ctx.text(node), 40)})
+
+
+@node_check("PORT071")
+def cg_unsupported(ctx, node, caps):
+    if node.type == "qualified_identifier" and node.parent is not None and node.parent.type == "call_expression":
+        return None  # reported as a call
+    what = ctx.text(caps["path"][0]) if "path" in caps else ctx.text(caps["fn"][0])
+    return Hit(node.start_byte, node.end_byte, {"what": what})
+
+
+@node_check("PORT072")
+def tile_size(ctx, node, caps):
+    size = ctx.macro_value(ctx.text(caps["size"][0]))
+    if size not in ("32", "32u", "32U", "warpSize"):
+        return None
+    return Hit(node.start_byte, node.end_byte, {"what": compact(ctx.text(node), 40)})
+
+
+# ---------------------------------------------------------------- texture / dynamic parallelism
+@node_check("PORT080")
+def texture_reference(ctx, node, caps):
+    if ctx.function_of(node) is not None:
+        return None  # texture references are file-scope objects
+    return Hit(node.start_byte, node.end_byte, {"decl": compact(ctx.text(node), 60), "kind": ctx.text(caps["t"][0])})
+
+
+@node_check("PORT090")
+def device_launch(ctx, node, caps):
+    if not ctx.in_device_code(node):
+        return None
+    return Hit(node.start_byte, node.end_byte, {"call": compact(ctx.text(node), 50)})
+
+
+# ---------------------------------------------------------------- arch-macro
+@node_check("PORT100")
+def cuda_arch_value(ctx, node, caps):
+    parent = node.parent
+    if parent is None or parent.type in ("preproc_defined", "preproc_ifdef", "preproc_def", "preproc_function_def"):
+        return None
+    the_fix = None
+    shown = "__CUDA_ARCH__"
+    if parent.type == "binary_expression":
+        op = parent.child_by_field_name("operator")
+        other = parent.child_by_field_name("right")
+        op_text = ctx.text(op) if op is not None else ""
+        shown = compact(ctx.text(parent), 40)
+        if other is not None and other.type == "number_literal" and ctx.text(parent.child_by_field_name("left")) == "__CUDA_ARCH__":
+            target = {">=": "defined(__HIP_DEVICE_COMPILE__)", ">": "defined(__HIP_DEVICE_COMPILE__)",
+                      "<": "!defined(__HIP_DEVICE_COMPILE__)", "<=": "!defined(__HIP_DEVICE_COMPILE__)"}.get(op_text)
+            if target:
+                the_fix = fix(f"treat MI300X as the newest architecture: `{target}` (check the guarded code uses nothing NVIDIA-only)",
+                              edit(parent.start_byte, parent.end_byte, target), safe=False)
+    return Hit(node.start_byte, node.end_byte, {"expr": shown}, the_fix)
+
+
+# ---------------------------------------------------------------- timing
+@node_check("PORT110")
+def device_clock(ctx, node, caps):
+    if caps["args"][0].named_child_count or not ctx.in_device_code(node):
+        return None
+    name = ctx.text(caps["fn"][0])
+    return Hit(node.start_byte, node.end_byte, {"name": name},
+               fix("`wall_clock64()` (ticks at hipDeviceAttributeWallClockRate kHz) for wall time",
+                   edit(node.start_byte, node.end_byte, "wall_clock64()"), safe=False))
+
+
+# ---------------------------------------------------------------- managed memory
+@node_check("PORT120")
+def managed(ctx, node, caps):
+    what = ctx.text(caps["fn"][0]) if "fn" in caps else "__managed__"
+    if what == "__managed__" and not _first_in_scope(ctx, node, "managed-" + str(ctx.index.line_of(node.start_byte))):
+        return None
+    return Hit(node.start_byte, node.end_byte, {"what": what})
+
+
+# ---------------------------------------------------------------- numeric-format
+@node_check("PORT130")
+def fp8(ctx, node, caps):
+    name = ctx.text(caps["path"][0]) if "path" in caps else ctx.text(caps["t"][0])
+    if "path" not in caps and not _first_in_scope(ctx, node, "fp8:" + name):
+        return None
+    return Hit(node.start_byte, node.end_byte, {"name": name})
