@@ -59,7 +59,12 @@ def load(path: str | Path, torch, *, lora_rank: int = 8, seed: int = 0) -> HFMod
     transformers, peft = import_hf()
     torch.manual_seed(seed)
     try:
-        model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), torch_dtype=torch.float32)
+        # fp32 master weights (bf16 comes from autocast); no Hub kernels (transformers 5 defaults to them, and
+        # they need the `kernels` package and a download).  Older transformers take torch_dtype instead.
+        try:
+            model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), dtype=torch.float32, use_kernels=False)
+        except TypeError:
+            model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), torch_dtype=torch.float32)
     except Exception as exc:  # noqa: BLE001 - any loader failure is a user-facing one-liner
         raise SmokeError(f"--model {path}: transformers cannot load it as a causal LM: {str(exc).splitlines()[0][:200]}") from None
     vocab = int(model.get_input_embeddings().weight.shape[0])

@@ -1,0 +1,41 @@
+"""--model PATH: the same loop on a local Hugging Face model folder (transformers + peft, optional).
+
+Skipped unless both are importable; CI does not install them.  Run locally with them on PYTHONPATH.
+"""
+
+import json
+
+import pytest
+
+transformers = pytest.importorskip("transformers")
+pytest.importorskip("peft")
+torch = pytest.importorskip("torch")
+
+from porter.smoke import SmokeError, SmokeOptions, report as srep, run_smoke  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def tiny_hf_llama(tmp_path_factory):
+    d = tmp_path_factory.mktemp("tiny-llama")
+    cfg = transformers.LlamaConfig(vocab_size=300, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                                   num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256)
+    torch.manual_seed(0)
+    transformers.LlamaForCausalLM(cfg).save_pretrained(d)
+    return d
+
+
+def test_lora_loop_on_a_random_tiny_hf_llama(tiny_hf_llama):
+    lines = []
+    rep = run_smoke(SmokeOptions(device="cpu", model=str(tiny_hf_llama), steps=8, batch_size=2, seq_len=64, lr=5e-3),
+                    emit=lines.append)
+    assert srep.validate(rep) == []
+    assert rep["engine"] == "hf" and rep["steps_done"] == 8 and len(lines) == 8
+    assert 0 < rep["params_trainable"] < rep["params_total"]
+    assert rep["loss_last"] < rep["loss_first"]
+
+
+def test_folder_transformers_cannot_load_is_one_line(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "no-such-architecture"}))
+    with pytest.raises(SmokeError) as err:
+        run_smoke(SmokeOptions(device="cpu", model=str(tmp_path), steps=1), emit=None)
+    assert "cannot load it as a causal LM" in str(err.value) and "\n" not in str(err.value)
