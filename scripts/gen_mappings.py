@@ -649,11 +649,18 @@ class Builder:
             entries = by_cat[cat]
             # compact: fields equal to the file's defaults are left out
             defaults = {"category": cat, "kind": "identifier", "status": "supported"}
-            srcs = collections.Counter(e["source"] for e in entries)
-            defaults["source"] = sorted(srcs, key=lambda s: (-srcs[s], s))[0]
+            for key in ("source", "header"):
+                counts = collections.Counter(e.get(key) for e in entries)
+                best = sorted(counts, key=lambda v: (-counts[v], v or ""))[0]
+                if best is not None:
+                    defaults[key] = best
             rows = []
             for e in entries:
-                rows.append({k: v for k, v in sorted(e.items()) if defaults.get(k) != v})
+                row = {k: v for k, v in sorted(e.items()) if defaults.get(k) != v}
+                for key in defaults:  # a default this entry does not have: explicit null
+                    if key not in e:
+                        row[key] = None
+                rows.append(dict(sorted(row.items())))
             doc = {
                 "category": cat,
                 "generated_by": GENERATED_BY,

@@ -26,16 +26,20 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 DATA_DIR = Path(__file__).with_name("data")
 CURATED_DIR = Path(__file__).with_name("curated")
 
 KINDS = ("identifier", "header", "namespace")
 STATUSES = ("supported", "unsupported", "deprecated", "removed")
+_KIND_SET = frozenset(KINDS)
+_STATUS_SET = frozenset(STATUSES)
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
+    """One mapping: what a CUDA name becomes on HIP, and why we think so (immutable)."""
+
     cuda: str
     hip: str | None = None
     kind: str = "identifier"
@@ -61,10 +65,10 @@ class Entry:
         return self.hip
 
     def as_dict(self) -> dict:
-        return {k: getattr(self, k) for k in self.__slots__ if getattr(self, k) is not None}
+        return {k: v for k, v in zip(self._fields, self) if v is not None}
 
 
-_FIELDS = frozenset(Entry.__slots__)
+_FIELDS = frozenset(Entry._fields)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _HEADER = re.compile(r"[A-Za-z0-9_.+-]+(/[A-Za-z0-9_.+-]+)*\Z")
 
@@ -74,37 +78,36 @@ class MappingError(ValueError):
 
 
 def _entry(raw: dict, where: str) -> Entry:
-    if not isinstance(raw, dict):
-        raise MappingError(f"{where}: entry {raw!r} is not a table")
-    name = raw.get("cuda")
-    unknown = raw.keys() - _FIELDS
-    if unknown:
-        raise MappingError(f"{where}: entry {name!r} has unknown key(s) {sorted(unknown)}")
-    if not isinstance(name, str) or not name:
-        raise MappingError(f"{where}: entry {raw!r} has no 'cuda' name")
-    bad = [k for k, v in raw.items() if not isinstance(v, str)]
-    if bad:
-        raise MappingError(f"{where}: entry {name!r}: key(s) {sorted(bad)} must be strings")
+    """Validate one raw entry (a dict of strings) and build it; errors are one line naming file and entry."""
     try:
         entry = Entry(**raw)
-    except TypeError as exc:  # pragma: no cover - guarded above
-        raise MappingError(f"{where}: entry {name!r}: {exc}") from None
+    except TypeError:
+        if not isinstance(raw, dict):
+            raise MappingError(f"{where}: entry {raw!r} is not a table") from None
+        unknown = raw.keys() - _FIELDS
+        if unknown:
+            raise MappingError(f"{where}: entry {raw.get('cuda')!r} has unknown key(s) {sorted(unknown)}") from None
+        raise MappingError(f"{where}: entry {raw!r} has no 'cuda' name") from None
+    name = entry.cuda
+    if not all(type(v) is str for v in raw.values()):
+        bad = sorted(k for k, v in raw.items() if type(v) is not str)
+        raise MappingError(f"{where}: entry {name!r}: key(s) {bad} must be strings")
     kind = entry.kind
     if kind not in KINDS:
         raise MappingError(f"{where}: entry {name!r} has kind {kind!r}, expected one of {KINDS}")
     if entry.status not in STATUSES:
         raise MappingError(f"{where}: entry {name!r} has status {entry.status!r}, expected one of {STATUSES}")
-    if entry.status != "unsupported" and not entry.hip:
+    if not entry.hip and entry.status != "unsupported":
         raise MappingError(f"{where}: entry {name!r} is {entry.status} but has no hip name")
-    check = _HEADER if kind == "header" else _IDENT
-    what = "a header path" if kind == "header" else "a C identifier"
-    if not check.match(name):
+    check = _HEADER.match if kind == "header" else _IDENT.match
+    if not check(name):
+        what = "a header path" if kind == "header" else "a C identifier"
         raise MappingError(f"{where}: entry {name!r}: the {kind} name is not {what}")
-    for key in ("hip", "roc"):
-        value = getattr(entry, key)
-        if value is not None and not check.match(value):
-            raise MappingError(f"{where}: entry {name!r}: {key} name {value!r} is not {what}")
-    if entry.context not in (None, "defined"):
+    if (entry.hip and not check(entry.hip)) or (entry.roc and not check(entry.roc)):
+        what = "a header path" if kind == "header" else "a C identifier"
+        bad = entry.hip if entry.hip and not check(entry.hip) else entry.roc
+        raise MappingError(f"{where}: entry {name!r}: target name {bad!r} is not {what}")
+    if entry.context is not None and entry.context != "defined":
         raise MappingError(f"{where}: entry {name!r} has context {entry.context!r}, expected 'defined' or none")
     return entry
 
@@ -144,6 +147,23 @@ class Database:
         yield from self.namespaces.values()
 
 
+def _bulk_ok(entries: list[Entry]) -> bool:
+    """Cheap whole-file validity check of generated entries (the slow per-entry check names the culprit)."""
+    if not {e.kind for e in entries} <= _KIND_SET or not {e.status for e in entries} <= _STATUS_SET:
+        return False
+    if not all(e.hip or e.status == "unsupported" for e in entries):
+        return False
+    if not {e.context for e in entries} <= {None, "defined"}:
+        return False
+    try:
+        names = [e.cuda for e in entries if e.kind != "header"]
+        targets = [t for e in entries if e.kind != "header" for t in (e.hip, e.roc) if t]
+        headers = [t for e in entries if e.kind == "header" for t in (e.cuda, e.hip, e.roc) if t]
+        return all(map(_IDENT.match, names)) and all(map(_IDENT.match, targets)) and all(map(_HEADER.match, headers))
+    except TypeError:  # a non-string name
+        return False
+
+
 def read_generated(path: Path) -> list[Entry]:
     """Entries of one generated ``data/*.json`` file."""
     try:
@@ -153,7 +173,16 @@ def read_generated(path: Path) -> list[Entry]:
     if not isinstance(doc, dict) or not isinstance(doc.get("entries"), list):
         raise MappingError(f"{path.name}: expected an object with an 'entries' list")
     defaults = doc.get("defaults") or {}
-    return [_entry({**defaults, **raw} if defaults else raw, path.name) for raw in doc["entries"]]
+    rows = [{**defaults, **raw} for raw in doc["entries"]] if defaults else doc["entries"]
+    try:
+        entries = [Entry(**raw) for raw in rows]
+        if _bulk_ok(entries):
+            return entries
+    except TypeError:
+        pass
+    for raw in rows:  # something is wrong: find it and say which entry
+        _entry({k: v for k, v in raw.items() if v is not None} if isinstance(raw, dict) else raw, path.name)
+    raise MappingError(f"{path.name}: invalid entries")  # pragma: no cover - _entry raises first
 
 
 def read_curated(path: Path) -> list[Entry]:
@@ -174,9 +203,10 @@ def read_curated(path: Path) -> list[Entry]:
 
 def build_database(data_dir: Path = DATA_DIR, curated_dir: Path = CURATED_DIR) -> Database:
     db = Database()
+    tables = {"identifier": db.identifiers, "header": db.headers, "namespace": db.namespaces}
     for path in sorted(data_dir.glob("*.json")):
         for entry in read_generated(path):
-            db.add(entry)
+            tables[entry.kind][entry.cuda] = entry
     for path in sorted(curated_dir.glob("*.toml")):
         for entry in read_curated(path):
             db.add(entry)
