@@ -52,7 +52,7 @@ HIP_INCLUDE = Path("/usr/include")
 WHEELS = Path("/tmp/nv")
 ROCSPARSE_INCLUDE = Path("/tmp/rocdeb/x/usr/include")
 
-IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+IDENT = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*")
 IDENT_FULL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 # ---------------------------------------------------------------------------
