@@ -33,11 +33,20 @@ def run(args) -> int:
     if out == src:
         raise UsageError("the output folder must not be the source folder")
     try:
-        from porter.project.review import ReviewProject
-        from porter.project.session import SessionStore
         from porter.tui.app import PorterApp
     except ImportError as exc:
         raise UsageError(f"the review app needs textual: {exc}") from None
+    project, store, messages = prepare(src, out)
+    PorterApp(project, store, messages).run()
+    return 0
+
+
+def prepare(src: Path, out: Path):
+    """The project under review, its session store, and the messages to show at start
+    (a restored or an unreadable session)."""
+    from porter.project.review import ReviewProject
+    from porter.project.session import SessionStore
+
     project = ReviewProject(src, out)
     store = SessionStore(out)
     data, message = store.load(str(project.root))
@@ -46,5 +55,4 @@ def run(args) -> int:
         n = project.restore(data)
         if n:
             messages.append(f"restored the review session of {n} file(s) from {store.path}")
-    PorterApp(project, store, messages).run()
-    return 0
+    return project, store, messages

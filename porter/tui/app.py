@@ -106,7 +106,8 @@ class PorterApp(App):
         self._ready_files: list[FileReview] = []
         self._ready_files_lock = threading.Lock()
         self._wanted: list[str] = []
-        self._wake = threading.Event()
+        self._conv_lock = threading.Lock()
+        self._conv_running = False
         self._conv_stop = threading.Event()
         self._hl_cache: dict[tuple, tuple] = {}
         self._job_worker: Worker | None = None
@@ -133,7 +134,7 @@ class PorterApp(App):
     def start(self) -> None:
         """Called by the main screen once it is mounted."""
         for msg in self.start_messages:
-            self.notify(msg, severity="warning", timeout=8)
+            self.notify(msg, severity="information" if msg.startswith("restored") else "warning", timeout=8)
         self.update_summary()
         self.set_interval(0.2, self._flush_ready)
         if self.project.files:
@@ -143,34 +144,34 @@ class PorterApp(App):
         else:
             self.diff.show_message("no CUDA source or build files found in this project")
         if self.convert_in_background:
+            self._conv_running = True
             self._convert_all()
         self.diff.focus()
 
     def on_unmount(self) -> None:
         self._conv_stop.set()
-        self._wake.set()
 
     # ---- background conversion ---------------------------------------------------
-    @work(thread=True, exclusive=True, group="convert", exit_on_error=False)
+    @work(thread=True, group="convert", exit_on_error=False)
     def _convert_all(self) -> None:
+        """Convert files until none is left (the wanted ones first), then end;
+        ``want`` starts it again when a file needs converting."""
         pos = 0
         files = self.project.files
         while not self._conv_stop.is_set():
             fr = None
-            while self._wanted:
-                rel = self._wanted.pop()
-                cand = self.project.by_rel.get(rel)
-                if cand is not None and cand.status == S_WAITING:
-                    fr = cand
-                    break
-            if fr is None:
-                while pos < len(files) and files[pos].status != S_WAITING:
-                    pos += 1
-                if pos >= len(files):
-                    self._wake.wait(0.5)
-                    self._wake.clear()
-                    continue
-                fr = files[pos]
+            with self._conv_lock:
+                while self._wanted and fr is None:
+                    cand = self.project.by_rel.get(self._wanted.pop())
+                    if cand is not None and cand.status == S_WAITING:
+                        fr = cand
+                if fr is None:
+                    while pos < len(files) and files[pos].status != S_WAITING:
+                        pos += 1
+                    if pos >= len(files):
+                        self._conv_running = False
+                        return
+                    fr = files[pos]
             self.project.load_file(fr)
             with self._ready_files_lock:
                 self._ready_files.append(fr)
@@ -178,8 +179,12 @@ class PorterApp(App):
                 self.call_from_thread(self._flush_ready)
 
     def want(self, rel: str) -> None:
-        self._wanted.append(rel)
-        self._wake.set()
+        with self._conv_lock:
+            self._wanted.append(rel)
+            if self._conv_running or not self.convert_in_background:
+                return
+            self._conv_running = True
+        self._convert_all()
 
     def _flush_ready(self) -> None:
         with self._ready_files_lock:

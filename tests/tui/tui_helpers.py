@@ -38,21 +38,14 @@ def notes(app) -> list[str]:
     return [str(n.message) for n in app._notifications]
 
 
-def make_app(root: Path, out: Path | None = None, preload: bool = True, restore: bool = True):
-    from porter.project.review import ReviewProject
-    from porter.project.session import SessionStore
+def make_app(root: Path, out: Path | None = None, preload: bool = True):
+    """The app as `porter ROOT --output OUT` builds it; ``preload`` converts every file first
+    (deterministic tests), else files are converted in the background as in real use."""
+    from porter.cli.review import prepare
     from porter.tui.app import PorterApp
 
     out = out or root.with_name(root.name + "-hip")
-    project = ReviewProject(root, out)
-    store = SessionStore(out)
-    messages = []
-    if restore:
-        data, msg = store.load(str(project.root))
-        if msg:
-            messages.append(msg)
-        if data:
-            project.restore(data)
+    project, store, messages = prepare(root, out)
     if preload:
         for fr in project.files:
             project.load_file(fr)
