@@ -445,8 +445,10 @@ class Builder:
         old = self.entries.get(key)
         if old is not None and not override:
             # an earlier source named it: keep its pair, complete what it lacks
-            if fields.get("roc") and "roc" not in old and old.get("hip") == hip:
-                old["roc"] = fields["roc"]
+            if old.get("hip") == hip:
+                for key in ("roc", "since_hip"):
+                    if fields.get(key) and key not in old:
+                        old[key] = fields[key]
             if old["status"] == "supported" and fields.get("status") in ("deprecated", "removed"):
                 old["status"] = fields["status"]
             return
@@ -677,7 +679,7 @@ class Builder:
 
 _NV_SETS = ("nv_cublas", "nv_curand", "nv_cusparse", "nv_cufft", "nv_cusolver", "nv_nccl", "nv_nvtx", "nv_cudnn")
 
-_VERIFIABLE = {"runtime", "driver", "device", "error", "texture", "curand", "cusparse", "complex", "fp16"}
+_VERIFIABLE = {"runtime", "driver", "device", "error", "texture", "curand", "cusparse", "complex", "fp16", "bf16"}
 
 _DEFAULT_HEADERS = {
     "runtime": "hip/hip_runtime.h", "driver": "hip/hip_runtime.h", "error": "hip/hip_runtime.h",

@@ -1,0 +1,71 @@
+"""Whole-database properties the translator relies on."""
+
+import json
+import re
+
+from porter.mapping import DATA_DIR, STATUSES
+
+IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+HEADER = re.compile(r"[A-Za-z0-9_.+-]+(/[A-Za-z0-9_.+-]+)*\Z")
+
+
+def test_identifier_and_namespace_keys_are_single_identifiers(db):
+    bad = [k for k in [*db.identifiers, *db.namespaces] if not IDENT.match(k)]
+    assert bad == []
+
+
+def test_every_rename_targets_a_valid_name(db):
+    bad = []
+    for e in db.entries():
+        if not e.renames:
+            continue
+        check = HEADER if e.kind == "header" else IDENT
+        for target in (e.hip, e.roc):
+            if target is not None and not check.match(target):
+                bad.append((e.cuda, target))
+    assert bad == []
+
+
+def test_every_entry_has_status_category_and_source(db):
+    for e in db.entries():
+        assert e.status in STATUSES and e.category and e.source, e
+
+
+def test_unsupported_entries_do_not_rename(db):
+    for name in ("cudnnConvolutionForward", "cuStreamCreate", "cudaBindTexture", "__vadd4", "cublasInit"):
+        e = db.identifiers[name]
+        assert e.status == "unsupported" and not e.renames, name
+
+
+def test_torchs_manual_markers_are_unsupported(db):
+    # torch 2.13's table has no HIP_UNSUPPORTED tag any more; its "name__" values mark calls whose HIP
+    # counterpart takes different arguments (cuStreamCreate -> hipStreamCreate__, cuMemcpy -> hipMemcpy__)
+    for name in ("cuStreamCreate", "cuMemcpy", "cuMemcpy2D", "cuMemAllocPitch"):
+        e = db.identifiers[name]
+        assert not e.renames and "signature" in e.note, name
+
+
+def test_plain_words_are_not_marked_unsupported(db):
+    # names a user may well write for their own things must never be reported as CUDA APIs
+    for word in ("any", "throw", "umin", "max", "MAJOR_VERSION", "USE_CUDA"):
+        e = db.identifiers.get(word)
+        assert e is None or e.renames, word
+
+
+def test_every_category_the_issue_names_has_entries(db):
+    cats = {e.category for e in db.entries()}
+    need = {"runtime", "driver", "device", "cublas", "cublaslt", "cusparse", "cusolver", "curand", "cufft",
+            "cudnn", "cub", "nccl", "thrust", "complex", "fp16", "bf16", "cooperative-groups", "nvtx", "error",
+            "preprocessor", "texture", "pytorch"}
+    assert need <= cats, need - cats
+
+
+def test_data_files_are_one_per_category_and_small():
+    total = 0
+    for p in sorted(DATA_DIR.glob("*.json")):
+        doc = json.loads(p.read_text())
+        assert doc["category"] == p.stem
+        assert doc["generated_by"] == "scripts/gen_mappings.py"
+        assert doc["sources"] and doc["entries"]
+        total += p.stat().st_size
+    assert total < 5_000_000
