@@ -69,6 +69,9 @@ def run(opts: SmokeOptions, *, rank: int = 0, world_size: int = 1, local_rank: i
         device_name=dev.name, backend=dev.backend, arch=dev.arch, torch=dev.torch, hip=dev.hip, cuda=dev.cuda,
         dtype=dtype, steps=opts.steps, batch_size=opts.batch_size, seq_len=opts.seq_len, world_size=world_size,
         peak_tflops=dev.peak_tflops(dtype), device_memory_gib=dev.total_memory_gib)
+    if dev.backend == "cpu" and dtype == "bf16":
+        rep["warnings"].append("bf16 autocast on a CPU without bf16 matrix units is emulated and slow; "
+                               "the CPU figures say nothing about a GPU")
     if dev.peak_label:
         rep["device_name"] = dev.name if dev.peak_label.lower() in dev.name.lower() else f"{dev.name} ({dev.peak_label})"
     device = torch.device(dev.device)

@@ -64,7 +64,10 @@ def main() -> int:
             torch.cuda.set_device(local)
         timeout = timedelta(seconds=max(30.0, min(opts.timeout_s, 300.0)))
         kw = {"device_id": torch.device(f"cuda:{local}")} if dev.backend != "cpu" else {}
-        dist.init_process_group(backend, rank=rank, world_size=world, timeout=timeout, **kw)
+        try:
+            dist.init_process_group(backend, rank=rank, world_size=world, timeout=timeout, **kw)
+        except TypeError:  # torch < 2.3 has no device_id
+            dist.init_process_group(backend, rank=rank, world_size=world, timeout=timeout)
         from porter.smoke import train  # noqa: PLC0415
 
         rep = train.run(opts, rank=rank, world_size=world, local_rank=local, emit=emit,

@@ -34,3 +34,10 @@ def test_a_dying_rank_is_named_and_nothing_hangs(monkeypatch):
     assert "other ranks were stopped" in rep["error"]
     assert rep["steps_done"] == 1  # rank 0's partial figures are kept
     assert rep["scaling_efficiency"] is None
+
+
+def test_a_run_past_its_time_limit_is_stopped():
+    t0 = time.monotonic()
+    rep = run_smoke(SmokeOptions(device="cpu", nproc=2, steps=1000, timeout_s=2), emit=None)
+    assert time.monotonic() - t0 < 30
+    assert rep["verdict"] == "fail" and rep["error"] == "timed out after 2 s; all ranks stopped"
