@@ -125,15 +125,15 @@ def apply_edits(source: bytes, edits: list[Edit]) -> bytes:
     return b"".join(out)
 
 
+_IDENT_RE = re.compile(rb"(?<![A-Za-z0-9_$])[A-Za-z_][A-Za-z0-9_]*")
+# identifiers starting like this are checked against the leftover pattern
+_LEFTOVER_LEADS = frozenset({b"cu", b"CU", b"nv", b"NV", b"__"})
+
+
 @functools.cache
-def _candidate_regex(db_id: int) -> re.Pattern:
-    """Identifiers worth a dictionary look-up: those starting like a database key or a leftover."""
+def _keys(db_id: int) -> frozenset[bytes]:
     db = _DBS[db_id]
-    prefixes = {k[:3].encode() for k in db.identifiers} | {k[:3].encode() for k in db.namespaces}
-    prefixes |= {b"cud", b"CUD", b"cub", b"cur", b"cuf", b"cus", b"nvc", b"__n"}
-    alts = b"|".join(re.escape(p) for p in sorted(prefixes, key=lambda p: (-len(p), p)))
-    two = b"cu[A-Z]|CU[A-Z_]|nv[A-Z]|NV[A-Z_]"
-    return re.compile(rb"(?<![A-Za-z0-9_$])(?:" + alts + b"|" + two + rb")[A-Za-z0-9_]*")
+    return frozenset(k.encode() for k in db.identifiers) | frozenset(k.encode() for k in db.namespaces)
 
 
 _DBS: dict[int, Database] = {}
@@ -144,6 +144,14 @@ def _device_regex() -> re.Pattern:
     words = structure_rules()["device_code"]["identifiers"]
     alts = b"|".join(re.escape(w.encode()) for w in words)
     return re.compile(rb"<<<|(?<![A-Za-z0-9_])(?:" + alts + rb")(?![A-Za-z0-9_])")
+
+
+def _is_member(source: bytes, pos: int) -> bool:
+    """The name at ``pos`` follows ``.`` or ``->``: a struct member, not an API name."""
+    i = pos
+    while i > 0 and source[i - 1] in b" \t":
+        i -= 1
+    return i > 0 and (source[i - 1] == 46 or (source[i - 1] == 62 and i > 1 and source[i - 2] == 45))
 
 
 def _preceded_by(source: bytes, pos: int, token: bytes) -> bool:
@@ -237,11 +245,15 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     has_device_code = any(not index.is_protected(m.start()) for m in _device_regex().finditer(source))
 
     symbol_calls: list[tuple[int, int, str]] = []
-    for m in _candidate_regex(id(db)).finditer(source):
+    keys = _keys(id(db))
+    for m in _IDENT_RE.finditer(source):
+        word = m.group()
+        if word not in keys and word[:2] not in _LEFTOVER_LEADS:
+            continue
         start, end = m.span()
         if index.is_protected(start):
             continue
-        name = m.group().decode()
+        name = word.decode()
         if name in db.namespaces and (_followed_by(source, end, b"::") or _preceded_by(source, start, b"namespace")):
             if _preceded_by(source, start, b"::") and re.search(_IDENT + rb"\s*::\s*$", source[max(0, start - 80):start]):
                 continue  # a nested namespace of something else (e.g. thrust::cuda)
@@ -254,10 +266,10 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
             continue
         entry = db.identifiers.get(name)
         if entry is None:
-            if leftover_re.match(name) and not _preceded_by(source, start, b".") and not _preceded_by(source, start, b"->"):
+            if leftover_re.match(name) and not _is_member(source, start):
                 leftovers.append(ref(None, name, start))
             continue
-        if _preceded_by(source, start, b".") or _preceded_by(source, start, b"->"):
+        if _is_member(source, start):
             continue  # a struct member that happens to share the name
         if entry.context == "defined" and not _in_defined_context(source, start):
             continue

@@ -42,7 +42,8 @@ class SourceIndex:
         """1-based line and 1-based column (in characters of the line, UTF-8 aware)."""
         starts = self.line_starts
         i = bisect.bisect_right(starts, pos) - 1
-        col = len(self.source[starts[i]:pos].decode("utf-8", "replace")) + 1
+        prefix = self.source[starts[i]:pos]
+        col = (len(prefix) if prefix.isascii() else len(prefix.decode("utf-8", "replace"))) + 1
         return i + 1, col
 
     def line_of(self, pos: int) -> int:
