@@ -34,9 +34,9 @@ SCHEMA: dict[str, tuple[type, ...]] = {
     "hip": OPT_STR,
     "cuda": OPT_STR,
     "dtype": (str,),
-    "params_total": (int,),
-    "params_trainable": (int,),
-    "matmul_params": (int,),
+    "params_total": (int, type(None)),
+    "params_trainable": (int, type(None)),
+    "matmul_params": (int, type(None)),
     "flops_per_token": OPT_NUM,
     "steps": (int,),
     "steps_done": (int,),
@@ -75,7 +75,7 @@ SCHEMA: dict[str, tuple[type, ...]] = {
 def empty_report(**values) -> dict:
     rep = {k: None for k in SCHEMA}
     rep.update(schema_version=SCHEMA_VERSION, engine="builtin", model="tiny", device="cpu", device_name="cpu",
-               backend="cpu", dtype="fp32", params_total=0, params_trainable=0, matmul_params=0, steps=0,
+               backend="cpu", dtype="fp32", steps=0,
                steps_done=0, batch_size=0, seq_len=0, world_size=1, losses=[], step_times_s=[], ranks=[],
                warnings=[], checks=[], verdict="fail", reasons=[])
     rep.update(values)
@@ -261,8 +261,9 @@ def format_text(rep: dict) -> str:
     versions = f"torch {rep['torch'] or '?'}" + (f", HIP {rep['hip']}" if rep["hip"] else "") + (f", CUDA {rep['cuda']}" if rep["cuda"] else "")
     lines = [
         f"device      {dev} ({rep['backend']}{', ' + rep['arch'] if rep['arch'] else ''}); {versions}",
-        f"model       {rep['model']} [{rep['engine']}], {rep['dtype']}, params {rep['params_total']:,} "
-        f"(trainable {rep['params_trainable']:,}), batch {rep['batch_size']} x seq {rep['seq_len']}, world {rep['world_size']}",
+        f"model       {rep['model']} [{rep['engine']}], {rep['dtype']}, params {_g(rep['params_total'], '{:,}')} "
+        f"(trainable {_g(rep['params_trainable'], '{:,}')}), batch {rep['batch_size']} x seq {rep['seq_len']}, "
+        f"world {rep['world_size']}",
         f"steps       {rep['steps_done']}/{rep['steps']}, first step after {_g(rep['time_to_first_step_s'], '{:.2f}', ' s')} "
         f"from launch, median step {_g(rep['step_time_s'], '{:.4f}', ' s')}",
         f"throughput  {_g(rep['tokens_per_s'], '{:,.0f}', ' tokens/s')}, {_g(rep['achieved_tflops'], '{:.4g}', ' TFLOP/s')}"

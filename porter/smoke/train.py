@@ -108,7 +108,12 @@ def run(opts: SmokeOptions, *, rank: int = 0, world_size: int = 1, local_rank: i
     rep.update(params_total=int(total), params_trainable=int(trainable), matmul_params=int(mm),
                flops_per_token=4 * int(mm))  # LoRA without gradient checkpointing: ~4 x matmul params
     wins = sdata.windows(sdata.token_stream(sdata.load_records(), encode, eos), opts.seq_len)
-    net.to(device)
+    oom_types = out_of_memory_types(torch)
+    try:
+        net.to(device)
+    except oom_types:
+        raise SmokeError(f"GPU out of memory while loading the model ({total / 1e9:.2f} B parameters in fp32) onto "
+                         f"{dev.name}: use a smaller --model, or free the GPU") from None
     model = net
     if distributed and world_size > 1:
         from torch.nn.parallel import DistributedDataParallel as DDP  # noqa: PLC0415
@@ -123,7 +128,6 @@ def run(opts: SmokeOptions, *, rank: int = 0, world_size: int = 1, local_rank: i
     opt = AdamW(params, lr=opts.lr, weight_decay=0.0)
     use_autocast = dtype == "bf16"
     ac_device = "cuda" if dev.backend != "cpu" else "cpu"
-    oom_types = out_of_memory_types(torch)
     nan_step, oom_step, kill_step = _env_step("PORTER_SMOKE_INJECT_NAN"), _env_step("PORTER_SMOKE_INJECT_OOM"), _kill_hook(rank)
     sync = (lambda: torch.cuda.synchronize(device)) if dev.backend != "cpu" else (lambda: None)
     dist = None
