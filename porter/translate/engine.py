@@ -146,6 +146,24 @@ def _device_regex() -> re.Pattern:
     return re.compile(rb"<<<|(?<![A-Za-z0-9_])(?:" + alts + rb")(?![A-Za-z0-9_])")
 
 
+_COMPILER_MACROS = re.compile(
+    rb"__CUDACC__|__NVCC__|__CUDA_ARCH__|__HIPCC__|__HIP_DEVICE_COMPILE__|__CUDA_RUNTIME_H__|HIP_INCLUDE_HIP_HIP_RUNTIME_H")
+
+
+def _compiler_guarded(index: SourceIndex, pos: int) -> bool:
+    """Inside an ``#ifdef __CUDACC__``-style block (or one that tests the runtime
+    header's guard): the author made that code compile without the GPU compiler
+    or the runtime header, so the file needs no runtime include of its own."""
+    node = index.tree.root_node.descendant_for_byte_range(pos, pos)
+    while node is not None:
+        if node.type in ("preproc_ifdef", "preproc_if", "preproc_elif", "preproc_else"):
+            head = index.source[node.start_byte:node.start_byte + 200].split(b"\n", 1)[0]
+            if _COMPILER_MACROS.search(head):
+                return True
+        node = node.parent
+    return False
+
+
 def _is_member(source: bytes, pos: int) -> bool:
     """The name at ``pos`` follows ``.`` or ``->``: a struct member, not an API name."""
     i = pos
@@ -242,7 +260,9 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
             unsupported.append(ref(entry, inner, node.start_byte))
 
     # 2. identifiers and namespaces
-    has_device_code = any(not index.is_protected(m.start()) for m in _device_regex().finditer(source))
+    has_device_code = any(not index.is_protected(m.start()) and not _is_member(source, m.start())
+                          and not _compiler_guarded(index, m.start())
+                          for m in _device_regex().finditer(source))
 
     symbol_calls: list[tuple[int, int, str]] = []
     keys = _keys(id(db))

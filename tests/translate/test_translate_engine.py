@@ -145,3 +145,9 @@ def test_api_newer_than_the_target_hip_is_reported_not_emitted():
     assert u.name == "cudaNewThing" and "HIP 6.1" in u.why
     assert translate(src, "t.cu", TranslateOptions(target_hip="6.2"), db=db).output.count(b"hip") == 2
     assert translate(src, "t.cu", db=db).output.count(b"hip") == 2
+
+
+def test_header_whose_device_code_is_guarded_by_cudacc_gets_no_runtime_include():
+    src = ("#pragma once\n#include <cstdio>\n#ifdef __CUDACC__\n#define HD __host__ __device__\n#else\n#define HD\n#endif\n"
+           "HD inline int div_up(int a, int b) { return (a + b - 1) / b; }\n")
+    assert conv(src) == src.replace("__CUDACC__", "__HIPCC__")
