@@ -208,6 +208,40 @@ WHEEL_SETS = {
 }
 
 
+# hip-python's Cython declarations (PyPI rocm-bindings-*): the C names of a recent ROCm's libraries
+ROCM_BINDINGS = {
+    # set name: (wheel name prefix, .pxd files inside the wheel)
+    "rocm_hip": ("rocm_bindings_hip", ["rocm/bindings/cyhip.pxd", "rocm/bindings/cyhiprtc.pxd"]),
+    "rocm_hipblas": ("rocm_bindings_libraries", ["rocm/bindings/cyhipblas.pxd"]),
+    "rocm_hipblaslt": ("rocm_bindings_libraries", ["rocm/bindings/cyhipblaslt.pxd"]),
+    "rocm_hipfft": ("rocm_bindings_libraries", ["rocm/bindings/cyhipfft.pxd"]),
+    "rocm_hiprand": ("rocm_bindings_libraries", ["rocm/bindings/cyhiprand.pxd"]),
+    "rocm_hipsolver": ("rocm_bindings_libraries", ["rocm/bindings/cyhipsolver.pxd"]),
+    "rocm_hipsparse": ("rocm_bindings_libraries", ["rocm/bindings/cyhipsparse.pxd"]),
+    "rocm_hipdnn": ("rocm_bindings_libraries", ["rocm/bindings/cyhipdnn_backend.pxd"]),
+    "rocm_rccl": ("rocm_bindings_systems", ["rocm/bindings/cyrccl.pxd"]),
+    "rocm_roctx": ("rocm_bindings_systems", ["rocm/bindings/cyroctx.pxd"]),
+}
+_PXD_EXTERN = re.compile(r'^cdef extern from "([^"]+)"', re.M)
+_PXD_WORDS = {"cdef", "ctypedef", "extern", "from", "struct", "union", "enum", "const", "unsigned", "signed", "int",
+              "long", "short", "char", "float", "double", "void", "bint", "cimport", "import", "nogil", "except",
+              "size_t", "pass", "cppclass", "packed"}
+
+
+def pxd_snapshot(texts: dict[str, str]) -> dict:
+    """name -> the header of the ``cdef extern from`` block that declares it."""
+    names: dict[str, str] = {}
+    for rel in sorted(texts):
+        text = re.sub(r"#[^\n]*", "", texts[rel])
+        blocks = list(_PXD_EXTERN.finditer(text))
+        for i, m in enumerate(blocks):
+            end = blocks[i + 1].start() if i + 1 < len(blocks) else len(text)
+            for tok in IDENT.findall(text[m.end(): end]):
+                if tok not in _PXD_WORDS and _keep_public(tok):
+                    names.setdefault(tok, m.group(1))
+    return {"names": dict(sorted(names.items())), "functions": [], "macros": [], "deprecated": {}, "guards": {}}
+
+
 def _keep_public(name: str) -> bool:
     # drop the bulk of local variable names: keep names a user could write that look like API names
     return len(name) > 1 and not name.startswith(("_ZN", "__nv_bf16_", "__internal"))
@@ -317,6 +351,20 @@ def extract(sources: Path, wheels: Path) -> None:
     else:
         print(f"  cuda: {CUDA_INCLUDE} missing; keeping the committed CUDA snapshots (install the CUDA 13 toolkit to refresh)")
 
+    # hip-python bindings (a recent ROCm's names)
+    for set_name, (prefix, members) in ROCM_BINDINGS.items():
+        found = sorted(wheels.glob(f"{prefix}-*.whl")) + sorted(Path("/tmp/hp").glob(f"{prefix}-*.whl"))
+        if not found:
+            print(f"  {set_name}: no {prefix}-*.whl in {wheels} or /tmp/hp; keeping the committed snapshot. "
+                  f"Fetch: pip download --no-deps -d {wheels} {prefix.replace('_', '-')}")
+            continue
+        whl = found[-1]
+        with zipfile.ZipFile(whl) as z:
+            texts = {m: z.read(m).decode("utf-8", "replace") for m in members if m in z.namelist()}
+        doc = pxd_snapshot(texts)
+        doc["source"] = f"hip-python bindings ({whl.name.split('-')[0].replace('_', '-')} {whl.name.split('-')[1]}, PyPI)"
+        write(set_name, doc)
+
     # NVIDIA library wheels
     for set_name, (prefix, inc) in WHEEL_SETS.items():
         found = sorted(wheels.glob(f"{prefix}-*.whl"))
@@ -410,6 +458,8 @@ class Builder:
         hip_sets = {}
         for name in ("hip", "hiprand", "hipsparse", "rocrand", "rocprim", "clang", "rocsparse"):
             hip_sets[name] = self.src.get(f"hip_{name}")
+        for name in ROCM_BINDINGS:
+            hip_sets[name] = self.src.get(name)
         self.hip_sets = hip_sets
         self.hip_version = "5.2"
         s = hip_sets["hip"].get("source") or ""
@@ -425,6 +475,17 @@ class Builder:
             if where:
                 return self.include_path(s, where)
         return None
+
+    def in_recent(self, name: str, sets) -> str | None:
+        """The header a recent ROCm declares ``name`` in (hip-python's bindings), or None."""
+        for s in sets or ():
+            where = self.hip_sets[s]["names"].get(name)
+            if where:
+                return "hip/hip_runtime.h" if where.startswith("hip/") and s == "rocm_hip" else where
+        return None
+
+    def recent_source(self, sets) -> str:
+        return "; ".join(sorted({self.hip_sets[s].get("source") or s for s in sets}))
 
     @staticmethod
     def include_path(set_name: str, rel: str) -> str:
@@ -504,6 +565,8 @@ class Builder:
                 since = None
                 if not hip_header and cat in _VERIFIABLE and not unsupported:
                     since = ">" + self.hip_version
+                if not hip_header:
+                    hip_header = self.in_recent(hip, list(ROCM_BINDINGS))
                 self.add("identifier", cuda, None if unsupported else hip, category=cat,
                          status="unsupported" if unsupported else self.cuda_status(cuda),
                          source=source, header=hip_header or self.default_header(cat), since_hip=since,
@@ -564,21 +627,35 @@ class Builder:
             header = None
             since = None
             note = None
+            recent = lib.get("recent")  # hip-python binding sets of a recent ROCm
             if verify:
                 header = self.in_hip(hip, verify)
-                if not header:
+            if verify or recent:
+                if not header and recent and self.in_recent(hip, recent):
+                    header = self.in_recent(hip, recent)
+                    if verify:  # declared in a recent ROCm, not in the installed HIP
+                        since = ">" + self.hip_version
+                        note = f"{hip} is not in the HIP {self.hip_version} headers; newer ROCm declares it"
+                    source = f"{cuda_src} + {lib.get('recent_source', 'checked in ' + self.recent_source(recent))}"
+                elif header:
+                    source = f"{cuda_src} + {lib['hip_source']}"
+                else:
                     if missing == "drop":
                         continue
                     if missing == "unsupported" and lib.get("unsupported_only") and not re.fullmatch(lib["unsupported_only"], cuda):
                         continue  # absent and not an API-looking name: leave it alone
+                    where = f"the HIP {self.hip_version} headers" if verify else ""
+                    if recent:
+                        where = (where + " or " if where else "") + self.recent_source(recent)
                     if missing == "unsupported":
                         self.add("identifier", cuda, None, category=cat, status="unsupported",
-                                 source=f"{cuda_src}; not declared in the HIP {self.hip_version} headers",
-                                 note=f"no HIP counterpart declared in the HIP {self.hip_version} headers; newer ROCm may add it")
+                                 source=f"{cuda_src}; {hip} not declared in {where}",
+                                 note=f"no HIP counterpart: {hip} is not declared in {where}",
+                                 alternative=lib.get("alternative"))
                         continue
                     since = ">" + self.hip_version
-                    note = f"{hip} is not declared in the HIP {self.hip_version} headers (named by convention)"
-                source = f"{cuda_src} + {lib['hip_source']}" if header else f"{cuda_src} + {lib.get('doc_source', 'name convention')}"
+                    note = f"{hip} is named by convention; not declared in {where}"
+                    source = f"{cuda_src} + {lib.get('doc_source', 'name convention')}"
             else:
                 source = f"{cuda_src} + {lib['doc_source']}"
             roc = None
@@ -651,10 +728,10 @@ class Builder:
             entries = by_cat[cat]
             # compact: fields equal to the file's defaults are left out
             defaults = {"category": cat, "kind": "identifier", "status": "supported"}
-            for key in ("source", "header"):
+            for key in ("source", "header", "note", "alternative"):
                 counts = collections.Counter(e.get(key) for e in entries)
                 best = sorted(counts, key=lambda v: (-counts[v], v or ""))[0]
-                if best is not None:
+                if best is not None and (key in ("source", "header") or counts[best] * 2 > len(entries)):
                     defaults[key] = best
             rows = []
             for e in entries:
