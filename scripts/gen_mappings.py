@@ -539,11 +539,13 @@ class Builder:
         tables = doc.get("tables", {})
         fixes = self.conv.get("torch_fixes", {})
         skip = set(self.conv.get("torch_skip", []))
+        # CAFFE2_SPECIFIC_MAPPINGS is left out: caffe2 file names, and pairs that run HIP -> CUDA (HIP_CHECK -> CUDA_CHECK)
         for tname in ("CUDA_TYPE_NAME_MAP", "CUDA_IDENTIFIER_MAP", "CUDA_SPECIAL_MAP",
-                      "C10_MAPPINGS", "PYTORCH_SPECIFIC_MAPPINGS", "CAFFE2_SPECIFIC_MAPPINGS"):
-            pytorch = tname in ("C10_MAPPINGS", "PYTORCH_SPECIFIC_MAPPINGS", "CAFFE2_SPECIFIC_MAPPINGS")
+                      "C10_MAPPINGS", "PYTORCH_SPECIFIC_MAPPINGS"):
+            pytorch = tname in ("C10_MAPPINGS", "PYTORCH_SPECIFIC_MAPPINGS")
             for row in tables.get(tname, []):
                 cuda, hip, *tags = row
+                cuda, hip = cuda.strip(), hip.strip()
                 unsupported = "HIP_UNSUPPORTED" in tags or any(t.endswith("HIP_UNSUPPORTED") for t in tags)
                 if cuda in fixes:
                     hip = fixes[cuda]
@@ -650,7 +652,7 @@ class Builder:
                     if missing == "unsupported":
                         self.add("identifier", cuda, None, category=cat, status="unsupported",
                                  source=f"{cuda_src}; {hip} not declared in {where}",
-                                 note=f"no HIP counterpart: {hip} is not declared in {where}",
+                                 note=lib.get("note") or f"no HIP counterpart: {hip} is not declared in {where}",
                                  alternative=lib.get("alternative"))
                         continue
                     since = ">" + self.hip_version

@@ -69,3 +69,10 @@ def test_data_files_are_one_per_category_and_small():
         assert doc["sources"] and doc["entries"]
         total += p.stat().st_size
     assert total < 5_000_000
+
+
+def test_torch_pairs_that_run_backwards_are_not_imported(db):
+    # caffe2's table maps HIP_CHECK -> CUDA_CHECK; a port must never rewrite HIP names to CUDA ones
+    assert "HIP_CHECK" not in db.identifiers
+    assert not [e for e in db.entries() if e.renames and e.target() and e.target().lower().startswith("cuda")
+                and e.kind != "header" and not e.cuda.lower().startswith("cuda")]
