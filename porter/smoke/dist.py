@@ -228,16 +228,22 @@ def _from_progress(opts: SmokeOptions, nproc: int, progress: list[dict]) -> dict
 
 
 def launch(opts: SmokeOptions, *, emit: Callable[[str], None] | None = print, gpu: bool = False) -> dict:
-    """The multi-process smoke run: N ranks, then (if they passed) a 1-process baseline of the same per-rank work."""
+    """The multi-process smoke run: N ranks, then (if they passed) a 1-process baseline of the same per-rank work.
+
+    The baseline runs in this process (no process group, no DDP: what one rank computes, alone)."""
     t0 = process_start_time()
     rep = run_ranks(opts, opts.nproc, emit=emit, t0=t0, gpu=gpu, timeout_s=opts.timeout_s)
     if not rep.get("error") and opts.baseline and rep.get("step_time_s"):
         if emit:
             emit(f"baseline: timing 1 process with the same per-rank work ({opts.steps} steps)")
-        base = run_ranks(opts, 1, emit=None, t0=time.time(), gpu=gpu, timeout_s=opts.timeout_s)
-        if base.get("step_time_s"):
+        from porter.smoke import train  # noqa: PLC0415
+
+        base = train.run(opts, emit=None, start_time=time.time(), collect_smi=False)
+        if base.get("step_time_s") and not base.get("error"):
             rep["baseline_step_time_s"] = base["step_time_s"]
             rep["scaling_efficiency"] = round(base["step_time_s"] / rep["step_time_s"], 4)
+        elif base.get("error") == "interrupted":
+            rep["error"] = "interrupted"
         else:
             rep["warnings"].append(f"baseline run failed: {base.get('error') or 'no step time'}")
     return srep.finish(rep)
