@@ -414,8 +414,19 @@ def snake(name: str) -> str:
     return s.lower()
 
 
-def categorize(cuda: str) -> str:
-    """Category of a CUDA name from its prefix."""
+def categorize(cuda: str, hip: str | None = None) -> str:
+    """Category of a CUDA name from its prefix (or, for names that do not tell, the HIP name's)."""
+    cat = _categorize(cuda)
+    if cat == "device" and hip and not cuda.startswith("__") and not cuda.startswith("atomic"):
+        for prefix, c in (("hipsolver", "cusolver"), ("hiprand", "curand"), ("hipsparse", "cusparse"),
+                          ("hipblas", "cublas"), ("hipSurface", "texture"), ("hipLibrary", "runtime"),
+                          ("AT_", "pytorch"), ("mtgp32", "curand")):
+            if hip.startswith(prefix):
+                return c
+    return cat
+
+
+def _categorize(cuda: str) -> str:
     if re.fullmatch(r"cuC(real|imag|add|sub|mul|div|abs|conj|fma)f?", cuda):
         return "complex"
     low = cuda.lower()
@@ -560,7 +571,7 @@ class Builder:
                     continue  # qualified keys (cub::X, thrust::cuda, std::max): handled as namespaces/curated
                 if not IDENT_FULL.match(hip or ""):
                     continue
-                cat = categorize(cuda)
+                cat = categorize(cuda, hip)
                 if pytorch and cat in ("device", "driver", "runtime"):
                     cat = "pytorch"  # torch-specific names (c10, caffe2, gloo, magma)
                 hip_header = self.in_hip(hip, ("hip", "clang", "hiprand", "hipsparse", "rocrand"))
@@ -698,7 +709,9 @@ class Builder:
                 hip_guards.setdefault(rel, (g, d.get("source")))
         documented = {k: (v["guard"], v["source"]) for k, v in self.conv.get("hip_guards", {}).items()}
         for (kind, cuda), e in sorted(self.entries.items()):
-            if kind != "header":
+            # only headers with a like-for-like HIP header: the guard of an unsupported or newer-HIP header
+            # would turn "is X available" tests into "is hip_runtime.h included"
+            if kind != "header" or e["status"] != "supported" or e.get("since_hip"):
                 continue
             g = cuda_guards.get(cuda)
             if not g or not IDENT_FULL.match(g):

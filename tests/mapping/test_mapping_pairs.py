@@ -145,3 +145,19 @@ def test_header_of_an_entry_follows_the_installed_layout(db):
     assert db.identifiers["curandCreateGenerator"].header == "hiprand/hiprand.h"
     assert db.identifiers["cusparseCreate"].header == "hipsparse/hipsparse.h"
     assert db.identifiers["cudaMalloc"].header == "hip/hip_runtime.h"
+
+
+def test_guards_only_for_like_for_like_headers(db):
+    # cuda_pipeline.h has no HIP counterpart: `#ifdef _CUDA_PIPELINE_H_` must not turn into a hip_runtime.h test
+    assert "_CUDA_PIPELINE_H_" not in db.identifiers
+    assert db.headers["cuda_pipeline.h"].status == "unsupported"
+
+
+def test_block_scoped_atomics_fall_back_to_device_scope(db):
+    e = db.identifiers["atomicAdd_block"]
+    assert e.target() == "atomicAdd" and "superset" in e.note
+
+
+def test_unsupported_library_headers(db):
+    for h in ("cufftw.h", "nccl_device.h", "mma.h", "cublasXt.h"):
+        assert db.headers[h].status == "unsupported", h
