@@ -5,7 +5,7 @@ errors that a user can act on (out of memory, NaN, Ctrl-C) end up in the report,
 
 Test hooks (environment): PORTER_SMOKE_INJECT_NAN=STEP makes the loss NaN at that step (1-based);
 PORTER_SMOKE_INJECT_OOM=STEP raises an out-of-memory error there; PORTER_SMOKE_KILL_RANK=R[:STEP]
-kills rank R with SIGKILL after that step (default 2).
+kills rank R of a multi-process run with SIGKILL after that step (default 2).
 """
 
 from __future__ import annotations
@@ -128,7 +128,8 @@ def run(opts: SmokeOptions, *, rank: int = 0, world_size: int = 1, local_rank: i
     opt = AdamW(params, lr=opts.lr, weight_decay=0.0)
     use_autocast = dtype == "bf16"
     ac_device = "cuda" if dev.backend != "cpu" else "cpu"
-    nan_step, oom_step, kill_step = _env_step("PORTER_SMOKE_INJECT_NAN"), _env_step("PORTER_SMOKE_INJECT_OOM"), _kill_hook(rank)
+    nan_step, oom_step, kill_step = _env_step("PORTER_SMOKE_INJECT_NAN"), _env_step("PORTER_SMOKE_INJECT_OOM"), \
+        (_kill_hook(rank) if distributed else None)
     sync = (lambda: torch.cuda.synchronize(device)) if dev.backend != "cpu" else (lambda: None)
     dist = None
     if distributed and world_size > 1:
