@@ -94,7 +94,9 @@ def known_problems() -> tuple[tuple[_Problem, ...], tuple[_Problem, ...]]:
 
 
 def classify(d: Diagnostic) -> None:
+    """Attach the findings rule / hint / missing library a message (and its notes) match."""
     problems, libs = known_problems()
+    text = "\n".join([d.message, *(n.message for n in d.notes)])
     for lib in libs:
         if lib.regex.search(d.message):
             d.library = lib.library
@@ -103,7 +105,7 @@ def classify(d: Diagnostic) -> None:
                 d.message = f"missing library {lib.library}: {d.message}"
             return
     for p in problems:
-        if p.regex.search(d.message):
+        if p.regex.search(text):
             d.rule, d.hint = p.rule, p.hint
             return
 
@@ -152,7 +154,6 @@ def parse(output: str, *, cwd: str, root: str, unit: str = "") -> list[Diagnosti
                     if d.key() not in {n.key() for n in last.notes}:
                         last.notes.append(d)
                 continue
-            classify(d)
             last = d
             last_kept = d.key() not in seen
             if last_kept:
@@ -186,6 +187,9 @@ def parse(output: str, *, cwd: str, root: str, unit: str = "") -> list[Diagnosti
             if d.key() not in seen:
                 seen.add(d.key())
                 out.append(d)
+    for d in out:
+        if d.line and not d.rule and not d.library:
+            classify(d)
     return out
 
 
@@ -214,10 +218,15 @@ class SourceMap:
         return entry["source"], map_line(line, entry.get("inserted_lines") or [])
 
     def apply(self, diags: list[Diagnostic]) -> None:
+        """Set source_file/source_line; a diagnostic in a header outside the
+        tree maps to the innermost in-tree line that includes it."""
         for d in diags:
             for x in [d, *d.notes]:
                 if x.file and x.line:
                     hit = self.map_line(x.file, x.line)
+                    if hit is None and os.path.isabs(x.file):
+                        site = next(((f, n) for f, n in x.included_from if not os.path.isabs(f)), None)
+                        hit = self.map_line(*site) if site else None
                     if hit:
                         x.source_file, x.source_line = hit
 

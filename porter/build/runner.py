@@ -383,7 +383,7 @@ def _build_make(run: _Runner, report: BuildReport, makefile: str) -> None:
     for c in commands:
         p = run.root / c["output"] if c["output"] else None
         before[c["file"]] = p.stat().st_mtime_ns if p and p.exists() else None
-    argv = [run.tc.make or "make", f"-j{_jobs(run.options)}", f"HIP_ARCH={run.arch}"]
+    argv = [run.tc.make or "make", "-k", f"-j{_jobs(run.options)}", f"HIP_ARCH={run.arch}"]
     run.emit("[make] " + " ".join(argv))
     r = proc.stream(argv, timeout=run.options.timeout, cwd=run.root, env=run.env, cancel=run.cancel,
                     on_line=run.emit)
