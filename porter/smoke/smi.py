@@ -41,30 +41,47 @@ def _value(v):
     return v
 
 
+def parse_amd_smi_metric(text: str) -> dict | None:
+    """``amd-smi metric -m --json`` output -> {"tool", "vram_used", "vram_total"} (None when unreadable)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    used, total = _find_key(data, ("used_vram", "vram_used")), _find_key(data, ("total_vram", "vram_total"))
+    if used is None and total is None:
+        return None
+    return {"tool": "amd-smi", "vram_used": _value(used), "vram_total": _value(total)}
+
+
+def parse_rocm_smi_meminfo(text: str) -> dict | None:
+    """``rocm-smi --showmeminfo vram --json`` output -> {"tool", "vram_used_bytes", "vram_total_bytes"}."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    card = next(iter(data.values()), None) if isinstance(data, dict) and data else None
+    if not isinstance(card, dict):
+        return None
+    as_int = lambda v: int(v) if isinstance(v, (int, str)) and str(v).isdigit() else None  # noqa: E731
+    return {"tool": "rocm-smi", "vram_used_bytes": as_int(card.get("VRAM Total Used Memory (B)")),
+            "vram_total_bytes": as_int(card.get("VRAM Total Memory (B)"))}
+
+
 def query(index: int = 0) -> dict | None:
     """VRAM use as the management tool reports it, or None when no such tool is installed."""
     if shutil.which("amd-smi"):
         out = _run(["amd-smi", "metric", "-g", str(index), "-m", "--json"])
-        if out:
-            try:
-                data = json.loads(out)
-            except ValueError:
-                data = None
-            if data is not None:
-                return {"tool": "amd-smi", "vram_used": _value(_find_key(data, ("used_vram", "vram_used"))),
-                        "vram_total": _value(_find_key(data, ("total_vram", "vram_total")))}
+        found = parse_amd_smi_metric(out) if out else None
+        if found:
+            return found
     if shutil.which("rocm-smi"):
         out = _run(["rocm-smi", "-d", str(index), "--showmeminfo", "vram", "--json"])
-        if out:
-            try:
-                data = json.loads(out)
-            except ValueError:
-                data = {}
-            card = next(iter(data.values()), {}) if isinstance(data, dict) else {}
-            return {"tool": "rocm-smi", "vram_used_bytes": card.get("VRAM Total Used Memory (B)"),
-                    "vram_total_bytes": card.get("VRAM Total Memory (B)")}
+        found = parse_rocm_smi_meminfo(out) if out else None
+        if found:
+            return found
     if shutil.which("nvidia-smi"):
-        out = _run(["nvidia-smi", "-i", str(index), "--query-gpu=memory.used,memory.total", "--format=csv,noheader,nounits"])
+        out = _run(["nvidia-smi", "-i", str(index), "--query-gpu=memory.used,memory.total",
+                    "--format=csv,noheader,nounits"])
         if out and "," in out:
             used, total = (x.strip() for x in out.splitlines()[0].split(",")[:2])
             return {"tool": "nvidia-smi", "vram_used_mib": used, "vram_total_mib": total}
