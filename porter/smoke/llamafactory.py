@@ -93,9 +93,9 @@ def write_deepspeed_z3(path: Path) -> Path:
         "gradient_clipping": "auto", "zero_allow_untested_optimizer": True,
         "bf16": {"enabled": "auto"}, "fp16": {"enabled": "auto"},
         "zero_optimization": {"stage": 3, "overlap_comm": True, "contiguous_gradients": True,
-                              "sub_group_size": 1e9, "reduce_bucket_size": "auto",
+                              "sub_group_size": 1_000_000_000, "reduce_bucket_size": "auto",
                               "stage3_prefetch_bucket_size": "auto", "stage3_param_persistence_threshold": "auto",
-                              "stage3_max_live_parameters": 1e9, "stage3_max_reuse_distance": 1e9,
+                              "stage3_max_live_parameters": 1_000_000_000, "stage3_max_reuse_distance": 1_000_000_000,
                               "stage3_gather_16bit_weights_on_model_save": True},
     }
     path.write_text(json.dumps(cfg, indent=2) + "\n", encoding="utf-8")
