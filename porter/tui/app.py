@@ -87,7 +87,7 @@ class MainScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.app.start()
+        self.call_after_refresh(self.app.start, self)
 
 
 class PorterApp(App):
@@ -113,6 +113,7 @@ class PorterApp(App):
         self._job_worker: Worker | None = None
         self.diagnostics: list[Diagnostic] = []
         self.convert_in_background = convert_in_background
+        self.started = False  # the main screen and its widgets are up
 
     def get_default_screen(self) -> Screen:
         self.main = MainScreen(self.project)
@@ -131,8 +132,13 @@ class PorterApp(App):
     def findings_list(self) -> OptionList:
         return self.main.query_one("#findings", OptionList)
 
-    def start(self) -> None:
-        """Called by the main screen once it is mounted."""
+    def start(self, main: MainScreen) -> None:
+        """Called by the main screen once it is mounted (again, a moment later, until
+        the nested widgets are mounted too)."""
+        self.main = main
+        if not all(main.query(sel) for sel in ("#diff", "#files", "#findings", "#log", "#diagnostics", "#file-info")):
+            self.set_timer(0.02, lambda: self.start(main))
+            return
         for msg in self.start_messages:
             self.notify(msg, severity="information" if msg.startswith("restored") else "warning", timeout=8)
         self.update_summary()
@@ -147,6 +153,7 @@ class PorterApp(App):
             self._conv_running = True
             self._convert_all()
         self.diff.focus()
+        self.started = True
 
     def on_unmount(self) -> None:
         self._conv_stop.set()
@@ -540,7 +547,7 @@ class PorterApp(App):
                 await prev.wait()
             except (WorkerCancelled, WorkerFailed):
                 pass
-        log.write(Text(f"$ porter {' '.join(argv[3:])}", style="bold"))
+        log.write(Text(f"$ porter {title}", style="bold"))
         diag_list = self.main.query_one("#diagnostics", OptionList)
 
         def batch(lines: list[str]) -> None:

@@ -1,0 +1,81 @@
+"""Snapshots (pytest-textual-snapshot) of the main screen, the findings view, the
+editor and the log.  Deterministic: fixed terminal size, a copy of the sample
+fixed CUDA project (conftest.MINI) under tmp_path shown by relative names, the
+fake findings scan, every worker finished first.
+
+Update after an intended change: pytest tests/tui/test_tui_snapshots.py --snapshot-update
+"""
+
+from __future__ import annotations
+
+import sys
+
+from tui_helpers import make_app
+
+SIZE = (150, 40)
+
+
+async def _settle(pilot):
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def _app(project_dir, rel="kernels.cu"):
+    app = make_app(project_dir)
+
+    async def run_before(pilot):
+        while not app.started:  # the auto-pilot starts before the screen is composed
+            await pilot.pause(0.02)
+        app.open_file(rel)
+        app.file_tree.select_file(rel)
+        await _settle(pilot)
+
+    return app, run_before
+
+
+def test_snapshot_main_screen(mini_project, snap_compare):
+    app, before = _app(mini_project)
+
+    async def run_before(pilot):
+        await before(pilot)
+        await pilot.press("a", "x")  # one accepted, one rejected hunk
+        await _settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_snapshot_findings_view(mini_project, snap_compare):
+    app, before = _app(mini_project)
+
+    async def run_before(pilot):
+        await before(pilot)
+        await pilot.press("right_square_bracket")
+        await _settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_snapshot_editor(mini_project, snap_compare):
+    app, before = _app(mini_project, "include/util.h")
+
+    async def run_before(pilot):
+        await before(pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        area = app.screen.query_one("#editor")
+        area.cursor_blink = False
+        await _settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_snapshot_log_with_a_diagnostic(mini_project, snap_compare):
+    app, before = _app(mini_project)
+    script = "print('compiling kernels.cu'); print('kernels.cu:7:9: error: use of undeclared identifier x')"
+
+    async def run_before(pilot):
+        await before(pilot)
+        app.start_job("build", [sys.executable, "-c", script], 30)
+        await _settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
