@@ -1,4 +1,6 @@
-"""Compare the extension with PyTorch reference implementations (needs a GPU)."""
+"""Compare the extension with PyTorch reference implementations (needs a GPU).
+
+Run by hand after `pip install .`: python check_fused.py (named so pytest does not collect it)."""
 import torch
 import torch.nn.functional as F
 
