@@ -2,7 +2,7 @@
 ((preproc_include path: (_) @path) @PORT060
  (#match? @path "^[<\"](cuda_pipeline\\.h|cuda_pipeline_primitives\\.h|cuda_awbarrier\\.h|cuda_awbarrier_primitives\\.h|cuda/pipeline|cuda/barrier|cuda/ptx)[>\"]$"))
 ((call_expression function: (identifier) @fn) @PORT060
- (#match? @fn "^(__pipeline_memcpy_async|__pipeline_commit|__pipeline_wait_prior|__pipeline_arrive_on|cuTensorMapEncodeTiled|cuTensorMapEncodeIm2col|cudaGetDriverEntryPoint)$"))
+ (#match? @fn "^(__pipeline_memcpy_async|__pipeline_commit|__pipeline_wait_prior|__pipeline_arrive_on|cuTensorMapEncodeTiled|cuTensorMapEncodeIm2col)$"))
 ((qualified_identifier scope: (namespace_identifier) @ns name: (_) @name) @PORT060
  (#eq? @ns "cuda")
  (#match? @name "^(memcpy_async|pipeline|make_pipeline|pipeline_shared_state|barrier|aligned_size_t|pipeline_consumer_wait_prior|device|ptx)"))

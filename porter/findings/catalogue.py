@@ -20,7 +20,7 @@ from porter.findings.model import CATEGORIES, SEVERITIES
 CATALOGUE_FILE = Path(__file__).with_name("catalogue.toml")
 _ID = re.compile(r"^PORT\d{3}$")
 _KEYS = {"id", "category", "severity", "title", "message", "query", "scope", "patterns", "fix", "docs", "page",
-         "summary"}
+         "summary", "triggers", "device_only"}
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,11 @@ class Rule:
     fix: str | None = None  # description of the suggested fix
     docs: tuple[str, ...] = ()  # HIP/ROCm documentation topics, by name
     page: str = ""  # markdown body: why it matters on gfx942, before/after
+    # byte strings: the rule's query runs only on a source that contains one of them (speed);
+    # empty = always.  A trigger must occur in every construct the rule can report.
+    triggers: tuple[bytes, ...] = ()
+    # the rule only reports inside __global__/__device__ functions: host functions are not queried
+    device_only: bool = False
 
     def render_message(self, params: dict | None) -> str:
         if not params:
@@ -90,6 +95,7 @@ def _rule(raw: dict, where: str) -> Rule:
     raw = dict(raw)
     raw["patterns"] = tuple(raw.get("patterns", ()))
     raw["docs"] = tuple(raw.get("docs", ()))
+    raw["triggers"] = tuple(t.encode("utf-8") for t in raw.get("triggers", ()))
     return Rule(**raw)
 
 

@@ -9,6 +9,7 @@ this module: it is a catalogue entry, a query pattern and maybe a predicate.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from dataclasses import dataclass, field
@@ -43,11 +44,144 @@ def rule_files() -> tuple[str, ...]:
     return tuple(sorted(p.stem for p in folder.glob("*.scm")))
 
 
+def split_patterns(text: str) -> list[str]:
+    """The top-level patterns of a query file (comments dropped), each with its predicates."""
+    out: list[str] = []
+    depth = 0
+    buf: list[str] = []
+    i = 0
+    n = len(text)
+    in_string = False
+    while i < n:
+        ch = text[i]
+        if in_string:
+            buf.append(ch)
+            if ch == "\\" and i + 1 < n:
+                buf.append(text[i + 1])
+                i += 2
+                continue
+            if ch == '"':
+                in_string = False
+        elif ch == ";":
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        elif ch == '"':
+            in_string = True
+            buf.append(ch)
+        else:
+            buf.append(ch)
+            if ch in "([":
+                depth += 1
+            elif ch in ")]":
+                depth -= 1
+                if depth == 0:
+                    # a trailing capture after the closing paren belongs to this pattern
+                    m = re.match(r"(\s*@[\w.]+)+", text[i + 1:])
+                    if m:
+                        buf.append(m.group())
+                        i += m.end()
+                    out.append("".join(buf).strip())
+                    buf = []
+        i += 1
+    return [p for p in out if p]
+
+
+@functools.cache
+def rule_patterns() -> dict[str, tuple[str, ...]]:
+    """Query patterns by the rule id they report (the @PORTnnn capture in each)."""
+    found: dict[str, list[str]] = {}
+    for name in rule_files():
+        for pattern in split_patterns(parse.query_text(f"rules/{name}")):
+            ids = set(re.findall(r"@(PORT\d{3})\b", pattern))
+            if len(ids) != 1:
+                raise ValueError(f"grammars/rules/{name}.scm: a pattern must name exactly one @PORTnnn: {pattern[:80]}")
+            found.setdefault(ids.pop(), []).append(pattern)
+    return {k: tuple(v) for k, v in found.items()}
+
+
 @functools.cache
 def combined_query() -> ts.Query:
-    """Every rule query in one ts.Query, so a file needs one tree pass."""
-    text = "\n".join(parse.query_text(f"rules/{name}") for name in rule_files())
+    """Every rule's patterns in one ts.Query (used to check the query files)."""
+    text = "\n".join(p for rid in sorted(rule_patterns()) for p in rule_patterns()[rid])
     return ts.Query(parse.language(), text)
+
+
+@functools.cache
+def rule_query(rule_id: str) -> ts.Query | None:
+    """The patterns of one rule as a ts.Query, compiled on first use and kept."""
+    patterns = rule_patterns().get(rule_id)
+    return ts.Query(parse.language(), "\n".join(patterns)) if patterns else None
+
+
+@functools.cache
+def _triggers() -> dict[str, tuple[bytes, ...]]:
+    return {r.id: r.triggers for r in catalogue().values() if r.scope == "source"}
+
+
+_DEVICE_HEAD = re.compile(rb"\b__(?:global|device)__\b")
+
+
+class _TopLevel:
+    """The top-level nodes of a tree, for mapping a byte position to its declaration."""
+
+    def __init__(self, source: bytes, tree: ts.Tree):
+        self.source = source
+        self.nodes = tree.root_node.children
+        self.starts = [n.start_byte for n in self.nodes]
+        self._device: dict[int, bool] = {}
+
+    def at(self, pos: int) -> int:
+        i = bisect.bisect_right(self.starts, pos) - 1
+        return i if i >= 0 and pos < self.nodes[i].end_byte else -1
+
+    def is_host_function(self, i: int) -> bool:
+        if i not in self._device:
+            node = self.nodes[i]
+            host = False
+            if node.type == "function_definition":
+                body = node.child_by_field_name("body")
+                head_end = body.start_byte if body is not None else node.end_byte
+                host = not _DEVICE_HEAD.search(self.source, node.start_byte, head_end)
+            self._device[i] = host
+        return self._device[i]
+
+
+def rule_ranges(source: bytes, tops: _TopLevel, words: tuple[bytes, ...], device_only: bool = False):
+    """Byte ranges worth querying for a rule: the top-level declarations that contain one of
+    its trigger ``words`` (every match of a rule contains one of its triggers, so none is
+    lost); host functions are skipped for a ``device_only`` rule.  Returns None when no
+    trigger occurs (the rule is inactive), the whole file when the rule has no triggers."""
+    if not words:
+        return [(0, len(source))]
+    chosen: set[int] = set()
+    seen_any = False
+    for w in words:
+        i = source.find(w)
+        while i >= 0:
+            seen_any = True
+            k = tops.at(i)
+            if k < 0:
+                i = source.find(w, i + 1)
+                continue
+            if not (device_only and tops.is_host_function(k)):
+                chosen.add(k)
+            i = source.find(w, tops.nodes[k].end_byte)
+    if not seen_any:
+        return None
+    ranges: list[tuple[int, int]] = []
+    for k in sorted(chosen):
+        start, end = tops.nodes[k].start_byte, tops.nodes[k].end_byte
+        if ranges and start <= ranges[-1][1]:
+            ranges[-1] = (ranges[-1][0], max(end, ranges[-1][1]))
+        else:
+            ranges.append((start, end))
+    return ranges
+
+
+def active_rules(source: bytes) -> frozenset[str]:
+    """The source rules whose trigger words occur in ``source`` (a rule without triggers always runs)."""
+    return frozenset(rid for rid, words in _triggers().items() if not words or any(w in source for w in words))
 
 
 class Context:
@@ -190,12 +324,26 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None)
             ctx.reported.append(key[1:] + (rule.id,))
             out.append(_finding(rule, ctx, hit, path))
 
-    # 1. the one query pass
-    try:
-        found = parse.matches(combined_query(), index.tree.root_node)
-    except Exception as exc:  # pragma: no cover - a broken query file
-        out.append(_internal_error(ctx, path, "query", exc))
-        found = []
+    # 1. the one query pass, over the patterns of the rules whose trigger words occur
+    # each active rule's query runs over the top-level declarations holding its trigger words
+    tops = _TopLevel(source, index.tree)
+    active: set[str] = set()
+    found = []
+    for rule_id, words in _triggers().items():
+        ranges = rule_ranges(source, tops, words, rules[rule_id].device_only)
+        if ranges is None:
+            continue
+        active.add(rule_id)
+        query = rule_query(rule_id)
+        if query is None or not ranges:
+            continue
+        try:
+            cursor = ts.QueryCursor(query)
+            for start, end in ranges:
+                cursor.set_byte_range(start, end)
+                found.extend(cursor.matches(index.tree.root_node))
+        except Exception as exc:  # pragma: no cover - a broken query file
+            out.append(_internal_error(ctx, path, rule_id, exc))
     for _pattern, caps in found:
         for name, nodes in caps.items():
             if not _RULE_CAPTURE.match(name) or name in failed:
@@ -216,7 +364,7 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None)
     # 2. rules that look at the whole file (macro bodies, database look-ups)
     for rule_id, check in predicates.FILE_REGISTRY.items():
         rule = rules.get(rule_id)
-        if rule is None or rule_id in failed:
+        if rule is None or rule_id in failed or rule_id not in active:
             continue
         try:
             report(rule, check(ctx))

@@ -5,14 +5,40 @@ so the findings and the conversion agree and there is no second identifier scann
 
 from __future__ import annotations
 
+import functools
+import re
+
 from porter.findings.engine import Hit
 from porter.findings.predicates import file_check
+
+_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@functools.cache
+def _unsupported_names() -> tuple[frozenset[bytes], frozenset[str]]:
+    from porter.mapping import load_database
+
+    db = load_database()
+    names = {e.cuda.encode() for t in (db.identifiers, db.namespaces) for e in t.values() if e.status == "unsupported"}
+    headers = {e.cuda for e in db.headers.values() if e.status == "unsupported"}
+    return frozenset(names), frozenset(headers)
+
+
+def _may_have_unsupported(ctx) -> bool:
+    """A cheap pre-check (set intersection of the file's words with the unsupported names)
+    so that the translator only runs on files that can have such a reference."""
+    names, headers = _unsupported_names()
+    if not names.isdisjoint(_WORD.findall(ctx.source)):
+        return True
+    return any(ctx.text(n)[1:-1] in headers for n in ctx.index.includes)
 
 
 @file_check("PORT030")
 def unsupported_names(ctx):
     from porter.translate import translate
 
+    if not _may_have_unsupported(ctx):
+        return []
     result = translate(ctx.source, ctx.path, index=ctx.index)
     root = ctx.index.tree.root_node
     spans = []

@@ -101,7 +101,8 @@ def shared_per_warp(ctx, node, caps):
         uses = re.findall(r"\b" + re.escape(name) + r"\s*\[([^\]]*)\]", body)
         if not any(_WARPISH_INDEX.search(u) for u in uses):
             return None
-    return Hit(node.start_byte, node.end_byte, {"name": name, "size": compact(size_text, 30)})
+    return Hit(node.start_byte, node.end_byte, {"name": name, "size": compact(size_text, 30),
+                                                "decl": compact(ctx.text(node).rstrip(";"), 50)})
 
 
 def _reads_lane(ctx, call, var: str) -> bool:
