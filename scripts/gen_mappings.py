@@ -539,7 +539,9 @@ class Builder:
             doc = self.src.get(s)
             if cuda in doc.get("removed", ()):
                 return "removed"
-            if cuda in doc.get("deprecated", {}):
+            where = doc.get("deprecated", {}).get(cuda)
+            # cuda_device_runtime_api.h deprecates the *device-side* runtime calls (cudaDeviceSynchronize in a kernel)
+            if where and where != "cuda_device_runtime_api.h":
                 return "deprecated"
         return "supported"
 

@@ -47,7 +47,7 @@ def test_torchs_manual_markers_are_unsupported(db):
 
 def test_plain_words_are_not_marked_unsupported(db):
     # names a user may well write for their own things must never be reported as CUDA APIs
-    for word in ("any", "throw", "umin", "max", "MAJOR_VERSION", "USE_CUDA"):
+    for word in ("any", "all", "ballot", "throw", "umin", "max", "MAJOR_VERSION", "USE_CUDA"):
         e = db.identifiers.get(word)
         assert e is None or e.renames, word
 
@@ -76,3 +76,8 @@ def test_torch_pairs_that_run_backwards_are_not_imported(db):
     assert "HIP_CHECK" not in db.identifiers
     assert not [e for e in db.entries() if e.renames and e.target() and e.target().lower().startswith("cuda")
                 and e.kind != "header" and not e.cuda.lower().startswith("cuda")]
+
+
+def test_device_side_deprecations_do_not_mark_host_calls(db):
+    # cuda_device_runtime_api.h deprecates cudaDeviceSynchronize *in device code* only
+    assert db.identifiers["cudaDeviceSynchronize"].status == "supported"
