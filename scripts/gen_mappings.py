@@ -149,7 +149,8 @@ def _snapshot_of(files: dict[str, str], keep=lambda name: True) -> dict:
         calls |= {c for c in info["calls"] if keep(c)}
         macros |= {m for m in info["macros"] if keep(m)}
         for d in info["deprecated"]:
-            if keep(d):
+            # cuda_device_runtime_api.h deprecates the device-side runtime calls only
+            if keep(d) and rel != "cuda_device_runtime_api.h":
                 deprecated.setdefault(d, rel)
         g = header_guard(text)
         if g:
