@@ -9,6 +9,7 @@ pytest.importorskip("torch")
 from porter.smoke import SmokeOptions, report as srep, run_smoke  # noqa: E402
 
 
+@pytest.mark.slow
 def test_two_cpu_processes_report_world_size_and_scaling():
     lines = []
     rep = run_smoke(SmokeOptions(device="cpu", nproc=2, steps=3, batch_size=2, seq_len=64, timeout_s=180), emit=lines.append)
@@ -24,6 +25,7 @@ def test_two_cpu_processes_report_world_size_and_scaling():
     assert [srep.parse_progress_line(ln)["step"] for ln in lines if srep.parse_progress_line(ln)] == [1, 2, 3]
 
 
+@pytest.mark.slow
 def test_a_dying_rank_is_named_and_nothing_hangs(monkeypatch):
     monkeypatch.setenv("PORTER_SMOKE_KILL_RANK", "1:1")
     t0 = time.monotonic()
