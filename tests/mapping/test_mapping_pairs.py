@@ -91,6 +91,11 @@ HEADERS = [
     ("nvToolsExt.h", "roctracer/roctx.h"),
     ("thrust/device_vector.h", "thrust/device_vector.h"),
     ("thrust/system/cuda/execution_policy.h", "thrust/system/hip/execution_policy.h"),
+    ("device_launch_parameters.h", "hip/hip_runtime.h"),
+    ("math_functions.h", "hip/math_functions.h"),
+    ("vector_functions.h", "hip/hip_vector_types.h"),
+    ("texture_types.h", "hip/texture_types.h"),
+    ("sm_61_intrinsics.h", "hip/hip_runtime.h"),
 ]
 
 
@@ -159,5 +164,5 @@ def test_block_scoped_atomics_fall_back_to_device_scope(db):
 
 
 def test_unsupported_library_headers(db):
-    for h in ("cufftw.h", "nccl_device.h", "mma.h", "cublasXt.h"):
+    for h in ("cufftw.h", "nccl_device.h", "mma.h", "cublasXt.h", "cupti.h", "cuda_gl_interop.h", "cuda_occupancy.h"):
         assert db.headers[h].status == "unsupported", h
