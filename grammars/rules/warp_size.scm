@@ -28,6 +28,12 @@
   body: (_) @body
   (#match? @start "^16[uU]?$")) @PORT012
 
+; PORT012: an unrolled reduction whose first shuffle offset is 16
+((call_expression
+   function: (identifier) @fn
+   arguments: (argument_list)) @PORT012
+ (#match? @fn "^__shfl_(down|xor)(_sync)?$"))
+
 ; PORT013: a __shared__ array with one slot per 32-lane warp
 (declaration
   (type_qualifier) @q

@@ -38,6 +38,19 @@ def _scan_one(path: Path, rel: str, kind: str, result: ScanResult) -> None:
         result.findings.extend(scan(data, rel))
 
 
+# beyond porter.project.files' classes: converted HIP sources, and setup.py (nvcc flags of a torch extension)
+_EXTRA_SOURCES = (".hip",)
+_EXTRA_BUILD = ("setup.py",)
+
+
+def _kind(path: Path, kind: str) -> str:
+    if path.suffix.lower() in _EXTRA_SOURCES:
+        return "source"
+    if path.name in _EXTRA_BUILD:
+        return "build"
+    return kind
+
+
 def scan_path(target: str | os.PathLike, exclude: list = ()) -> ScanResult:
     """Scan one file (as a source or build file by its name) or every source and build file under a folder."""
     from porter.project.files import classify, discover
@@ -46,9 +59,10 @@ def scan_path(target: str | os.PathLike, exclude: list = ()) -> ScanResult:
     result = ScanResult()
     if target.is_dir():
         for f in discover(target, exclude):
-            if f.kind in ("source", "build"):
-                _scan_one(f.path, f.rel, f.kind, result)
+            kind = _kind(f.path, f.kind)
+            if kind in ("source", "build"):
+                _scan_one(f.path, f.rel, kind, result)
     else:
-        kind = classify(target)
+        kind = _kind(target, classify(target))
         _scan_one(target, str(target), "build" if kind == "build" else "source", result)
     return result

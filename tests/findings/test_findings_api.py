@@ -170,3 +170,27 @@ def test_text_report_lists_each_finding_and_a_total():
     text = report.to_text(scan(WARP, "w.cu"))
     assert "w.cu:3:43: error: PORT020 [lane-mask]" in text
     assert text.rstrip().splitlines()[-1].startswith(f"{len(scan(WARP))} findings")
+
+
+def _all_sources():
+    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    files = sorted((root / "tests" / "findings" / "fixtures").glob("*/*.cu"))
+    files += sorted(p for p in (root / "sample_projects").rglob("*") if p.suffix in (".cu", ".cuh", ".h", ".cpp"))
+    return files
+
+
+def test_trigger_words_lose_no_finding(monkeypatch):
+    """The speed-up (a rule's query only visits declarations holding its trigger words)
+    must give exactly the findings of a plain whole-file query."""
+    files = _all_sources()
+    fast = {p: [f.as_dict() for f in scan(p.read_bytes(), p.name)] for p in files}
+    no_triggers = {rid: () for rid in engine._triggers()}
+    monkeypatch.setattr(engine, "_triggers", lambda: no_triggers)
+    for p in files:
+        assert [f.as_dict() for f in scan(p.read_bytes(), p.name)] == fast[p], p
+
+
+def test_rocm62_style_64bit_mask_is_only_a_warning():
+    src = b"__device__ float r(float v) { return __shfl_down_sync(0xffffffffffffffffull, v, 1); }"
+    (f,) = [f for f in scan(src) if f.rule == "PORT020"]
+    assert f.severity == "warning" and f.fix.safe

@@ -42,6 +42,14 @@ def is_full_mask(ctx, node: ts.Node) -> bool:
     return False
 
 
+_WIDE = re.compile(r"^(?:0[xX][fF]{16}[uU]?[lL]{0,2}|~0(?:[uU][lL]{2}|[lL]{2}[uU]?)|\(\s*(?:unsigned\s+long\s+long|uint64_t)\s*\)\s*(?:-1|~0\w*)|(?:uint64_t|unsigned\s+long\s+long)\s*\(.*\))$")
+
+
+def is_wide_mask(ctx, node) -> bool:
+    """A 64-bit mask (``0xffffffffffffffff``, ``~0ull``, ``(uint64_t)-1``): code written for ROCm >= 6.2."""
+    return bool(_WIDE.match(ctx.macro_value(ctx.text(node))))
+
+
 def _const_masks(ctx) -> set[str]:
     text = ctx.source.decode("utf-8", "replace")
     names = set()

@@ -34,9 +34,22 @@ def lane_arithmetic(ctx, node, caps):
     lhs_text = ctx.text(caps["lhs"][0])
     if not _LANE_SOURCE.search(lhs_text) or not ctx.in_device_code(node):
         return None
+    if not _uses_warp_primitives(ctx):
+        return None  # e.g. `threadIdx.x % 32` in a 32-wide tile: not warp arithmetic
     kind = "lane index" if op in ("&", "%") else "warp index"
     wave = "__lane_id()" if op in ("&", "%") else f"{compact(lhs_text, 30)} / warpSize"
     return Hit(node.start_byte, node.end_byte, {"expr": compact(ctx.text(node), 40), "kind": kind, "wave64": wave})
+
+
+_WARP_WORDS = re.compile(rb"__shfl|__ballot|__any|__all|__syncwarp|__activemask|__match_|__reduce_\w+_sync|tiled_partition"
+                         rb"|thread_block_tile|\b[Ww]arp|WARP|[Ll]ane|LANE|__popc|%laneid")
+
+
+def _uses_warp_primitives(ctx) -> bool:
+    """The file works with warps (shuffles, votes, warp or lane names)."""
+    if "warp_words" not in ctx.cache:
+        ctx.cache["warp_words"] = bool(_WARP_WORDS.search(ctx.source))
+    return ctx.cache["warp_words"]
 
 
 def _shuffles(ctx, body, var: str):
@@ -61,6 +74,8 @@ def _width_is_32(ctx, fn: str, args) -> bool:
 
 @node_check("PORT012")
 def shuffle_loop_from_16(ctx, node, caps):
+    if "fn" in caps:
+        return _unrolled_16(ctx, node, caps)
     var = ctx.text(caps["var"][0])
     body = caps["body"][0]
     edits = []
@@ -76,6 +91,21 @@ def shuffle_loop_from_16(ctx, node, caps):
     start = caps["start"][0]
     the_fix = fix("give the shuffles an explicit width of 32 (32-lane CUDA semantics)", *edits) if edits else None
     return Hit(start.start_byte, start.end_byte, {"var": var}, the_fix)
+
+
+def _unrolled_16(ctx, node, caps):
+    fn = ctx.text(caps["fn"][0])
+    args = args_of(node)
+    delta_index = 2 if fn.endswith("_sync") else 1
+    if len(args) <= delta_index or ctx.macro_value(ctx.text(args[delta_index])) not in ("16", "16u", "16U"):
+        return None
+    if _width_is_32(ctx, fn, args):
+        return None
+    the_fix = None
+    if not fn.endswith("_sync") and len(args) == 2:
+        the_fix = fix("give the shuffle an explicit width of 32 (32-lane CUDA semantics)",
+                      edit(args[1].end_byte, args[1].end_byte, ", 32"))
+    return Hit(args[delta_index].start_byte, args[delta_index].end_byte, {"var": "offset"}, the_fix)
 
 
 @node_check("PORT013")
