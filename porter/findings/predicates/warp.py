@@ -48,7 +48,7 @@ _WARP_WORDS = re.compile(rb"__shfl|__ballot|__any|__all|__syncwarp|__activemask|
 def _uses_warp_primitives(ctx) -> bool:
     """The file works with warps (shuffles, votes, warp or lane names)."""
     if "warp_words" not in ctx.cache:
-        ctx.cache["warp_words"] = bool(_WARP_WORDS.search(ctx.source))
+        ctx.cache["warp_words"] = any(not ctx.index.is_protected(m.start()) for m in _WARP_WORDS.finditer(ctx.source))
     return ctx.cache["warp_words"]
 
 
