@@ -25,7 +25,12 @@ Fetching the optional inputs (generation time only, into /tmp)::
     pip download --no-deps -d /tmp/nv nvidia-cublas-cu12 nvidia-curand-cu12 \
         nvidia-cusparse-cu12 nvidia-cufft-cu12 nvidia-cusolver-cu12 \
         nvidia-nccl-cu12 nvidia-nvtx-cu12 nvidia-cudnn-cu12
-    (cd /tmp/rocdeb && apt-get download librocsparse-dev && dpkg-deb -x librocsparse-dev_*.deb x)
+    pip download --no-deps -d /tmp/nv rocm-bindings-hip rocm-bindings-libraries rocm-bindings-systems
+    mkdir -p /tmp/rocdeb && (cd /tmp/rocdeb && apt-get download librocsparse-dev && dpkg-deb -x librocsparse-dev_*.deb x)
+
+(hip-python's ``rocm-bindings-*`` wheels carry Cython declarations of a recent ROCm's HIP, hipBLAS,
+hipBLASLt, hipFFT, hipSOLVER, hipSPARSE, hipRAND, hipDNN, RCCL and roctx: the names in them are the
+check for libraries whose headers cannot be installed here.)
 
 Usage: ``gen_mappings.py [--extract] [--out DIR] [--sources DIR] [--wheels DIR] [--quiet]``
 """
