@@ -45,6 +45,16 @@ def run(args) -> int:
         return 1
     name = _normalise(args.name)
     entries = db.lookup(name)
+    if not entries and "::" in name:
+        spelled, used = db.resolve(name, args.roc)
+        if used:
+            if args.json:
+                print(json.dumps({"name": name, "hip": spelled, "entries": [e.as_dict() for e in used]},
+                                 indent=2, sort_keys=True))
+                return 0
+            print(f"{name} -> {spelled}")
+            entries = used
+            print()
     if not entries:
         close = db.suggest(name)
         hint = f"; close matches: {', '.join(close)}" if close else ""

@@ -128,6 +128,30 @@ class Database:
         """Every entry for ``name``, identifiers first (``porter query``)."""
         return [t[name] for t in (self.identifiers, self.headers, self.namespaces) if name in t]
 
+    def resolve(self, name: str, roc: bool = False) -> tuple[str | None, list[Entry]]:
+        """A qualified name (``cub::DeviceReduce``, ``thrust::sort``): (its HIP spelling or None, entries used).
+
+        The leading namespace goes through ``namespaces`` and the last component through
+        ``identifiers``; parts without an entry stay as written.
+        """
+        parts = name.split("::")
+        if len(parts) < 2 or not all(parts[1:]):
+            return None, []
+        used: list[Entry] = []
+        out = list(parts)
+        lead = 1 if parts[0] == "" else 0
+        ns = self.namespaces.get(parts[lead])
+        if ns is not None:
+            used.append(ns)
+            if ns.renames:
+                out[lead] = ns.target(roc)
+        last = self.identifiers.get(parts[-1])
+        if last is not None and len(parts) - 1 > lead:
+            used.append(last)
+            if last.renames:
+                out[-1] = last.target(roc)
+        return ("::".join(out) if used else None), used
+
     def suggest(self, name: str, n: int = 5) -> list[str]:
         """Known names close to ``name`` (for "did you mean")."""
         keys = [*self.identifiers, *self.headers, *self.namespaces]

@@ -87,3 +87,11 @@ def test_shipped_database_loads_and_is_cached():
 def test_suggest_offers_close_names(db):
     assert "cudaMalloc" in db.suggest("cudaMaloc")
     assert db.suggest("zzzzqqqq") == []
+
+
+def test_resolve_qualified_names(db):
+    assert db.resolve("cub::BlockReduce")[0] == "hipcub::BlockReduce"
+    assert db.resolve("::cub::DeviceScan")[0] == "::hipcub::DeviceScan"
+    assert db.resolve("thrust::sort")[0] == "thrust::sort"
+    assert db.resolve("mylib::thing") == (None, [])
+    assert db.resolve("cudaMalloc") == (None, [])

@@ -44,3 +44,16 @@ def test_json_output(capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc[0]["hip"] == "__HIP_DEVICE_COMPILE__" and doc[0]["context"] == "defined"
     assert doc[0]["renames"] is True and doc[0]["target"] == "__HIP_DEVICE_COMPILE__"
+
+
+def test_qualified_name_goes_through_the_namespace(capsys):
+    assert main(["query", "cub::DeviceReduce"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "cub::DeviceReduce -> hipcub::DeviceReduce"
+    assert "hipCUB" in out
+
+
+def test_qualified_unsupported_namespace_is_explained(capsys):
+    assert main(["query", "nvcuda::wmma::fragment"]) == 0
+    out = capsys.readouterr().out
+    assert "unsupported" in out and "wmma" in out
