@@ -75,7 +75,20 @@ def test_fixed(rule, path):
     assert again == [], f"the fix does not converge: {[f.message for f in again]}"
 
 
-@pytest.mark.parametrize("rule, path", [c for c in _cases("fixed") if c.values[1].suffix in SOURCE_SUFFIXES])
+@pytest.mark.parametrize("rule, path", list(_cases("suggested")))
+def test_suggested_fixes(rule, path):
+    """``suggested.*``: what every fix (safe or not) makes of ``positive.*``; offered again never."""
+    positive = next(path.parent.glob("positive" + path.suffix))
+    findings = [f for f in _scan(positive, positive.read_bytes()) if f.rule == rule]
+    assert any(f.fix and not f.fix.safe for f in findings), f"{rule} offers no fix that needs review"
+    fixed = apply_fixes(positive.read_bytes(), findings, safe_only=False)
+    assert fixed.decode() == path.read_text(encoding="utf-8")
+    again = [f for f in _scan(path, fixed) if f.rule == rule and f.fix]
+    assert again == [], f"the fix does not converge: {[f.message for f in again]}"
+
+
+@pytest.mark.parametrize("rule, path", [c for c in list(_cases("fixed")) + list(_cases("suggested"))
+                                        if c.values[1].suffix in SOURCE_SUFFIXES])
 def test_fixed_compiles_with_hipcc(rule, path, hipcc_compile):
     hip = translate(path.read_bytes(), str(path)).output
     rc, out = hipcc_compile(hip, rule)

@@ -12,6 +12,7 @@ from porter.findings.predicates import node_check
 from porter.findings.predicates.common import compact, edit, fix
 
 _INT = re.compile(r"^(\d+)[uUlL]*$")
+WALL_CLOCK = "((long long)__builtin_amdgcn_s_memrealtime())"
 
 
 def _first_in_scope(ctx, node, key: str) -> bool:
@@ -185,9 +186,11 @@ def device_clock(ctx, node, caps):
     if caps["args"][0].named_child_count or not ctx.in_device_code(node):
         return None
     name = ctx.text(caps["fn"][0])
+    # wall_clock64() reads s_memrealtime; HIP 5.2 declares it for the device pass only, so the
+    # builtin itself is what compiles everywhere
     return Hit(node.start_byte, node.end_byte, {"name": name},
-               fix("`wall_clock64()` (ticks at hipDeviceAttributeWallClockRate kHz) for wall time",
-                   edit(node.start_byte, node.end_byte, "wall_clock64()"), safe=False))
+               fix("the constant-rate counter behind wall_clock64() (ticks at hipDeviceAttributeWallClockRate kHz), "
+                   "for wall time", edit(node.start_byte, node.end_byte, WALL_CLOCK), safe=False))
 
 
 # ---------------------------------------------------------------- managed memory

@@ -1,0 +1,44 @@
+"""Properties over arbitrary edits of real CUDA code: scan never raises or fails a rule,
+findings stay inside the file and sorted, and safe fixes converge."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from porter.findings import apply_fixes, scan
+
+FIXTURES = sorted((Path(__file__).with_name("fixtures")).glob("*/positive*.cu"))
+SEEDS = [p.read_bytes() for p in FIXTURES]
+TOKENS = [b"{", b"}", b"(", b")", b";", b'"', b"'", b"/*", b"*/", b"//", b"\n", b"#if X\n", b"#endif\n",
+          b"asm(", b"<<<", b">>>", b"__shfl_down_sync(", b"0xffffffff", b"\\", b"\x00", b"\xff", b"\xc3\xa9"]
+
+
+@st.composite
+def mutated(draw):
+    src = bytearray(draw(st.sampled_from(SEEDS)))
+    for _ in range(draw(st.integers(0, 6))):
+        pos = draw(st.integers(0, len(src)))
+        if draw(st.booleans()) and pos < len(src):
+            del src[pos:pos + draw(st.integers(1, 12))]
+        else:
+            src[pos:pos] = draw(st.sampled_from(TOKENS))
+    return bytes(src)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated())
+def test_scan_is_total_and_fixes_converge(src):
+    findings = scan(src, "m.cu")
+    assert not [f for f in findings if f.rule == "PORT900"], [f.message for f in findings if f.rule == "PORT900"]
+    assert [f.start_byte for f in findings] == sorted(f.start_byte for f in findings)
+    for f in findings:
+        assert 0 <= f.start_byte <= f.end_byte <= len(src)
+        if f.fix:
+            assert all(0 <= e.start_byte <= e.end_byte <= len(src) for e in f.fix.edits)
+    once = apply_fixes(src, findings)
+    twice = apply_fixes(once, scan(once, "m.cu"))
+    thrice = apply_fixes(twice, scan(twice, "m.cu"))
+    assert thrice == twice, "safe fixes keep rewriting the same code"
