@@ -749,33 +749,30 @@ class Builder:
                 old.unlink()
         for cat in sorted(by_cat):
             entries = by_cat[cat]
-            # compact: fields equal to the file's defaults are left out
-            defaults = {"category": cat, "kind": "identifier", "status": "supported"}
-            for key in ("source", "header", "note", "alternative"):
-                counts = collections.Counter(e.get(key) for e in entries)
-                best = sorted(counts, key=lambda v: (-counts[v], v or ""))[0]
-                if best is not None and (key in ("source", "header") or counts[best] * 2 > len(entries)):
-                    defaults[key] = best
-            rows = []
-            for e in entries:
-                row = {k: v for k, v in sorted(e.items()) if defaults.get(k) != v}
-                for key in defaults:  # a default this entry does not have: explicit null
-                    if key not in e:
-                        row[key] = None
-                rows.append(dict(sorted(row.items())))
+            # compact and fast to load: one array per entry, in the loader's field order (``fields``)
+            # the source is an index into "sources" (the same long strings recur thousands of times)
+            sources = sorted({e["source"] for e in entries})
+            index = {src: i for i, src in enumerate(sources)}
+            rows = [[index[e["source"]] if f == "source" else e.get(f, _FIELD_DEFAULTS.get(f)) for f in FIELDS]
+                    for e in entries]
             doc = {
                 "category": cat,
                 "generated_by": GENERATED_BY,
-                "sources": sorted(self.sources_used[cat]),
-                "defaults": defaults,
+                "sources": sources,
+                "fields": list(FIELDS),
                 "entries": rows,
             }
             text = json.dumps(doc, indent=None, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-            text = text.replace('"entries":[{', '"entries":[\n{').replace("},{", "},\n{")
+            text = text.replace('"entries":[[', '"entries":[\n[').replace("],[", "],\n[")
             (out / f"{cat}.json").write_text(text + "\n", encoding="utf-8")
             summary[cat] = collections.Counter(e["status"] for e in entries)
         return summary
 
+
+# the loader's Entry fields, in order (porter.mapping.Entry)
+FIELDS = ("cuda", "hip", "kind", "category", "status", "roc", "since_hip", "header", "note", "alternative", "source",
+          "context")
+_FIELD_DEFAULTS = {"kind": "identifier", "status": "supported", "source": "curated"}
 
 _NV_SETS = ("nv_cublas", "nv_curand", "nv_cusparse", "nv_cufft", "nv_cusolver", "nv_nccl", "nv_nvtx", "nv_cudnn")
 

@@ -6,9 +6,9 @@ Data lives in two places, both loaded here and nowhere else:
   from the tables that ship in ``torch.utils.hipify``, the CUDA and HIP
   headers (snapshots under ``porter/mapping/sources/snapshots/``) and the
   pairing rules in ``porter/mapping/sources/conventions.toml``.  One file per
-  category: ``{"category", "generated_by", "sources", "defaults", "entries"}``;
-  an entry leaves out the keys equal to ``defaults``.  Do not edit by hand:
-  regenerate.
+  category: ``{"category", "generated_by", "sources", "fields", "entries"}``,
+  each entry an array in ``fields`` order whose ``source`` is an index into
+  ``sources`` (objects, with an optional ``defaults`` table, are read too).  Do not edit by hand: regenerate.
 * ``porter/mapping/curated/*.toml`` -- hand-curated entries (``[[entry]]``
   tables with the same keys).  A curated entry replaces a generated one with
   the same ``kind`` and ``cuda`` name.
@@ -179,6 +179,8 @@ def _bulk_ok(entries: list[Entry]) -> bool:
         return False
     if not {e.context for e in entries} <= {None, "defined"}:
         return False
+    if not all(type(e.source) is str and type(e.category) is str for e in entries):
+        return False
     try:
         names = [e.cuda for e in entries if e.kind != "header"]
         targets = [t for e in entries if e.kind != "header" for t in (e.hip, e.roc) if t]
@@ -196,14 +198,36 @@ def read_generated(path: Path) -> list[Entry]:
         raise MappingError(f"{path.name}: cannot read JSON: {exc}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("entries"), list):
         raise MappingError(f"{path.name}: expected an object with an 'entries' list")
-    defaults = doc.get("defaults") or {}
-    rows = [{**defaults, **raw} for raw in doc["entries"]] if defaults else doc["entries"]
-    try:
-        entries = [Entry(**raw) for raw in rows]
-        if _bulk_ok(entries):
-            return entries
-    except TypeError:
-        pass
+    fields = doc.get("fields")
+    if fields is not None:  # rows are arrays in `fields` order (what the generator writes)
+        if not isinstance(fields, list) or set(fields) - _FIELDS or "cuda" not in fields:
+            raise MappingError(f"{path.name}: 'fields' must list Entry fields, got {fields!r}")
+        make = Entry._make if tuple(fields) == Entry._fields else None
+        try:
+            if "source" in fields and doc.get("sources"):  # a row's source may be an index into "sources"
+                sources, at = doc["sources"], fields.index("source")
+                for row in doc["entries"]:
+                    if type(row[at]) is int:
+                        row[at] = sources[row[at]]
+            if make:
+                entries = [make(row) for row in doc["entries"]]
+            else:
+                entries = [Entry(**dict(zip(fields, row))) for row in doc["entries"]]
+            if _bulk_ok(entries):
+                return entries
+        except (TypeError, IndexError, KeyError):
+            pass
+        rows = [dict(zip(fields, row)) if isinstance(row, list) and len(row) == len(fields) else row
+                for row in doc["entries"]]
+    else:  # rows are objects; keys equal to `defaults` may be left out
+        defaults = doc.get("defaults") or {}
+        rows = [{**defaults, **raw} for raw in doc["entries"]] if defaults else doc["entries"]
+        try:
+            entries = [Entry(**raw) for raw in rows]
+            if _bulk_ok(entries):
+                return entries
+        except TypeError:
+            pass
     for raw in rows:  # something is wrong: find it and say which entry
         _entry({k: v for k, v in raw.items() if v is not None} if isinstance(raw, dict) else raw, path.name)
     raise MappingError(f"{path.name}: invalid entries")  # pragma: no cover - _entry raises first

@@ -95,3 +95,23 @@ def test_resolve_qualified_names(db):
     assert db.resolve("thrust::sort")[0] == "thrust::sort"
     assert db.resolve("mylib::thing") == (None, [])
     assert db.resolve("cudaMalloc") == (None, [])
+
+
+def test_corrupt_generated_row_is_named(tmp_path):
+    import json
+
+    fields = ["cuda", "hip", "kind", "category", "status", "roc", "since_hip", "header", "note", "alternative",
+              "source", "context"]
+    data = tmp_path / "data"
+    data.mkdir()
+    rows = [["cudaA", "hipA", "identifier", "runtime", "supported", None, None, None, None, None, 0, None],
+            ["cudaB", "hip B", "identifier", "runtime", "supported", None, None, None, None, None, 0, None]]
+    (data / "runtime.json").write_text(json.dumps({"category": "runtime", "sources": ["s"], "fields": fields,
+                                                   "entries": rows}))
+    with pytest.raises(MappingError, match=r"^runtime\.json: entry 'cudaB': target name 'hip B'"):
+        build_database(data, tmp_path / "none")
+    rows[1][1] = "hipB"
+    (data / "runtime.json").write_text(json.dumps({"category": "runtime", "sources": ["s"], "fields": fields,
+                                                   "entries": rows}))
+    db = build_database(data, tmp_path / "none")
+    assert db.identifiers["cudaB"].source == "s"
