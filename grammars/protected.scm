@@ -1,10 +1,10 @@
 ; Spans the translator must not rewrite: comments and literals.
-; An #include path is captured separately: it is the one string that is rewritten.
+; #include paths (the one string that is rewritten) are found from the text by
+; porter.translate.source_index, so that an include next to a syntax error is still seen.
 (comment) @protected
 (string_literal) @protected
 (raw_string_literal) @protected
 (char_literal) @protected
 (concatenated_string) @protected
-(preproc_include path: (_) @include)
 ; unparsed #define bodies: the translator finds literals inside them itself
 (preproc_arg) @macro

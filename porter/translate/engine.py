@@ -164,6 +164,11 @@ def _compiler_guarded(index: SourceIndex, pos: int) -> bool:
     return False
 
 
+@functools.cache
+def _removable_keys() -> frozenset[bytes]:
+    return frozenset(k.encode() for k in structure_rules()["remove"])
+
+
 def _is_member(source: bytes, pos: int) -> bool:
     """The name at ``pos`` follows ``.`` or ``->``: a struct member, not an API name."""
     i = pos
@@ -265,7 +270,8 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
                           for m in _device_regex().finditer(source))
 
     symbol_calls: list[tuple[int, int, str]] = []
-    keys = _keys(id(db))
+    keys = _keys(id(db)) | _removable_keys()
+    removable = rules["remove"]
     for m in _IDENT_RE.finditer(source):
         word = m.group()
         if word not in keys and word[:2] not in _LEFTOVER_LEADS:
@@ -283,6 +289,14 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
                 converted.append(ref(entry, name, start))
             else:
                 unsupported.append(ref(entry, name, start))
+            continue
+        if name in removable:
+            stop = end
+            while stop < len(source) and source[stop] in b" \t":
+                stop += 1
+            edits.append(Edit(start, stop, b"", "remove", name))
+            line, col = index.line_col(start)
+            converted.append(Reference(name, line, col, "preprocessor", "removed", "", removable[name]))
             continue
         entry = db.identifiers.get(name)
         if entry is None:
@@ -355,8 +369,8 @@ def _include_position(index: SourceIndex) -> int:
     """Where to insert the runtime include: before the first #include, else after
     an include guard / #pragma once, else after the leading comments."""
     source = index.source
-    for node in index.includes:  # the first real #include line (not one inside a comment or mid-line)
-        directive = node.parent.start_byte if node.parent is not None else node.start_byte
+    for inc in index.includes:  # the first #include line that is not inside a block comment
+        directive = inc.directive_byte
         line_start = source.rfind(b"\n", 0, directive) + 1
         if not source[line_start:directive].strip() and not (line_start and index.is_protected(line_start - 1)):
             return line_start

@@ -15,12 +15,25 @@ from porter import parse
 _MACRO_LITERAL = re.compile(rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|//[^\n]*|/\*.*?\*/', re.S)
 
 
+@dataclass(frozen=True, slots=True)
+class IncludePath:
+    """The path of an ``#include`` (with its <> or "" delimiters) and where its directive starts."""
+
+    start_byte: int
+    end_byte: int
+    directive_byte: int
+
+
+# found by text, not by the tree, so that includes next to a syntax error are still seen
+_INCLUDE = re.compile(rb'^(?:\xef\xbb\xbf)?[ \t]*#[ \t]*include[ \t]*(<[^>\n]*>|"[^"\n]*")', re.M)
+
+
 @dataclass
 class SourceIndex:
     source: bytes
     tree: ts.Tree
     protected: list[tuple[int, int]]  # sorted, non-overlapping (comments, literals)
-    includes: list[ts.Node]  # the path node of every #include
+    includes: list[IncludePath]  # every #include line, in order
     macro_bodies: list[ts.Node]  # preproc_arg nodes (unparsed #define bodies)
     _starts: list[int] = field(default_factory=list, repr=False)
     _lines: list[int] | None = field(default=None, repr=False)
@@ -68,19 +81,25 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 def index_source(source: bytes, tree: ts.Tree | None = None) -> SourceIndex:
     tree = tree or parse.parse(source)
     caps = parse.captures(parse.load_query("protected"), tree.root_node)
-    includes = caps.get("include", [])
-    # include paths are protected from identifier renaming; the translator maps them as headers
     spans = [(n.start_byte, n.end_byte) for n in caps.get("protected", [])]
-    spans.extend((n.start_byte, n.end_byte) for n in includes)
     bodies = caps.get("macro", [])
+    spans = _merge(spans)
+    if tree.root_node.has_error:
+        spans = _merge(spans + _comments_missed(source, spans))
+    starts = [s for s, _ in spans]
+    includes = []
+    for m in _INCLUDE.finditer(source):
+        i = bisect.bisect_right(starts, m.start()) - 1
+        if i >= 0 and m.start() < spans[i][1] and not (spans[i][0] == m.start(1) and spans[i][1] == m.end(1)):
+            continue  # inside a comment
+        includes.append(IncludePath(m.start(1), m.end(1), m.start()))
+    # include paths are protected from identifier renaming; the translator maps them as headers
+    spans.extend((inc.start_byte, inc.end_byte) for inc in includes)
     for body in bodies:
         text = source[body.start_byte:body.end_byte]
         if b'"' in text or b"'" in text or b"/" in text:
             spans.extend((body.start_byte + m.start(), body.start_byte + m.end()) for m in _MACRO_LITERAL.finditer(text))
-    spans = _merge(spans)
-    if tree.root_node.has_error:
-        spans = _merge(spans + _comments_missed(source, spans))
-    return SourceIndex(source, tree, spans, includes, bodies)
+    return SourceIndex(source, tree, _merge(spans), includes, bodies)
 
 
 _COMMENT_START = re.compile(rb"/[*/]")

@@ -151,3 +151,11 @@ def test_header_whose_device_code_is_guarded_by_cudacc_gets_no_runtime_include()
     src = ("#pragma once\n#include <cstdio>\n#ifdef __CUDACC__\n#define HD __host__ __device__\n#else\n#define HD\n#endif\n"
            "HD inline int div_up(int a, int b) { return (a + b - 1) / b; }\n")
     assert conv(src) == src.replace("__CUDACC__", "__HIPCC__")
+
+
+def test_cudart_cb_is_removed_and_headers_that_bring_the_runtime_get_no_extra_include():
+    out = conv("#include <cuda_runtime.h>\nstatic void CUDART_CB done(void* p) {}\n")
+    assert "static void done(void* p) {}" in out
+    src = "#include <curand_kernel.h>\n__global__ void k(curandState* s) {}\n"
+    out = conv(src)
+    assert "hip/hip_runtime.h" not in out and "<hiprand/hiprand_kernel.h>" in out

@@ -1,5 +1,4 @@
 // rand_ops.cu - cuRAND host and device APIs, plus a cuComplex kernel.
-#include <hip/hip_runtime.h>
 #include <hiprand/hiprand_kernel.h>
 
 #include "checks.h"

@@ -58,7 +58,7 @@ static float poly_ref(float x)
 }
 
 // Host callback run by the stream once its last copy has finished.
-static void CUDART_CB on_stream_done(void* user)
+static void on_stream_done(void* user)
 {
     int* done = static_cast<int*>(user);
     ++*done;

@@ -1,5 +1,4 @@
 // cub_ops.cu - CUB device-wide primitives and block/warp collectives.
-#include <hip/hip_runtime.h>
 #include <climits>
 #include <cstdio>
 #include <hipcub/hipcub.hpp>

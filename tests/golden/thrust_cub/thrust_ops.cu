@@ -1,7 +1,7 @@
 // thrust_ops.cu - device_vector, transform, reduce and sort_by_key.
+#include <hip/hip_runtime.h>
 #include <thrust/device_ptr.h>
 #include <thrust/device_vector.h>
-#include <hip/hip_runtime.h>
 #include <thrust/execution_policy.h>
 #include <thrust/functional.h>
 #include <thrust/host_vector.h>
