@@ -4,6 +4,7 @@ diagnostics on the reviewed source lines."""
 from __future__ import annotations
 
 import json
+import signal
 import sys
 import threading
 
@@ -26,7 +27,7 @@ def register(sub) -> None:
     p.add_argument("--flag", action="append", default=[], metavar="FLAG",
                    help="extra hipcc flag for per-file builds (repeatable), e.g. --flag=-DUSE_X")
     p.add_argument("--no-link", action="store_true", help="per-file: compile only")
-    p.add_argument("--json", action="store_true", help="print the build report as JSON")
+    p.add_argument("--json", action="store_true", help="print the build report as JSON (one line)")
     p.add_argument("-v", "--verbose", action="store_true", help="echo the compiler output as it comes")
     p.set_defaults(run=run)
 
@@ -58,6 +59,13 @@ def run(args) -> int:
                            timeout=args.timeout, extra_flags=tuple(args.flag), link=not args.no_link)
     cancel = threading.Event()
     on_line = (lambda line: print(line, file=sys.stderr, flush=True)) if args.verbose else None
+    # SIGTERM (how a UI or a job runner cancels) behaves like Ctrl-C: the
+    # compilers run in their own process groups and are stopped by us
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        def _term(signum, frame):
+            raise KeyboardInterrupt
+        previous = signal.signal(signal.SIGTERM, _term)
     try:
         report = run_build(args.directory, options, on_line=on_line, cancel=cancel)
     except BuildError as exc:
@@ -66,12 +74,15 @@ def run(args) -> int:
         cancel.set()
         print("porter: build interrupted; compilers stopped", file=sys.stderr)
         return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     if report.system == "none" and not args.json:  # could not start: no compiler, unknown arch
         for d in report.errors:
             print(f"porter: error: {d.message}", file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps(report.as_dict(), indent=1))
+        print(json.dumps(report.as_dict()))  # one line: UIs read it line by line
     else:
         _print_text(report, sys.stdout)
     return report.exit_code
