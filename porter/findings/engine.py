@@ -372,9 +372,10 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None)
             out.append(_internal_error(ctx, path, rule_id, exc))
 
     # 3. where parsing failed
-    for start, end in index.parse_errors()[:1]:
+    errors = index.parse_errors() if index.tree.root_node.has_error else []
+    for start, end in errors[:1]:
         meta = rules[PARSE_ERROR]
-        count = len(index.parse_errors())
+        count = len(errors)
         more = f" ({count - 1} more region{'s' if count > 2 else ''} further down)" if count > 1 else ""
         report(meta, Hit(start, end, {"more": more}))
 

@@ -181,6 +181,19 @@ def lop3_expression(a: str, b: str, c: str, lut: int) -> str:
     return " | ".join(terms)
 
 
+def lop3_generic(a: str, b: str, c: str, lut: str) -> str:
+    """lop3 with a truth table known only to the compiler (an "n" operand): each of the
+    8 minterms is kept when its bit of ``lut`` is set."""
+    names = [_paren(a), _paren(b), _paren(c)]
+    lut = _paren(lut)
+    terms = []
+    for i in range(8):
+        bits = [(names[0], i >> 2 & 1), (names[1], i >> 1 & 1), (names[2], i & 1)]
+        minterm = " & ".join(v if on else f"~{v}" for v, on in bits)
+        terms.append(f"((({lut}) >> {i} & 1) ? ({minterm}) : 0u)")
+    return "(" + " | ".join(terms) + ")"
+
+
 @dataclass
 class Translation:
     replacement: str | None  # the C++ statement, or None (hint only)
@@ -231,7 +244,9 @@ def translate_asm(template: str, outs: list[tuple[str, str]], ins: list[tuple[st
             if idiom.builder == "lop3":
                 lut = values.get("e", "")
                 if not re.match(r"^(0[xX][0-9a-fA-F]+|\d+)[uU]?$", lut):
-                    return Translation(None, False, "a bitwise expression of the three inputs (the truth table is not a constant)")
+                    expr = lop3_generic(values["a"], values["b"], values["c"], lut)
+                    return Translation(f"{values['d']} = {expr};", True,
+                                       "a bitwise expression selected by the truth table (folded at compile time)")
                 expr = lop3_expression(values["a"], values["b"], values["c"], int(lut.rstrip("uU"), 0))
                 return Translation(f"{values['d']} = {expr};", True, f"the bitwise expression `{expr}`")
             replacement = idiom.replace.format(**values)

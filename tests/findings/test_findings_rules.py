@@ -87,6 +87,7 @@ def test_suggested_fixes(rule, path):
     assert again == [], f"the fix does not converge: {[f.message for f in again]}"
 
 
+@pytest.mark.hipcc
 @pytest.mark.parametrize("rule, path", [c for c in list(_cases("fixed")) + list(_cases("suggested"))
                                         if c.values[1].suffix in SOURCE_SUFFIXES])
 def test_fixed_compiles_with_hipcc(rule, path, hipcc_compile):
