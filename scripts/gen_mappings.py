@@ -580,6 +580,12 @@ class Builder:
                 if not IDENT_FULL.match(hip or ""):
                     continue
                 cat = categorize(cuda, hip)
+                if cat == "nvml":
+                    # torch's NVML rows are stand-ins for its own use (nvmlDevice_t -> uint32_t), not a port
+                    self.add("identifier", cuda, None, category=cat, status="unsupported", source=source,
+                             note="NVML has no drop-in HIP counterpart",
+                             alternative="rocm_smi (rsmi_*) or amdsmi: a different API")
+                    continue
                 if pytorch and cat in ("device", "driver", "runtime"):
                     cat = "pytorch"  # torch-specific names (c10, caffe2, gloo, magma)
                 hip_header = self.in_hip(hip, ("hip", "clang", "hiprand", "hipsparse", "rocrand"))

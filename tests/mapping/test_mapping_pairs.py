@@ -166,3 +166,30 @@ def test_block_scoped_atomics_fall_back_to_device_scope(db):
 def test_unsupported_library_headers(db):
     for h in ("cufftw.h", "nccl_device.h", "mma.h", "cublasXt.h", "cupti.h", "cuda_gl_interop.h", "cuda_occupancy.h"):
         assert db.headers[h].status == "unsupported", h
+
+
+MORE = [
+    ("nvrtcCompileProgram", "hiprtcCompileProgram", "rtc"),
+    ("magma_queue_create_from_cuda", "magma_queue_create_from_hip", "pytorch"),
+    ("cudaMemLocationTypeHost", "hipMemLocationTypeHost", "runtime"),
+]
+
+
+@pytest.mark.parametrize("cuda,hip,category", MORE, ids=[p[0] for p in MORE])
+def test_more_pairs(db, cuda, hip, category):
+    e = db.identifiers[cuda]
+    assert e.renames and e.target() == hip and e.category == category
+
+
+def test_every_category_has_a_checked_fact(db):
+    """Each category in the data is covered by a pair, header or unsupported check in this file."""
+    checked = {c for _, _, c in PAIRS + MORE} | {db.headers[h].category for h, _ in HEADERS}
+    checked |= {"cooperative-groups", "thrust", "cub"}  # namespaces and headers above
+    unsupported_only = {"libcudacxx": "cuda/std/atomic", "profiling": "cupti.h", "nvml": "nvml.h", "fp8": "cuda_fp4.h"}
+    for cat, header in unsupported_only.items():
+        e = db.headers[header]
+        assert e.category == cat and not e.renames and e.alternative
+    assert db.headers["c10/cuda/CUDAStream.h"].target() == "c10/hip/HIPStream.h"
+    assert db.headers["cuda_fp8.h"].since_hip == ">5.2"
+    cats = {e.category for e in db.entries()}
+    assert cats <= checked | set(unsupported_only), cats - checked - set(unsupported_only)
