@@ -471,6 +471,7 @@ class Builder:
         self.src = src
         self.conv = conv
         self.entries: dict[tuple[str, str], dict] = {}
+        self.from_torch: set[tuple[str, str]] = set()
         self.sources_used: dict[str, set[str]] = collections.defaultdict(set)
         hip_sets = {}
         for name in ("hip", "hiprand", "hipsparse", "rocrand", "rocprim", "clang", "rocsparse"):
@@ -521,7 +522,10 @@ class Builder:
     def add(self, kind: str, cuda: str, hip: str | None, *, override: bool = False, **fields) -> None:
         key = (kind, cuda)
         old = self.entries.get(key)
-        if old is not None and not override:
+        if old is not None and override and key in self.from_torch:
+            self.from_torch.discard(key)  # a convention that replaces torch's pair (e.g. cublasSgemm_v2)
+            old = None
+        if old is not None:
             # an earlier source named it: keep its pair, complete what it lacks
             if old.get("hip") == hip:
                 for key in ("roc", "since_hip"):
@@ -531,13 +535,15 @@ class Builder:
                 old["status"] = fields["status"]
             return
         e = {"cuda": cuda, "hip": hip, "kind": kind}
-        e.update({k: v for k, v in fields.items() if v is not None})
+        e.update({k: v for k, v in fields.items() if v is not None and k != "torch"})
         e.setdefault("status", "supported")
         if e["status"] != "unsupported" and not e.get("hip"):
             e["status"] = "unsupported"
         if e.get("hip") is None:
             e.pop("hip")
         self.entries[key] = e
+        if fields.get("torch"):
+            self.from_torch.add(key)
         self.sources_used[e["category"]].add(e["source"])
 
     def cuda_status(self, cuda: str, sets=("cuda_cudart", "cuda_driver")) -> str:
@@ -594,7 +600,7 @@ class Builder:
                     since = ">" + self.hip_version
                 if not hip_header:
                     hip_header = self.in_recent(hip, list(ROCM_BINDINGS))
-                self.add("identifier", cuda, None if unsupported else hip, category=cat,
+                self.add("identifier", cuda, None if unsupported else hip, category=cat, torch=True,
                          status="unsupported" if unsupported else self.cuda_status(cuda),
                          source=source, header=hip_header or self.default_header(cat), since_hip=since,
                          note=note)
@@ -691,6 +697,8 @@ class Builder:
                     if not roc_verify or self.in_hip(cand, roc_verify):
                         roc = cand
                         break
+            if lib.get("pair_note"):
+                note = f"{note}; {lib['pair_note']}" if note else lib["pair_note"]
             self.add("identifier", cuda, hip, category=cat, status=status, source=source,
                      header=header or lib.get("header"), since_hip=since, note=note, roc=roc, override=override)
 
