@@ -71,7 +71,8 @@ class Toolchain:
         (Debian's hipcc otherwise picks nvcc when it is installed)."""
         env = dict(os.environ if base is None else base)
         env["HIP_PLATFORM"] = "amd"
-        env.pop("HIP_COMPILER", None) if env.get("HIP_COMPILER") == "nvcc" else None
+        if env.get("HIP_COMPILER") == "nvcc":
+            del env["HIP_COMPILER"]
         if self.rocm_path and "ROCM_PATH" not in env and self.rocm_path != "/usr":
             env["ROCM_PATH"] = self.rocm_path
         return env
@@ -164,6 +165,9 @@ def _versions(tc: Toolchain, env: dict[str, str]) -> None:
 
 
 def _supported_archs(tc: Toolchain, env: dict[str, str]) -> list[str]:
+    if not tc.clang and tc.rocm_path:
+        cand = Path(tc.rocm_path) / "llvm" / "bin" / "clang++"
+        tc.clang = str(cand) if cand.is_file() else None
     if tc.clang:
         r = _run([tc.clang, "--target=amdgcn-amd-amdhsa", "-nogpulib", "-print-supported-cpus"], env)
         archs = sorted(set(re.findall(r"^\s*(gfx[0-9a-f]+)\s*$", r.stdout + "\n" + r.stderr, re.M)), key=lambda a: (len(a), a))

@@ -242,6 +242,17 @@ def cmake_insertions(text: str, new_text_probe: str, ctx: Context) -> list[Edit]
         if pos > 0 and text[pos - 1:pos] != "\n":
             block = nl + block
         edits.append(Edit(pos, pos, block, "cmake.find-package", "the ROCm targets used below come from these packages"))
+    # the arch default must exist before project() enables HIP (CMake caches
+    # its own detected default there); a cache entry, so -D... still wins
+    project_call = next((a for c, a, b, args in calls if c == "project"), None)
+    probe_project = next(((a, args) for c, a, b, args in probe_calls if c == "project"), None)
+    if project_call is not None and probe_project is not None and re.search(r"\bHIP\b", probe_project[1]):
+        before = new_text_probe[:probe_project[0]]
+        if not re.search(r"(?i)\bset\s*\(\s*CMAKE_HIP_ARCHITECTURES\b", before):
+            pos = line_start(text, project_call)
+            block = f'set(CMAKE_HIP_ARCHITECTURES {ctx.arch} CACHE STRING "AMD GPU targets"){nl}'
+            edits.append(Edit(pos, pos, block, "cmake.arch-default",
+                              "the AMD GPU target, set before project() so CMake's HIP language uses it"))
     # .cu sources -> LANGUAGE HIP
     cu: list[str] = []
     for c, a, b, args in calls:

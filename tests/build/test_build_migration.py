@@ -93,6 +93,15 @@ def test_cmake_modern():
     assert "set_source_files_properties(k.cu PROPERTIES LANGUAGE HIP)\nadd_library(k STATIC k.cu util.cpp)" in out
     assert "target_link_libraries(k PUBLIC hip::host roc::hipblas hip::hiprand)" in out
     assert "$<$<COMPILE_LANGUAGE:HIP>:-ffast-math -Wall>" in out
+    # CMake's HIP language caches its own default when project() runs: ours must come first
+    assert out.index('set(CMAKE_HIP_ARCHITECTURES gfx942 CACHE STRING') < out.index("project(p LANGUAGES")
+
+
+def test_cmake_target_arch_property_follows_the_chosen_arch():
+    out = migrate("CMakeLists.txt", "project(x CUDA)\nadd_executable(a a.cu)\n"
+                  "set_target_properties(a PROPERTIES CUDA_ARCHITECTURES 80 CUDA_STANDARD 17)\n", arch="gfx90a").output
+    assert 'HIP_ARCHITECTURES "${CMAKE_HIP_ARCHITECTURES}" HIP_STANDARD 17' in out
+    assert out.startswith('set(CMAKE_HIP_ARCHITECTURES gfx90a CACHE STRING "AMD GPU targets")\nproject(x HIP)\n')
 
 
 def test_cmake_legacy_findcuda_and_unknowns():
