@@ -81,3 +81,28 @@ def test_torch_pairs_that_run_backwards_are_not_imported(db):
 def test_device_side_deprecations_do_not_mark_host_calls(db):
     # cuda_device_runtime_api.h deprecates cudaDeviceSynchronize *in device code* only
     assert db.identifiers["cudaDeviceSynchronize"].status == "supported"
+
+
+def test_curated_hip_names_are_checked_or_say_why_not():
+    """A curated rename names something the installed HIP 5.2 headers (or a recent ROCm's bindings) declare,
+    or it carries since_hip, or its source says the library is not installed here."""
+    from porter.mapping import CURATED_DIR, read_curated
+
+    snap = DATA_DIR.parent / "sources" / "snapshots"
+    known = set()
+    for p in snap.glob("hip_*.json"):
+        known |= set(json.loads(p.read_text())["names"])
+    for p in snap.glob("rocm_*.json"):
+        known |= set(json.loads(p.read_text())["names"])
+    unchecked = []
+    for path in sorted(CURATED_DIR.glob("*.toml")):
+        for e in read_curated(path):
+            if e.kind != "identifier" or not e.renames:
+                continue
+            for target in filter(None, (e.hip, e.roc)):
+                if target in known or e.since_hip or "not installed" in e.source or target == e.hip == e.cuda and e.since_hip:
+                    continue
+                if target == e.roc and "rocBLAS" in e.source:
+                    continue  # rocBLAS is not installable here: named from its API reference
+                unchecked.append((path.name, e.cuda, target))
+    assert unchecked == []
