@@ -5,7 +5,7 @@
 ; PORT090: a kernel launch inside device code (dynamic parallelism)
 ((call_expression (kernel_call_syntax)) @PORT090)
 ((call_expression function: (identifier) @fn) @PORT090
- (#match? @fn "^(cudaDeviceSynchronize|cudaLaunchDevice|cudaGetParameterBuffer|cudaStreamFireAndForget|cudaStreamTailLaunch)$"))
+ (#match? @fn "^(cudaDeviceSynchronize|hipDeviceSynchronize|hipLaunchKernelGGL|cudaLaunchDevice|cudaGetParameterBuffer|cudaStreamFireAndForget|cudaStreamTailLaunch)$"))
 
 ; PORT100: __CUDA_ARCH__ used as a number (comparisons, values)
 ((identifier) @PORT100

@@ -179,6 +179,16 @@ def rule_ranges(source: bytes, tops: _TopLevel, words: tuple[bytes, ...], device
     return ranges
 
 
+def prepare() -> None:
+    """Compile every rule query and load the tables now (a UI can call this in the background
+    so that the first scan does not pay for it)."""
+    from porter.findings import predicates, ptx  # noqa: F401
+
+    for rule_id in rule_patterns():
+        rule_query(rule_id)
+    ptx.tables()
+
+
 def active_rules(source: bytes) -> frozenset[str]:
     """The source rules whose trigger words occur in ``source`` (a rule without triggers always runs)."""
     return frozenset(rid for rid, words in _triggers().items() if not words or any(w in source for w in words))
@@ -377,7 +387,8 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None)
         meta = rules[PARSE_ERROR]
         count = len(errors)
         more = f" ({count - 1} more region{'s' if count > 2 else ''} further down)" if count > 1 else ""
-        report(meta, Hit(start, end, {"more": more}))
+        start = min(start, len(source))  # a MISSING node at the end of the file
+        report(meta, Hit(start, max(start, min(end, len(source))), {"more": more}))
 
     out.sort(key=lambda f: (f.start_byte, f.end_byte, f.rule))
     return out
