@@ -443,7 +443,7 @@ def _categorize(cuda: str) -> str:
         return "texture"
     if re.match(r"cudaError|CUDA_ERROR_|CUDA_SUCCESS$|cudaSuccess$|cudaGetError|cudaPeekAtLastError|cudaGetLastError", cuda):
         return "error"
-    if cuda.startswith(("cuda", "CUDART", "make_cuda")):
+    if cuda.startswith(("cuda", "CUDART", "make_cuda")) or re.match(r"CUDA_[RC]_\d", cuda):
         return "runtime"
     if re.match(r"(cu[A-Z]|CU[a-z_A-Z]|CUDA_)", cuda):
         return "driver"

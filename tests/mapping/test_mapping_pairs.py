@@ -193,3 +193,9 @@ def test_every_category_has_a_checked_fact(db):
     assert db.headers["cuda_fp8.h"].since_hip == ">5.2"
     cats = {e.category for e in db.entries()}
     assert cats <= checked | set(unsupported_only), cats - checked - set(unsupported_only)
+
+
+def test_complex_blas_caveat_only_on_complex_routines(db):
+    assert "hipblasComplex" in db.identifiers["cublasCgemm_v2"].note
+    assert db.identifiers["cublasComputeType_t"].note is None
+    assert db.identifiers["CUDA_R_32F"].category == "runtime"
