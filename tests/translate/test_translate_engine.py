@@ -159,3 +159,10 @@ def test_cudart_cb_is_removed_and_headers_that_bring_the_runtime_get_no_extra_in
     src = "#include <curand_kernel.h>\n__global__ void k(curandState* s) {}\n"
     out = conv(src)
     assert "hip/hip_runtime.h" not in out and "<hiprand/hiprand_kernel.h>" in out
+
+
+def test_roc_option_maps_library_names_and_headers_to_roc():
+    src = "#include <cublas_v2.h>\nvoid f(cublasHandle_t h) { cublasSgemm(h, CUBLAS_OP_N); }\n"
+    out = conv(src, roc=True)
+    assert out == "#include <rocblas/rocblas.h>\nvoid f(rocblas_handle h) { rocblas_sgemm(h, rocblas_operation_none); }\n"
+    assert conv(src).startswith("#include <hipblas/hipblas.h>\nvoid f(hipblasHandle_t h) { hipblasSgemm(h, HIPBLAS_OP_N)")
