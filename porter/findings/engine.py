@@ -108,13 +108,6 @@ def combined_query() -> ts.Query:
 
 
 @functools.cache
-def rule_query(rule_id: str) -> ts.Query | None:
-    """The patterns of one rule as a ts.Query, compiled on first use and kept."""
-    patterns = rule_patterns().get(rule_id)
-    return ts.Query(parse.language(), "\n".join(patterns)) if patterns else None
-
-
-@functools.cache
 def _triggers() -> dict[str, tuple[bytes, ...]]:
     return {r.id: r.triggers for r in catalogue().values() if r.scope == "source"}
 
@@ -147,28 +140,40 @@ class _TopLevel:
         return self._device[i]
 
 
-def rule_ranges(source: bytes, tops: _TopLevel, words: tuple[bytes, ...], device_only: bool = False):
+def rule_ranges(source: bytes, tops: _TopLevel, words: tuple[bytes, ...], device_only: bool = False,
+                cache: dict | None = None):
     """Byte ranges worth querying for a rule: the top-level declarations that contain one of
     its trigger ``words`` (every match of a rule contains one of its triggers, so none is
     lost); host functions are skipped for a ``device_only`` rule.  Returns None when no
-    trigger occurs (the rule is inactive), the whole file when the rule has no triggers."""
+    trigger occurs (the rule is inactive), the whole file when the rule has no triggers.
+    ``cache`` (per file) keeps the declarations found for each word."""
     if not words:
         return [(0, len(source))]
     chosen: set[int] = set()
     seen_any = False
     for w in words:
-        i = source.find(w)
-        while i >= 0:
-            seen_any = True
-            k = tops.at(i)
-            if k < 0:
-                i = source.find(w, i + 1)
-                continue
-            if not (device_only and tops.is_host_function(k)):
-                chosen.add(k)
-            i = source.find(w, tops.nodes[k].end_byte)
+        hit = cache.get(w) if cache is not None else None
+        if hit is None:
+            found: set[int] = set()
+            any_hit = False
+            i = source.find(w)
+            while i >= 0:
+                any_hit = True
+                k = tops.at(i)
+                if k < 0:
+                    i = source.find(w, i + 1)
+                    continue
+                found.add(k)
+                i = source.find(w, tops.nodes[k].end_byte)
+            hit = (any_hit, found)
+            if cache is not None:
+                cache[w] = hit
+        seen_any |= hit[0]
+        chosen |= hit[1]
     if not seen_any:
         return None
+    if device_only:
+        chosen = {k for k in chosen if not tops.is_host_function(k)}
     ranges: list[tuple[int, int]] = []
     for k in sorted(chosen):
         start, end = tops.nodes[k].start_byte, tops.nodes[k].end_byte
@@ -179,13 +184,30 @@ def rule_ranges(source: bytes, tops: _TopLevel, words: tuple[bytes, ...], device
     return ranges
 
 
+@functools.cache
+def rule_groups() -> tuple[tuple[tuple[str, ...], tuple[bytes, ...], bool], ...]:
+    """Source rules with the same triggers and scope share one query (one tree walk)."""
+    groups: dict[tuple, list[str]] = {}
+    for r in catalogue().values():
+        if r.scope == "source":
+            groups.setdefault((r.triggers, r.device_only), []).append(r.id)
+    return tuple((tuple(ids), trig, dev) for (trig, dev), ids in groups.items())
+
+
+@functools.cache
+def group_query(rule_ids: tuple[str, ...]) -> ts.Query | None:
+    """The patterns of ``rule_ids`` as one ts.Query, compiled on first use and kept."""
+    patterns = [p for rid in rule_ids for p in rule_patterns().get(rid, ())]
+    return ts.Query(parse.language(), "\n".join(patterns)) if patterns else None
+
+
 def prepare() -> None:
     """Compile every rule query and load the tables now (a UI can call this in the background
     so that the first scan does not pay for it)."""
     from porter.findings import predicates, ptx  # noqa: F401
 
-    for rule_id in rule_patterns():
-        rule_query(rule_id)
+    for ids, _trig, _dev in rule_groups():
+        group_query(ids)
     ptx.tables()
 
 
@@ -339,12 +361,13 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None)
     tops = _TopLevel(source, index.tree)
     active: set[str] = set()
     found = []
-    for rule_id, words in _triggers().items():
-        ranges = rule_ranges(source, tops, words, rules[rule_id].device_only)
+    word_cache: dict = {}
+    for ids, words, device_only in rule_groups():
+        ranges = rule_ranges(source, tops, words, device_only, word_cache)
         if ranges is None:
             continue
-        active.add(rule_id)
-        query = rule_query(rule_id)
+        active.update(ids)
+        query = group_query(ids)
         if query is None or not ranges:
             continue
         try:
@@ -353,7 +376,7 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None)
                 cursor.set_byte_range(start, end)
                 found.extend(cursor.matches(index.tree.root_node))
         except Exception as exc:  # pragma: no cover - a broken query file
-            out.append(_internal_error(ctx, path, rule_id, exc))
+            out.append(_internal_error(ctx, path, ids[0], exc))
     for _pattern, caps in found:
         for name, nodes in caps.items():
             if not _RULE_CAPTURE.match(name) or name in failed:

@@ -70,8 +70,7 @@ def to_sarif(findings: Iterable[Finding]) -> dict:
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [{
-            "tool": {"driver": {"name": "porter", "version": __version__, "informationUri": "https://example.invalid/porter",
-                                "rules": driver_rules}},
+            "tool": {"driver": {"name": "porter", "version": __version__, "rules": driver_rules}},
             "results": results,
             "columnKind": "unicodeCodePoints",
         }],
