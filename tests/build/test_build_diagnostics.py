@@ -1,0 +1,70 @@
+"""Compiler output -> diagnostics (no compiler needed: real clang/ld/make output captured here)."""
+
+from porter.build.diagnostics import SourceMap, parse
+
+CLANG = """In file included from main.cu:3:
+In file included from ./a.h:2:
+./kernels.cuh:14:57: error: unknown type name 'cudaStream_t'
+void f(cudaStream_t s);
+                    ^
+kernels.cu:52:15: warning: unused variable 'x' [-Wunused-variable]
+kernels.cu:40:3: note: candidate function not viable
+bad.cu:2:40: error: use of undeclared identifier '__shfl_down_sync'; did you mean '__shfl_down'?
+/usr/include/hip/amd_detail/amd_warp_functions.h:248:14: note: '__shfl_down' declared here
+1 error generated when compiling for gfx90a.
+bad.cu:2:40: error: use of undeclared identifier '__shfl_down_sync'; did you mean '__shfl_down'?
+1 error generated when compiling for host.
+bad.cu:2:10: fatal error: 'hipblas/hipblas.h' file not found
+dynpar.cu:19:5: error: no matching function for call to 'hipStreamCreateWithFlags'
+/usr/include/hip/hip_runtime_api.h:1875:12: note: candidate function not viable: call to __host__ function from __global__ function
+ld.lld: error: undefined symbol: foo()
+clang-15: error: linker command failed with exit code 1 (use -v to see invocation)
+/usr/bin/ld: cannot find -lhipblas: No such file or directory
+make: *** [Makefile:3: a.o] Error 1
+"""
+
+
+def test_clang_output():
+    ds = parse(CLANG, cwd="/p", root="/p", unit="u")
+    kinds = [(d.file, d.line, d.severity) for d in ds]
+    assert kinds == [("kernels.cuh", 14, "error"), ("kernels.cu", 52, "warning"), ("bad.cu", 2, "error"),
+                     ("bad.cu", 2, "error"), ("dynpar.cu", 19, "error"), ("", 0, "error"), ("", 0, "error")]
+    k = ds[0]
+    assert k.column == 57 and k.included_from == [("a.h", 2), ("main.cu", 3)]
+    assert ds[1].notes[0].message == "candidate function not viable"
+    shfl = ds[2]
+    assert shfl.rule == "PORT020" and shfl.notes[0].file.startswith("/usr/include/hip/")  # once, not per pass
+    lib = ds[3]
+    assert lib.library == "hipBLAS" and lib.message.startswith("missing library hipBLAS:")
+    assert ds[4].rule == "PORT090"  # from its note: host function called from a kernel
+    assert "undefined symbol: foo()" in ds[5].message and ds[5].hint
+    assert ds[6].library == "hipBLAS"  # -lhipblas missing at link
+    assert all(d.unit == "u" for d in ds)
+
+
+def test_make_directories_and_paths_outside_the_tree():
+    out = ("make[1]: Entering directory '/p/sub'\n"
+           "k.cu:3:1: error: expected ';'\n"
+           "make[1]: Leaving directory '/p/sub'\n"
+           "/elsewhere/x.h:1:1: warning: w\n")
+    ds = parse(out, cwd="/p", root="/p")
+    assert [(d.file, d.line) for d in ds] == [("sub/k.cu", 3), ("/elsewhere/x.h", 1)]
+
+
+def test_source_map(tmp_path):
+    (tmp_path / ".porter").mkdir()
+    (tmp_path / ".porter" / "manifest.json").write_text(
+        '{"source_root": "/src", "files": {"k.cu": {"source": "/src/k.cu", "inserted_lines": [[2, 1]]}}}')
+    ds = parse("k.cu:5:1: error: e\nIn file included from k.cu:4:\n/usr/include/h.h:9:2: error: in a system header\n"
+               "other.cu:5:1: error: not converted by porter\n", cwd=str(tmp_path), root=str(tmp_path))
+    SourceMap.load(tmp_path).apply(ds)
+    assert (ds[0].source_file, ds[0].source_line) == ("/src/k.cu", 4)
+    assert (ds[1].source_file, ds[1].source_line) == ("/src/k.cu", 3)  # the include line, mapped
+    assert ds[2].source_file is None
+    assert SourceMap.load(tmp_path / "nowhere").files == {}
+
+
+def test_texture_reference_calls_point_to_their_rule():
+    ds = parse("t.cu:55:11: error: use of undeclared identifier 'cudaUnbindTexture'; did you mean 'hipUnbindTexture'?\n",
+               cwd="/p", root="/p")
+    assert ds[0].rule == "PORT080"
