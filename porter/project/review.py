@@ -141,6 +141,65 @@ class ReviewError(Exception):
     """A file that cannot be reviewed (binary, not UTF-8, gone): one line for the user."""
 
 
+def convert_file(rel: str, path: Path | None, kind: str, data: bytes | None = None,
+                 applied: tuple[str, ...] = ()) -> dict:
+    """Read (unless ``data`` is given), scan and translate one file; picklable in and out,
+    so it runs in a worker process.  Never raises: errors come back as
+    ``{"status": "error", "error": one line}``."""
+    try:
+        mode = None
+        if data is None:
+            if path is None:
+                raise ReviewError("no path")
+            try:
+                data = path.read_bytes()
+                mode = path.stat().st_mode & 0o777
+            except FileNotFoundError:
+                raise ReviewError("file no longer exists") from None
+            except OSError as exc:
+                raise ReviewError(f"cannot read: {exc.strerror or exc}") from None
+        if b"\x00" in data[:8192]:
+            raise ReviewError("binary file (contains NUL bytes): not reviewed, copied as it is")
+        try:
+            cuda = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ReviewError(f"not UTF-8 text (byte {exc.start}): not reviewed, copied as it is") from None
+        warnings: list[str] = []
+        findings: list = []
+        if kind == "source":
+            scan = _optional("porter.findings", "scan")
+            if scan is not None:
+                try:
+                    findings = list(scan(data, rel))
+                except Exception as exc:
+                    warnings.append(f"findings scan failed: {type(exc).__name__}: {exc}")
+        chosen = [f for f in findings if finding_key(f) in applied and f.fix]
+        effective = apply_fix_edits(data, chosen) if chosen else data
+        inserted: list = []
+        if kind == "build":
+            migrate = _optional("porter.buildfiles", "migrate")
+            if migrate is None:
+                hip = effective.decode("utf-8")
+            else:
+                m = migrate(str(path or rel), effective.decode("utf-8"), "gfx942")
+                hip = m.output
+                if not chosen:
+                    findings = list(getattr(m, "findings", []) or [])
+        else:
+            from porter.translate import translate
+
+            t = translate(effective, rel)
+            warnings += list(t.warnings)
+            hip = t.output.decode("utf-8", "replace")
+            inserted = list(t.inserted_lines)
+        return {"status": "ready", "cuda": cuda, "hip": hip, "findings": findings, "warnings": warnings,
+                "inserted": inserted, "fixed": bool(chosen), "source_hash": text_hash(cuda), "mode": mode}
+    except ReviewError as exc:
+        return {"status": "error", "error": str(exc)}
+    except Exception as exc:  # an engine bug must not take the app down
+        return {"status": "error", "error": f"conversion failed: {type(exc).__name__}: {exc}"}
+
+
 @dataclass
 class FileReview:
     rel: str
@@ -162,7 +221,8 @@ class FileReview:
     stale_decisions: int = 0
     restored: bool = False  # decisions came from a saved session
     source_hash: str = ""
-    translation: object | None = None
+    inserted_lines: list[tuple[int, int]] = field(default_factory=list)  # from the translator
+    fixed: bool = False  # the HIP comes from the CUDA with fixes applied
     warnings: list[str] = field(default_factory=list)
     mode: int | None = None
 
@@ -170,80 +230,45 @@ class FileReview:
     @classmethod
     def from_text(cls, rel: str, cuda: str, kind: str = "source") -> "FileReview":
         fr = cls(rel=rel, kind=kind)
-        fr._convert(cuda.encode("utf-8"))
+        fr.apply_result(convert_file(rel, None, kind, data=cuda.encode("utf-8")))
         return fr
 
     def load(self) -> None:
-        """Read and convert the file; errors become ``status == "error"`` with a message."""
-        try:
-            if self.path is None:
-                raise ReviewError("no path")
-            try:
-                data = self.path.read_bytes()
-                self.mode = self.path.stat().st_mode & 0o777
-            except FileNotFoundError:
-                raise ReviewError("file no longer exists") from None
-            except OSError as exc:
-                raise ReviewError(f"cannot read: {exc.strerror or exc}") from None
-            self._convert(data)
-        except ReviewError as exc:
-            self.status, self.error = "error", str(exc)
-        except Exception as exc:  # an engine bug must not take the app down
-            self.status, self.error = "error", f"conversion failed: {type(exc).__name__}: {exc}"
+        """Read and convert the file here; errors become ``status == "error"`` with a message."""
+        self.apply_result(convert_file(self.rel, self.path, self.kind, applied=tuple(self.applied_fixes)))
 
-    def _convert(self, data: bytes) -> None:
-        if b"\x00" in data[:8192]:
-            raise ReviewError("binary file (contains NUL bytes): not reviewed, copied as it is")
-        try:
-            cuda = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ReviewError(f"not UTF-8 text (byte {exc.start}): not reviewed, copied as it is") from None
-        new_hash = text_hash(cuda)
+    def apply_result(self, res: dict) -> None:
+        """Take what ``convert_file`` computed (here or in a worker process)."""
+        if res["status"] == "error":
+            self.status, self.error = "error", res["error"]
+            return
+        new_hash = res["source_hash"]
         if self.source_hash and self.source_hash != new_hash and self.decisions:
             self.restored = True  # the source changed since the decisions were made
         self.source_hash = new_hash
-        self.cuda = cuda
-        self.left = cuda.splitlines(keepends=True)
-        self.warnings = []
-        self._scan()
-        self._translate()
+        self.mode = res.get("mode")
+        self.cuda = res["cuda"]
+        self.left = self.cuda.splitlines(keepends=True)
+        self._take_translation(res)
         self.status, self.error = "ready", ""
 
-    def _scan(self) -> None:
-        """Findings of the CUDA source as read (byte offsets and lines of the left side)."""
-        self.findings = []
-        if self.kind != "source":
-            return
-        scan = _optional("porter.findings", "scan")
-        if scan is None:
-            return
-        try:
-            self.findings = list(scan(self.cuda.encode("utf-8"), self.rel))
-        except Exception as exc:
-            self.warnings.append(f"findings scan failed: {type(exc).__name__}: {exc}")
+    def _take_translation(self, res: dict) -> None:
+        self.findings = res["findings"]
+        self.warnings = res["warnings"]
+        self.hip = res["hip"]
+        self.inserted_lines = res["inserted"]
+        self.fixed = res["fixed"]
+        known = {finding_key(f) for f in self.findings}
+        self.applied_fixes = [k for k in self.applied_fixes if k in known]
+        self._realign(inserted=None if self.fixed else self.inserted_lines)
 
     def _translate(self) -> None:
-        data = self.cuda.encode("utf-8")
-        chosen = [f for f in self.findings if finding_key(f) in self.applied_fixes and f.fix]
-        effective = apply_fix_edits(data, chosen) if chosen else data
-        self.translation = None
-        if self.kind == "build":
-            migrate = _optional("porter.buildfiles", "migrate")
-            if migrate is None:
-                self.hip = effective.decode("utf-8")
-            else:
-                m = migrate(self.path, effective.decode("utf-8"), "gfx942")
-                self.hip = m.output
-                if not chosen:
-                    self.findings = list(getattr(m, "findings", []) or [])
-        else:
-            from porter.translate import translate
-
-            t = translate(effective, self.rel)
-            self.translation = t
-            self.warnings = list(t.warnings)
-            self.hip = t.output.decode("utf-8", "replace")
-        self._realign(inserted=None if chosen else (self.translation.inserted_lines if self.translation else []))
+        """Re-translate the CUDA held in memory with the applied fixes."""
+        res = convert_file(self.rel, self.path, self.kind, data=self.cuda.encode("utf-8"),
+                           applied=tuple(self.applied_fixes))
+        if res["status"] == "error":
+            raise ReviewError(res["error"])
+        self._take_translation(res)
 
     def _realign(self, inserted: list[tuple[int, int]] | None) -> None:
         text = self.edited if self.edited is not None else self.hip
@@ -254,6 +279,14 @@ class FileReview:
         if rows is None:
             rows = align_by_diff([_strip_eol(x) for x in self.left], [_strip_eol(x) for x in self.right])
         self.rows = rows
+        n_left, n_right = len(self.left), len(self.right)
+        lrow, rrow = [0] * n_left, [0] * n_right
+        for i, r in enumerate(rows):
+            if r.left is not None and r.left < n_left:
+                lrow[r.left] = i
+            if r.right is not None and r.right < n_right:
+                rrow[r.right] = i
+        self._left_row, self._right_row = lrow, rrow
         self._hunks()
 
     def _hunks(self) -> None:
@@ -301,28 +334,23 @@ class FileReview:
         return None if r.right is None else _strip_eol(self.right[r.right])
 
     def row_of_left_line(self, line: int) -> int:
-        """Row showing 1-based CUDA line ``line`` (nearest)."""
-        return self._row_of(line - 1, "left")
+        """Row showing 1-based CUDA line ``line`` (clamped to the file)."""
+        return self._row_of(line - 1, getattr(self, "_left_row", []))
 
     def row_of_right_line(self, line: int) -> int:
-        return self._row_of(line - 1, "right")
+        return self._row_of(line - 1, getattr(self, "_right_row", []))
 
-    def _row_of(self, idx: int, side: str) -> int:
-        best = 0
-        for i, r in enumerate(self.rows):
-            v = getattr(r, side)
-            if v is None:
-                continue
-            if v >= idx:
-                return i
-            best = i
-        return best
+    def _row_of(self, idx: int, table: list[int]) -> int:
+        if not table:
+            return 0
+        return table[max(0, min(idx, len(table) - 1))]
 
     # ---- decisions -----------------------------------------------------------
     def decision(self, hunk: int) -> str:
         return self.decisions.get(self.hunks[hunk].key, PENDING)
 
     def decide(self, hunk: int, decision: str) -> None:
+        self._decisions_version = getattr(self, "_decisions_version", 0) + 1
         h = self.hunks[hunk]
         if decision == PENDING:
             self.decisions.pop(h.key, None)
@@ -338,7 +366,13 @@ class FileReview:
 
     @property
     def pending_hunks(self) -> int:
-        return sum(1 for h in self.hunks if h.key not in self.decisions)
+        # cached on (hunks, number of decisions): decisions only change through decide/accept_all/restore
+        key = (id(self.hunks), len(self.decisions), getattr(self, "_decisions_version", 0))
+        cached = getattr(self, "_pending_cache", None)
+        if cached is None or cached[0] != key:
+            cached = (key, sum(1 for h in self.hunks if h.key not in self.decisions))
+            self._pending_cache = cached
+        return cached[1]
 
     @property
     def state(self) -> str:
@@ -357,16 +391,20 @@ class FileReview:
         return self.state in (S_PENDING, S_WAITING)
 
     def severity_counts(self) -> dict[str, int]:
+        cached = getattr(self, "_sev_cache", None)
+        if cached is not None and cached[0] is self.findings:
+            return cached[1]
         out = {"error": 0, "warning": 0, "info": 0}
         for f in self.findings:
             out[f.severity] = out.get(f.severity, 0) + 1
+        self._sev_cache = (self.findings, out)
         return out
 
     # ---- edits and fixes -----------------------------------------------------
     def set_edited(self, text: str | None) -> None:
         """The user's HIP text (None: back to the proposed HIP)."""
         self.edited = None if text is None or text == self.hip else text
-        self._realign(None if self.edited is not None else (self.translation.inserted_lines if self.translation else []))
+        self._realign(None if (self.edited is not None or self.fixed) else self.inserted_lines)
 
     def apply_fix(self, finding) -> bool:
         """Apply ``finding``'s suggested fix to the CUDA source and re-translate."""
@@ -396,8 +434,10 @@ class FileReview:
 
     def output_line_to_source(self, line: int) -> int:
         """1-based HIP line of the written file -> 1-based CUDA line (approximate for edited files)."""
-        if self.translation is not None and self.edited is None and not self.applied_fixes:
-            return self.translation.output_line_to_source(line)
+        if self.edited is None and not self.fixed:
+            from porter.translate import Translation
+
+            return Translation.output_line_to_source(self, line)  # only reads .inserted_lines
         row = self.row_of_right_line(line)
         for i in range(row, -1, -1):
             if self.rows[i].left is not None:
@@ -424,11 +464,6 @@ class FileReview:
 
     def after_restore_load(self) -> None:
         saved = getattr(self, "_saved_edit", None)
-        if self.status == "ready" and self.applied_fixes:
-            # fixes are anchored to byte offsets of the saved source: re-apply only if they still exist
-            self.applied_fixes = [k for k in self.applied_fixes if k in {finding_key(f) for f in self.findings}]
-            if self.applied_fixes:
-                self._translate()
         if self.status == "ready" and saved is not None:
             self.set_edited(saved)
         self._saved_edit = None
@@ -569,6 +604,14 @@ class ReviewProject:
 
     def load_file(self, fr: FileReview) -> None:
         fr.load()
+        self._after_load(fr)
+
+    def apply_loaded(self, fr: FileReview, res: dict) -> None:
+        """Take a ``convert_file`` result computed elsewhere (a worker process)."""
+        fr.apply_result(res)
+        self._after_load(fr)
+
+    def _after_load(self, fr: FileReview) -> None:
         if fr.rel in getattr(self, "_restored_files", {}):
             fr.after_restore_load()
             self._restored_files.pop(fr.rel, None)

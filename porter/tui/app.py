@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import os
 import sys
 import threading
 from pathlib import Path
@@ -26,12 +27,13 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
 from porter.project.review import ACCEPTED, REJECTED, S_ERROR, S_WAITING, FileReview, ReviewProject, finding_key
 from porter.project.session import SessionStore
-from porter.tui.highlight import highlight_lines
+from porter.tui.highlight import highlight_pair
 from porter.tui.jobs import Diagnostic, parse_diagnostics, stream
 from porter.tui.screens.dialogs import ConfirmScreen, TextScreen
 from porter.tui.screens.editor import EditorScreen
 from porter.tui.widgets.diff_view import DiffView
 from porter.tui.widgets.file_tree import FileTree
+from porter.tui.widgets.info_bar import InfoBar
 
 SEV_LETTER = {"error": ("E", "bold #ff5f5f"), "warning": ("W", "#ffaf00"), "info": ("I", "#5fafff")}
 BUILD_TIMEOUT_S = 900.0
@@ -71,11 +73,11 @@ class MainScreen(Screen):
         self.project = project
 
     def compose(self) -> ComposeResult:
-        yield Static(id="summary")
+        yield InfoBar(id="summary")
         with Horizontal(id="body"):
             yield FileTree(self.project.files, id="files")
             with Vertical(id="centre"):
-                yield Static(id="file-info")
+                yield InfoBar(id="file-info")
                 yield DiffView(id="diff")
             with Vertical(id="side"):
                 yield Static(Text("Findings", style="bold"), id="findings-title")
@@ -95,7 +97,8 @@ class PorterApp(App):
     TITLE = "porter review"
 
     def __init__(self, project: ReviewProject, store: SessionStore | None = None,
-                 messages: Iterable[str] = (), convert_in_background: bool = True) -> None:
+                 messages: Iterable[str] = (), convert_in_background: bool = True,
+                 processes: bool = True) -> None:
         super().__init__()
         self.project = project
         self.store = store or SessionStore(project.output)
@@ -108,6 +111,12 @@ class PorterApp(App):
         self._wanted: list[str] = []
         self._conv_lock = threading.Lock()
         self._conv_running = False
+        self._conv_pos = 0
+        self._in_flight: set[str] = set()
+        self._executor = None
+        self._no_pool = not processes  # False: convert and highlight in threads of this process
+        self._pool_size = 1
+        self._save_pending = False
         self._conv_stop = threading.Event()
         self._hl_cache: dict[tuple, tuple] = {}
         self._job_worker: Worker | None = None
@@ -157,33 +166,102 @@ class PorterApp(App):
 
     def on_unmount(self) -> None:
         self._conv_stop.set()
+        if self._save_pending:
+            self._save_now()
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
 
     # ---- background conversion ---------------------------------------------------
+    def _next_to_convert(self) -> FileReview | None:
+        with self._conv_lock:
+            while self._wanted:
+                cand = self.project.by_rel.get(self._wanted.pop())
+                if cand is not None and cand.status == S_WAITING and cand.rel not in self._in_flight:
+                    return cand
+            files = self.project.files
+            while self._conv_pos < len(files) and (files[self._conv_pos].status != S_WAITING
+                                                   or files[self._conv_pos].rel in self._in_flight):
+                self._conv_pos += 1
+            if self._conv_pos >= len(files):
+                return None
+            return files[self._conv_pos]
+
+    def _pool(self):
+        """Worker processes for converting (the UI keeps its interpreter to itself);
+        None where they cannot start: files are converted in this thread then."""
+        if self._executor is None and not self._no_pool:
+            try:
+                import multiprocessing
+                from concurrent.futures import ProcessPoolExecutor
+
+                n = max(1, min(4, (os.cpu_count() or 2) - 1))
+                self._executor = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"))
+                self._pool_size = n
+            except (OSError, ImportError, ValueError):
+                self._no_pool = True
+        return self._executor
+
+    def _loaded(self, fr: FileReview, res: dict | None) -> None:
+        if res is None:
+            self.project.load_file(fr)
+        else:
+            self.project.apply_loaded(fr, res)
+        with self._ready_files_lock:
+            self._ready_files.append(fr)
+        if self.current is fr:
+            self.call_from_thread(self._flush_ready)
+
     @work(thread=True, group="convert", exit_on_error=False)
     def _convert_all(self) -> None:
-        """Convert files until none is left (the wanted ones first), then end;
-        ``want`` starts it again when a file needs converting."""
-        pos = 0
-        files = self.project.files
+        """Convert files until none is left (the wanted ones first), in worker processes
+        when they start, then end; ``want`` starts it again when a file needs converting."""
+        from concurrent.futures import FIRST_COMPLETED
+        from concurrent.futures import wait as wait_futures
+
+        from porter.project.review import convert_file
+
+        pool = self._pool()
+        futures: dict = {}
         while not self._conv_stop.is_set():
-            fr = None
-            with self._conv_lock:
-                while self._wanted and fr is None:
-                    cand = self.project.by_rel.get(self._wanted.pop())
-                    if cand is not None and cand.status == S_WAITING:
-                        fr = cand
+            if pool is None:
+                fr = self._next_to_convert()
                 if fr is None:
-                    while pos < len(files) and files[pos].status != S_WAITING:
-                        pos += 1
-                    if pos >= len(files):
+                    with self._conv_lock:
+                        if not self._wanted_waiting():
+                            self._conv_running = False
+                            return
+                    continue
+                self._loaded(fr, None)
+                continue
+            while len(futures) < 2 * self._pool_size:
+                fr = self._next_to_convert()
+                if fr is None:
+                    break
+                self._in_flight.add(fr.rel)
+                try:
+                    fut = pool.submit(convert_file, fr.rel, fr.path, fr.kind, None, tuple(fr.applied_fixes))
+                except RuntimeError:  # shut down
+                    return
+                futures[fut] = fr
+            if not futures:
+                with self._conv_lock:
+                    if not self._wanted_waiting():
                         self._conv_running = False
                         return
-                    fr = files[pos]
-            self.project.load_file(fr)
-            with self._ready_files_lock:
-                self._ready_files.append(fr)
-            if self.current is fr:
-                self.call_from_thread(self._flush_ready)
+                continue
+            done, _ = wait_futures(list(futures), timeout=0.2, return_when=FIRST_COMPLETED)
+            for fut in done:
+                fr = futures.pop(fut)
+                try:
+                    res = fut.result()
+                except Exception as exc:  # a worker process died
+                    res = {"status": "error", "error": f"conversion failed: {type(exc).__name__}: {exc}"}
+                self._in_flight.discard(fr.rel)
+                self._loaded(fr, res)
+
+    def _wanted_waiting(self) -> bool:
+        """Whether a wanted file still waits (call with _conv_lock held)."""
+        return any((fr := self.project.by_rel.get(r)) is not None and fr.status == S_WAITING for r in self._wanted)
 
     def want(self, rel: str) -> None:
         with self._conv_lock:
@@ -208,7 +286,7 @@ class PorterApp(App):
     # ---- showing a file ----------------------------------------------------------
     def update_summary(self) -> None:
         p = self.project
-        self.main.query_one("#summary", Static).update(
+        self.main.query_one("#summary", InfoBar).update(
             Text.assemble(("porter ", "bold"), (f"{p.root.name} → {p.output.name}   ", ""), (p.header(), "bold")))
 
     def open_file(self, rel: str) -> None:
@@ -244,7 +322,7 @@ class PorterApp(App):
 
     def update_file_info(self) -> None:
         fr = self.current
-        info = self.main.query_one("#file-info", Static)
+        info = self.main.query_one("#file-info", InfoBar)
         if fr is None:
             info.update("")
             return
@@ -285,7 +363,14 @@ class PorterApp(App):
         key = (fr.rel, fr.source_hash, hash(right_text))
         cached = self._hl_cache.get(key)
         if cached is None:
-            cached = (highlight_lines(fr.cuda), highlight_lines(right_text))
+            pool = self._pool()
+            if pool is not None:  # parse and query in a worker process: the UI keeps the interpreter
+                try:
+                    cached = pool.submit(highlight_pair, fr.cuda, right_text).result()
+                except Exception:
+                    cached = None
+            if cached is None:
+                cached = highlight_pair(fr.cuda, right_text)
             if len(self._hl_cache) > 6:
                 self._hl_cache.pop(next(iter(self._hl_cache)))
             self._hl_cache[key] = cached
@@ -302,16 +387,29 @@ class PorterApp(App):
         self.update_file_info()
 
     # ---- changes -----------------------------------------------------------------
-    def changed(self, fr: FileReview) -> None:
+    def changed(self, fr: FileReview, rows_changed: bool = False) -> None:
+        """A decision (or, with ``rows_changed``, a fix or an edit) changed ``fr``."""
         self.unwritten = True
         if self.diff.file is fr:
-            self.diff.refresh_file()
+            if rows_changed:
+                self.diff.refresh_file()
+            else:
+                self.diff.redraw()
         self.file_tree.update_file(fr)
         self.update_summary()
         self.update_file_info()
         self.save_session()
 
     def save_session(self) -> None:
+        """Save soon (changes within 0.2 s are saved together; quitting saves at once)."""
+        if not self._save_pending:
+            self._save_pending = True
+            self.set_timer(0.2, self._save_now)
+
+    def _save_now(self) -> None:
+        if not self._save_pending:
+            return
+        self._save_pending = False
         try:
             self.store.save(self.project.to_session())
         except OSError as exc:
@@ -446,7 +544,7 @@ class PorterApp(App):
         if not applied:
             self.notify("this fix is already applied", timeout=2)
             return
-        self.changed(fr)
+        self.changed(fr, rows_changed=True)
         self._highlight_worker(fr)
         self.update_findings()
         if idx is not None and idx < len(fr.findings):
@@ -490,7 +588,7 @@ class PorterApp(App):
         self.call_from_thread(self._edited, fr)
 
     def _edited(self, fr: FileReview) -> None:
-        self.changed(fr)
+        self.changed(fr, rows_changed=True)
         self._highlight_worker(fr)
 
     def action_next_file(self, step: int) -> None:

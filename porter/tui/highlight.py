@@ -78,3 +78,8 @@ def highlight_lines(text: str) -> list[Spans]:
             if e > s:
                 out[r].append((s, e, name))
     return out
+
+
+def highlight_pair(left: str, right: str) -> tuple[list[Spans], list[Spans]]:
+    """Spans of both sides of a diff (one call, so it can run in a worker process)."""
+    return highlight_lines(left), highlight_lines(right)

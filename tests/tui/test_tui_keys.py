@@ -8,12 +8,13 @@ import pytest
 from textual.widgets import OptionList, RichLog, TextArea
 
 from porter.project.review import ACCEPTED, REJECTED, S_ACCEPTED, S_EDITED
-from tui_helpers import make_app, notes, sync, tree_bytes
+from tui_helpers import make_app, notes, started, sync, tree_bytes
 
 SIZE = (160, 45)
 
 
 async def _open(app, pilot, rel):
+    await started(pilot)
     app.open_file(rel)
     app.file_tree.select_file(rel)
     await pilot.pause()

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from porter.project.review import (ACCEPTED, REJECTED, S_ACCEPTED, S_EDITED, S_ERROR, S_PENDING, S_UNCHANGED,
-                                   FileReview, ReviewProject, align_by_insertions)
+                                   FileReview, ReviewProject, align_by_insertions, convert_file)
 from porter.project.session import SessionStore
 
 from tui_helpers import fake_scan, tree_bytes
@@ -61,7 +61,7 @@ def test_decisions_survive_a_source_change_when_their_hunk_still_matches():
     changed = CUDA.replace("cudaFree(p);", "cudaFree(q);")
     fr2 = FileReview(rel="x.cu")
     fr2.restore(saved)
-    fr2._convert(changed.encode())
+    fr2.apply_result(convert_file("x.cu", None, "source", data=changed.encode()))
     stale = [h.old for h in fr2.hunks if h.stale]
     assert stale == [("cudaFree(q);",)]
     assert fr2.stale_decisions == 1  # the old cudaFree(p) decision matches nothing now

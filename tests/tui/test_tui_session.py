@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 
 from porter.project.review import ACCEPTED, REJECTED, S_ERROR
-from tui_helpers import make_app, notes, sync, tree_bytes
+from tui_helpers import make_app, notes, started, sync, tree_bytes
 
 SIZE = (160, 45)
 
 
 async def _open(app, pilot, rel):
+    await started(pilot)
     app.open_file(rel)
     app.file_tree.select_file(rel)
     await pilot.pause()
@@ -73,6 +74,7 @@ async def test_binary_undecodable_and_deleted_files_show_a_message(project_dir):
     gone = app.project.by_rel["reduce_kernels.cu"]
     (project_dir / "reduce_kernels.cu").unlink()  # deleted after discovery, before it was converted
     async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
         for rel, words in (("blob.cu", "binary"), ("latin1.h", "not UTF-8"), ("reduce_kernels.cu", "no longer exists")):
             app.open_file(rel)
             for _ in range(50):
@@ -111,7 +113,7 @@ async def test_an_unwritable_output_folder_shows_a_message(project_dir, tmp_path
         await _open(app, pilot, "main.cu")
         await pilot.press("A", "w")
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await pilot.pause(0.4)  # the session is saved 0.2 s after a change
         msgs = notes(app)
         assert any("session not saved" in n for n in msgs)
         assert any("cannot create" in n for n in msgs)

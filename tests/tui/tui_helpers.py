@@ -49,7 +49,8 @@ def make_app(root: Path, out: Path | None = None, preload: bool = True):
     if preload:
         for fr in project.files:
             project.load_file(fr)
-    app = PorterApp(project, store, messages, convert_in_background=not preload)
+    # preloaded tests run without worker processes (faster to start); the others use them as in real use
+    app = PorterApp(project, store, messages, convert_in_background=not preload, processes=not preload)
     app.animation_level = "none"
     return app
 
@@ -64,3 +65,9 @@ def sync(fn):
         return asyncio.run(fn(*args, **kwargs))
 
     return wrapper
+
+
+async def started(pilot) -> None:
+    """Wait until the app's main screen and its widgets are up."""
+    while not pilot.app.started:
+        await pilot.pause(0.01)

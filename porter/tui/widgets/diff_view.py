@@ -173,6 +173,10 @@ class DiffView(ScrollView, can_focus=True):
             self.virtual_size = Size(self.size.width, max(1, len(self.display_rows)))
         self.refresh()
 
+    def redraw(self) -> None:
+        """Decisions changed, rows did not: draw again."""
+        self._changed()
+
     def refresh_file(self) -> None:
         """Decisions changed: redraw (rows and hunks may have changed too)."""
         if self.file is not None:
@@ -215,9 +219,7 @@ class DiffView(ScrollView, can_focus=True):
 
     def _set_cursor(self, d: int, scroll: bool = True) -> None:
         d = max(0, min(d, len(self.display_rows) - 1))
-        self.cursor = d
-        self._version += 1
-        self._cache.clear()
+        self.cursor = d  # strips are cached per cursor flag: only two lines re-render
         if scroll:
             h = max(1, self.scrollable_content_region.height)
             top = self.scroll_offset.y
@@ -250,7 +252,7 @@ class DiffView(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         d = self.scroll_offset.y + y
         width = self.scrollable_content_region.width or self.size.width
-        key = (d, width, self.scroll_offset.x)
+        key = (d, width, self.scroll_offset.x, d == self.cursor)
         strip = self._cache.get(key)
         if strip is None:
             strip = self._render_row(d, width)
