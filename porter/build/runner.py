@@ -465,15 +465,33 @@ def _build_cmake(run: _Runner, report: BuildReport) -> bool:
 
 # ---------------------------------------------------------------- entry point
 
-def choose_system(root: Path, options: BuildOptions, tc: Toolchain) -> str:
+def _still_cuda(path: Path) -> bool:
+    """A build file that was not migrated (still calls nvcc / enables CUDA)."""
+    try:
+        text = re.sub(r"#[^\n]*", "", path.read_text(errors="replace"))
+    except OSError:
+        return False
+    if path.name == "CMakeLists.txt":
+        return re.search(r"(?is)\b(project|enable_language)\s*\([^)]*\bCUDA\b", text) is not None
+    return re.search(r"(?<![\w./-])nvcc\b", text) is not None
+
+
+def choose_system(root: Path, options: BuildOptions, tc: Toolchain, notes: list[str] | None = None) -> str:
     if options.per_file or options.system == "per-file":
         return "per-file"
     if options.system in ("make", "cmake"):
         return options.system
-    if tc.make and any((root / m).is_file() for m in MAKEFILES):
-        return "make"
-    if tc.cmake and (root / "CMakeLists.txt").is_file():
-        return "cmake"
+    notes = notes if notes is not None else []
+    makefile = next((root / m for m in MAKEFILES if (root / m).is_file()), None)
+    if tc.make and makefile is not None:
+        if not _still_cuda(makefile):
+            return "make"
+        notes.append(f"{makefile.name} still calls nvcc (not migrated: porter convert migrates it); not used")
+    lists = root / "CMakeLists.txt"
+    if tc.cmake and lists.is_file():
+        if not _still_cuda(lists):
+            return "cmake"
+        notes.append("CMakeLists.txt still enables CUDA (not migrated: porter convert migrates it); not used")
     return "per-file"
 
 
@@ -500,7 +518,7 @@ def run_build(directory: str | os.PathLike, options: BuildOptions = BuildOptions
         report.duration_s = time.monotonic() - start
         return report
     run = _Runner(root, options, tc, arch, on_line, cancel)
-    system = choose_system(root, options, tc)
+    system = choose_system(root, options, tc, report.messages)
     if system == "make" and not tc.make:
         raise BuildError("make is not installed (apt-get install make)")
     if system == "cmake" and not tc.cmake:

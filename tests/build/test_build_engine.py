@@ -280,3 +280,18 @@ def test_cli_signal_stops_porter_and_its_compilers(tmp_path, sig, toolchain90a):
     assert "interrupted" in err and "Traceback" not in err
     time.sleep(0.5)
     assert _hipcc_children(str(root)) == []
+
+
+def test_unmigrated_build_files_are_not_used(tmp_path):
+    from porter.build.runner import choose_system
+    from porter.build.toolchain import Toolchain
+
+    tc = Toolchain(compiler="/usr/bin/hipcc", make="/usr/bin/make", cmake="/usr/bin/cmake")
+    (tmp_path / "Makefile").write_text("# built with nvcc once\nall:\n\tnvcc -c a.cu\n")
+    (tmp_path / "CMakeLists.txt").write_text("project(x LANGUAGES CXX CUDA)\n")
+    notes = []
+    assert choose_system(tmp_path, BuildOptions(), tc, notes) == "per-file"
+    assert any("nvcc" in n for n in notes) and any("CUDA" in n for n in notes)
+    (tmp_path / "Makefile").write_text("# was nvcc\nall:\n\thipcc -c a.cu\n")
+    assert choose_system(tmp_path, BuildOptions(), tc) == "make"
+    assert choose_system(tmp_path, BuildOptions(per_file=True), tc) == "per-file"
