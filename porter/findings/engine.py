@@ -413,5 +413,35 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None)
         start = min(start, len(source))  # a MISSING node at the end of the file
         report(meta, Hit(start, max(start, min(end, len(source))), {"more": more}))
 
+    if IGNORE_MARK in source:
+        out = _drop_ignored(source, index, out)
     out.sort(key=lambda f: (f.start_byte, f.end_byte, f.rule))
     return out
+
+
+IGNORE_MARK = b"porter: ignore"
+_IGNORE = re.compile(rb"porter: ignore(?:\[?\s*((?:PORT\d{3}[\s,]*)+)\]?)?")
+
+
+def _drop_ignored(source: bytes, index: SourceIndex, findings: list[Finding]) -> list[Finding]:
+    """Findings on a line with a ``// porter: ignore`` comment (all rules) or
+    ``// porter: ignore PORT011, PORT020`` (those rules) are dropped."""
+    by_line: dict[int, set[str] | None] = {}
+    starts = [s for s, _ in index.protected]
+    for m in _IGNORE.finditer(source):
+        i = bisect.bisect_right(starts, m.start()) - 1
+        if i < 0 or m.start() >= index.protected[i][1] or \
+                source[index.protected[i][0]:index.protected[i][0] + 2] not in (b"//", b"/*"):
+            continue  # only inside a comment
+        line = index.line_of(m.start())
+        ids = set(re.findall(r"PORT\d{3}", (m.group(1) or b"").decode())) or None
+        prev = by_line.get(line, set())
+        by_line[line] = None if ids is None or prev is None else prev | ids
+    kept = []
+    for f in findings:
+        if f.line in by_line and f.rule not in (INTERNAL_ERROR,):
+            ids = by_line[f.line]
+            if ids is None or f.rule in ids:
+                continue
+        kept.append(f)
+    return kept

@@ -195,3 +195,17 @@ def test_rocm62_style_64bit_mask_is_only_a_warning():
     src = b"__device__ float r(float v) { return __shfl_down_sync(0xffffffffffffffffull, v, 1); }"
     (f,) = [f for f in scan(src) if f.rule == "PORT020"]
     assert f.severity == "warning" and f.fix.safe
+
+
+def test_porter_ignore_comments_silence_a_line():
+    src = (b"__global__ void k(int* o)\n{\n"
+           b"    int lane = threadIdx.x & 31;  // porter: ignore PORT011 (32-lane logical warps on purpose)\n"
+           b"    int warp = threadIdx.x >> 5;  // porter: ignore\n"
+           b"    int w2 = threadIdx.x >> 5;    // porter: ignore PORT020\n"
+           b"    const char* s = \"porter: ignore\"; int w3 = threadIdx.x >> 5;\n"
+           b"    o[lane] = __shfl_down_sync(0xffffffff, warp + w2 + w3, 1);\n}\n")
+    lines = {(f.line, f.rule) for f in scan(src)}
+    assert (3, "PORT011") not in lines and (4, "PORT011") not in lines
+    assert (5, "PORT011") in lines, "another rule's id does not silence this one"
+    assert (6, "PORT011") in lines, "the words in a string are not a comment"
+    assert (7, "PORT020") in lines
