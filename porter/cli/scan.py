@@ -13,7 +13,8 @@ _RANK = {"info": 0, "warning": 1, "error": 2}
 def register(sub) -> None:
     p = sub.add_parser("scan", help="list constructs that need a human (findings with suggested fixes)",
                        description="Scan a CUDA (or HIP) file or project folder for constructs that cannot be "
-                                   "converted automatically. `porter explain PORTnnn` describes a rule.")
+                                   "converted automatically. `porter explain PORTnnn` describes a rule. "
+                                   "A `// porter: ignore` comment (or `// porter: ignore PORT011`) silences its line.")
     p.add_argument("path", help="a source file, a build file or a project folder")
     p.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="output format (default text)")
     p.add_argument("--fail-on", choices=("warning", "error"),
