@@ -111,9 +111,11 @@ def _units(root: Path) -> list[str]:
 
 
 def _build_file_flags(root: Path) -> tuple[list[str], list[str]]:
-    """-D flags and -l flags from the tree's (migrated) Makefile / CMakeLists."""
+    """-D/-I flags and -l flags from the tree's (migrated) Makefile / CMakeLists
+    (what a per-file build needs to compile like the project does)."""
     defines: list[str] = []
     libs: list[str] = []
+    incs: list[str] = []
     for name in (*MAKEFILES, "CMakeLists.txt"):
         p = root / name
         if not p.is_file():
@@ -128,10 +130,20 @@ def _build_file_flags(root: Path) -> tuple[list[str], list[str]]:
                 for w in words:
                     if w.upper() not in ("PRIVATE", "PUBLIC", "INTERFACE") and re.match(r"^[A-Za-z_]\w*(=\S+)?$", w):
                         defines.append("-D" + w)
+            for m in re.finditer(r"(?is)\b(include_directories|target_include_directories)\s*\(([^)]*)\)", text):
+                words = m.group(2).split()[1 if m.group(1).lower().startswith("target_") else 0:]
+                for w in words:
+                    w = w.strip('"').replace("${CMAKE_CURRENT_SOURCE_DIR}/", "").replace("${PROJECT_SOURCE_DIR}/", "")
+                    if w and "$" not in w and w.upper() not in ("PRIVATE", "PUBLIC", "INTERFACE", "SYSTEM", "BEFORE") \
+                            and (root / w).is_dir():
+                        incs.append("-I" + w)
         else:
             defines += re.findall(r"(?<![\w$-])-D[A-Za-z_]\w*(?:=[^\s$()]+)?", text)
             libs += [lib for lib in re.findall(r"(?<![\w-])-l[\w+.-]+", text)]
-    return list(dict.fromkeys(defines)), list(dict.fromkeys(libs))
+            for w in re.findall(r"(?<![\w-])-I\s*([^\s$()]+)", text):
+                if not os.path.isabs(w) and (root / w).is_dir():
+                    incs.append("-I" + w)
+    return list(dict.fromkeys(incs + defines)), list(dict.fromkeys(libs))
 
 
 def _rel(path: str, root: Path) -> str:
