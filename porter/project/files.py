@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-SOURCE_EXTENSIONS = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".hxx", ".inl", ".inc"})
+SOURCE_EXTENSIONS = frozenset({".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".hxx", ".inl", ".inc"})
 BUILD_FILE_NAMES = frozenset({"CMakeLists.txt", "Makefile", "makefile", "GNUmakefile"})
 BUILD_FILE_SUFFIXES = frozenset({".cmake", ".mk"})
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".porter", ".venv", "node_modules"})
