@@ -69,9 +69,11 @@ def test_make_gencode_over_continuation_lines_and_byte_preservation():
 
 
 def test_make_unknown_nvcc_flags_are_findings():
-    m = migrate("Makefile", "F := -maxrregcount=64 -Xnvlink --suppress-stack-size-warning\nprof:\n\tnvprof ./a\n")
+    m = migrate("Makefile", "F := -maxrregcount=64 -Xnvlink --suppress-stack-size-warning\nprof:\n\tnvprof ./a\n"
+                            "L := -lnvidia-ml -lcudnn\n")
     rules = {f.rule for f in m.findings}
-    assert {"PORT147", "BUILD103"} <= rules  # PORT147: the catalogue's "nvcc-only options"
+    assert {"PORT147", "BUILD103", "BUILD104"} <= rules
+    assert [f.line for f in m.findings if f.rule == "BUILD104"] == [4, 4]  # PORT147: the catalogue's "nvcc-only options"
     assert all(f.category == "build-flag" for f in m.findings)
     f = next(f for f in m.findings if f.line == 1)
     assert (f.rule, f.column) == ("PORT147", 6) and "-maxrregcount" in f.message
