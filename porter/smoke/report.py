@@ -10,7 +10,6 @@ import math
 import os
 import re
 import statistics
-import tempfile
 from pathlib import Path
 
 SCHEMA_VERSION = 1
@@ -231,21 +230,11 @@ def from_json_safe(rep: dict) -> dict:
 
 
 def write_json(rep: dict, path: str | os.PathLike) -> Path:
-    """Write the report atomically: a temp file in the same folder, then os.replace."""
+    """Write the report atomically (complete or untouched, see porter.project.atomic)."""
+    from porter.project.atomic import atomic_write_text
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(to_json_safe(rep), fh, indent=2, sort_keys=False)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write_text(path, json.dumps(to_json_safe(rep), indent=2, sort_keys=False) + "\n")
     return path
 
 
