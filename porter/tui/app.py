@@ -21,7 +21,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, RichLog, Static, Tree
+from textual.widgets import Footer, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
@@ -376,11 +376,10 @@ class PorterApp(App):
             self._hl_cache[key] = cached
         self.call_from_thread(self.diff.set_highlights, fr, *cached)
 
-    @on(Tree.NodeSelected, "#files")
-    def _tree_selected(self, event: Tree.NodeSelected) -> None:
-        if event.node.data:
-            self.open_file(event.node.data)
-            self.diff.focus()
+    @on(FileTree.Selected)
+    def _tree_selected(self, event: FileTree.Selected) -> None:
+        self.open_file(event.rel)
+        self.diff.focus()
 
     @on(DiffView.CursorMoved)
     def _cursor_moved(self) -> None:

@@ -248,3 +248,18 @@ async def test_command_palette_lists_the_review_keys(project_dir):
         await pilot.press("ctrl+p")
         await pilot.pause()
         assert "CommandPalette" in type(app.screen).__name__
+
+
+@sync
+async def test_the_file_tree_opens_a_file_with_enter(project_dir):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        tree = app.file_tree
+        tree.focus()
+        tree.select_file("main.cu")
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert app.current.rel == "reduce_kernels.cu"
+        assert app.focused is app.diff
+        assert "pending" in str(tree.label_of("reduce_kernels.cu"))

@@ -49,7 +49,7 @@ async def test_decisions_are_restored_and_stale_ones_marked(project_dir):
         assert fr.decision(1) == "pending" and fr.hunks[1].stale
         assert fr.stale_decisions == 1
         assert "need review again" in str(app3.main.query_one("#file-info").render())
-        assert "stale" in str(app3.file_tree.leaves["main.cu"].label)
+        assert "stale" in str(app3.file_tree.label_of("main.cu"))
 
 
 @sync
