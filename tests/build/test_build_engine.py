@@ -295,3 +295,26 @@ def test_unmigrated_build_files_are_not_used(tmp_path):
     (tmp_path / "Makefile").write_text("# was nvcc\nall:\n\thipcc -c a.cu\n")
     assert choose_system(tmp_path, BuildOptions(), tc) == "make"
     assert choose_system(tmp_path, BuildOptions(per_file=True), tc) == "per-file"
+
+
+def test_cmake_project_builds_or_falls_back_per_file_with_a_note(tmp_path, toolchain90a):
+    import shutil
+
+    from porter.buildfiles import migrate
+
+    if not shutil.which("cmake"):
+        pytest.skip("cmake not installed")
+    root = _tree(tmp_path / "cm")
+    cuda = ("cmake_minimum_required(VERSION 3.18)\nproject(app LANGUAGES CXX CUDA)\n"
+            "set(CMAKE_CUDA_ARCHITECTURES 80)\nfind_package(CUDAToolkit REQUIRED)\n"
+            "add_executable(app main.cu kernels.cu)\ntarget_link_libraries(app PRIVATE CUDA::cudart)\n")
+    (root / "CMakeLists.txt").write_text(migrate("CMakeLists.txt", cuda).output)
+    r = run_build(root, BuildOptions(arch=ARCH), toolchain=toolchain90a)
+    assert r.ok, [d.one_line() for d in r.diagnostics] + r.messages
+    if r.system == "per-file":  # e.g. Debian's ROCm 5.2 layout, which CMake's HIP language rejects
+        assert any(m.startswith("CMake configure failed") for m in r.messages)
+        again = run_build(root, BuildOptions(arch=ARCH), toolchain=toolchain90a)
+        assert again.ok and any("failed before" in m for m in again.messages)  # not configured again
+        assert {u.status for u in again.units} == {"cached"}
+    else:
+        assert r.system == "cmake"
