@@ -200,7 +200,7 @@ def convert_file(rel: str, path: Path | None, kind: str, data: bytes | None = No
         return {"status": "error", "error": f"conversion failed: {type(exc).__name__}: {exc}"}
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class FileReview:
     rel: str
     path: Path | None = None
@@ -225,6 +225,9 @@ class FileReview:
     fixed: bool = False  # the HIP comes from the CUDA with fixes applied
     warnings: list[str] = field(default_factory=list)
     mode: int | None = None
+
+    def __repr__(self) -> str:  # short: workers and logs print it
+        return f"FileReview({self.rel!r}, {self.state})"
 
     # ---- loading -------------------------------------------------------------
     @classmethod

@@ -33,6 +33,7 @@ from porter.tui.screens.dialogs import ConfirmScreen, TextScreen
 from porter.tui.screens.editor import EditorScreen
 from porter.tui.widgets.diff_view import DiffView
 from porter.tui.widgets.file_tree import FileTree
+from porter.tui.widgets.findings_list import FindingsList
 from porter.tui.widgets.info_bar import InfoBar
 
 SEV_LETTER = {"error": ("E", "bold #ff5f5f"), "warning": ("W", "#ffaf00"), "info": ("I", "#5fafff")}
@@ -81,8 +82,8 @@ class MainScreen(Screen):
                 yield DiffView(id="diff")
             with Vertical(id="side"):
                 yield Static(Text("Findings", style="bold"), id="findings-title")
-                yield OptionList(id="findings")
-                yield Static(id="fix-preview")
+                yield FindingsList(id="findings")
+                yield InfoBar(id="fix-preview")
         with Horizontal(id="log-panel"):
             yield RichLog(id="log", max_lines=200_000, wrap=False, markup=False, highlight=False)
             yield OptionList(id="diagnostics")
@@ -138,8 +139,8 @@ class PorterApp(App):
         return self.main.query_one("#files", FileTree)
 
     @property
-    def findings_list(self) -> OptionList:
-        return self.main.query_one("#findings", OptionList)
+    def findings_list(self) -> FindingsList:
+        return self.main.query_one("#findings", FindingsList)
 
     def start(self, main: MainScreen) -> None:
         """Called by the main screen once it is mounted (again, a moment later, until
@@ -341,9 +342,9 @@ class PorterApp(App):
 
     def update_findings(self) -> None:
         ol = self.findings_list
-        ol.clear_options()
+        ol.set_items([])
         fr = self.current
-        preview = self.main.query_one("#fix-preview", Static)
+        preview = self.main.query_one("#fix-preview", InfoBar)
         if fr is None or fr.status != "ready" or not fr.findings:
             preview.update(Text("no findings" if fr is not None and fr.status == "ready" else "", style="dim"))
             return
@@ -353,11 +354,11 @@ class PorterApp(App):
             applied = finding_key(f) in fr.applied_fixes
             t = Text.assemble((letter + " ", style), (f"{f.rule} ", "bold"), (f"L{f.line} ", "dim"),
                               (f.message, "strike dim" if applied else ""), (" (fixed)" if applied else "", "green"))
-            opts.append(Option(t))
-        ol.add_options(opts)
+            opts.append(t)
+        ol.set_items(opts)
         preview.update(Text("] / [ move through the findings", style="dim"))
 
-    @work(thread=True, exclusive=True, group="highlight", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="highlight", exit_on_error=False, description="highlight")
     def _highlight_worker(self, fr: FileReview) -> None:
         right_text = "".join(fr.right)
         key = (fr.rel, fr.source_hash, hash(right_text))
@@ -493,14 +494,14 @@ class PorterApp(App):
         idx = (0 if step > 0 else len(fr.findings) - 1) if idx is None else (idx + step) % len(fr.findings)
         ol.highlighted = idx
 
-    @on(OptionList.OptionHighlighted, "#findings")
-    def _finding_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+    @on(FindingsList.Highlighted)
+    def _finding_highlighted(self, event: FindingsList.Highlighted) -> None:
         fr = self.current
-        if fr is None or fr.status != "ready" or event.option_index >= len(fr.findings):
+        if fr is None or fr.status != "ready" or event.index >= len(fr.findings):
             return
-        f = fr.findings[event.option_index]
+        f = fr.findings[event.index]
         self.diff.move_to_row(fr.row_of_left_line(f.line))
-        self.main.query_one("#fix-preview", Static).update(self._fix_preview(fr, f))
+        self.main.query_one("#fix-preview", InfoBar).update(self._fix_preview(fr, f))
 
     def _fix_preview(self, fr: FileReview, f) -> Text:
         t = Text()
@@ -579,7 +580,7 @@ class PorterApp(App):
 
         self.push_screen(EditorScreen(fr.rel, fr.output_text()), done)
 
-    @work(thread=True, group="edit", exit_on_error=False)
+    @work(thread=True, group="edit", exit_on_error=False, description="apply an edit")
     def _apply_edit(self, fr: FileReview, text: str) -> None:
         fr.set_edited(text if text != fr.output_text() or fr.edited is not None else None)
         if fr.edited is None and text != fr.hip:

@@ -115,7 +115,7 @@ async def test_findings_keys_move_preview_fix_and_explain(project_dir, with_find
     async with app.run_test(size=SIZE) as pilot:
         fr = await _open(app, pilot, "warp_utils.cuh")
         assert [f.rule for f in fr.findings].count("PORT900") >= 2
-        ol = app.main.query_one("#findings", OptionList)
+        ol = app.findings_list
         assert ol.option_count == len(fr.findings)
         await pilot.press("right_square_bracket")
         assert ol.highlighted == 0
