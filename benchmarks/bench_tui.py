@@ -5,6 +5,10 @@
 Targets (issue 4): first screen of a 1,000-file project within 1 s; opening the
 diff of a 10,000-line file within 300 ms; a keypress answered within 50 ms with
 a 10,000-line diff open; memory under 500 MB for the 1,000-file project.
+
+Key times are Pilot round trips (press, then wait until the app is idle);
+``unbound_key_ms_median`` is the same round trip for a key nothing is bound
+to, i.e. the harness's own cost on this machine: subtract it to get the app's.
 """
 
 from __future__ import annotations
@@ -70,8 +74,10 @@ async def bench(root: Path, big_rel: str) -> dict:
     async with app.run_test(size=(200, 50)) as pilot:
         while not app.started:
             await asyncio.sleep(0.005)
+        # every widget mounted, tree and header filled, the first file queued for conversion
+        fig["first_screen_ms"] = (time.perf_counter() - t0) * 1000
         await pilot.pause()
-        fig["first_screen_ms"] = (time.perf_counter() - t0) * 1000  # tree, header, first file queued
+        fig["first_screen_settled_ms"] = (time.perf_counter() - t0) * 1000  # Pilot: message queues drained
         # the first (10,000-line) file converted in the background and shown
         big = project.by_rel[big_rel]
         while big.status == "converting":

@@ -14,7 +14,7 @@ def _sample() -> Path:
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("review", help="review a port side by side (the default command)",
-                              description=__doc__.split("\n\n")[0])
+                              description="Open the review app on a CUDA project folder: CUDA and HIP side by side.")
     p.add_argument("path", nargs="?", help="the CUDA project folder (default: the bundled sample warp_reduce)")
     p.add_argument("-o", "--output", help="output folder (default: PATH-hip beside PATH)")
     p.set_defaults(run=run)
