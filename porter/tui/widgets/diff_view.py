@@ -277,6 +277,7 @@ class DiffView(ScrollView, can_focus=True):
         r = fr.rows[row]
         lno_w = max(4, len(str(max(len(fr.left), len(fr.right)))))
         side = max(1, (width - 2 * (lno_w + 1) - 3) // 2)
+        right_side = max(1, width - 2 * (lno_w + 1) - 2 - side)  # the HIP column takes the odd cell
         hunk = fr.row_hunk.get(row)
         decision = fr.decisions.get(fr.hunks[hunk].key) if hunk is not None else None
         stale = hunk is not None and fr.hunks[hunk].stale
@@ -303,7 +304,7 @@ class DiffView(ScrollView, can_focus=True):
         rhl = None
         if self.right_hl and r.right is not None and r.right < len(self.right_hl) and fr.edited is None:
             rhl = self.right_hl[r.right]
-        segs.extend(self._side(rt, side, ST_ADD if changed else None, rs, ST_ADD_TOK, rhl,
+        segs.extend(self._side(rt, right_side, ST_ADD if changed else None, rs, ST_ADD_TOK, rhl,
                                extra=ST_REJECTED if decision == REJECTED else None))
         strip = Strip(segs).adjust_cell_length(width)
         if cursor:
