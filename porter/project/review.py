@@ -295,6 +295,7 @@ class FileReview:
     def _hunks(self) -> None:
         hunks: list[Hunk] = []
         row_hunk: dict[int, int] = {}
+        seen: dict[str, int] = {}
         rows, left, right = self.rows, self.left, self.right
         i, n = 0, len(rows)
         while i < n:
@@ -309,6 +310,10 @@ class FileReview:
             before = self.left_text(i - 1) if i > 0 else ""
             after = self.left_text(j) if j < n else ""
             key = hunk_key(before or "", old, new, after or "")
+            n_same = seen.get(key, 0)  # identical hunks (repeated code) are told apart by their order
+            seen[key] = n_same + 1
+            if n_same:
+                key = f"{key}#{n_same}"
             idx = len(hunks)
             hunks.append(Hunk(idx, i, j, old, new, key))
             for k in range(i, j):

@@ -176,3 +176,11 @@ def test_the_composed_highlight_query_is_up_to_date_and_compiles():
     spans = highlight_lines("__global__ void k(int *p) { // note\n  p[0] = 42;\n}\n")
     names = {name for line in spans for _, _, name in line}
     assert {"keyword", "comment", "number", "function"} <= names
+
+
+def test_identical_hunks_get_their_own_decisions():
+    src = "int a;\ncudaFree(p);\nint a;\n" * 3
+    fr = FileReview.from_text("r.cu", src)
+    assert len(fr.hunks) == 3 and len({h.key for h in fr.hunks}) == 3
+    fr.decide(1, REJECTED)
+    assert [fr.decision(i) for i in range(3)] == ["pending", REJECTED, "pending"]
