@@ -164,6 +164,17 @@ def _compiler_guarded(index: SourceIndex, pos: int) -> bool:
     return False
 
 
+def _contextual_name(index: SourceIndex, start: int, end: int, name: str, contexts: list[dict]) -> str | None:
+    """The name a CUDA enum takes as an argument of a call to another library (cuBLAS enums in cuSOLVER calls)."""
+    callee = launch.enclosing_callee(index.tree, index.source, start, end)
+    if callee is None:
+        return None
+    for ctx in contexts:
+        if callee.startswith(ctx["callee_prefix"]) and name in ctx["names"]:
+            return ctx["names"][name]
+    return None
+
+
 @functools.cache
 def _removable_keys() -> frozenset[bytes]:
     return frozenset(k.encode() for k in structure_rules()["remove"])
@@ -201,9 +212,14 @@ def _line_bounds(source: bytes, pos: int) -> tuple[int, int]:
 _DEFINED_CONTEXT = re.compile(rb"^\s*#\s*(?:ifdef|ifndef|elifdef|elifndef|undef)\s+$|defined\s*\(?\s*$")
 
 
-def _in_defined_context(source: bytes, pos: int) -> bool:
-    line_start, _ = _line_bounds(source, pos)
-    return bool(_DEFINED_CONTEXT.search(source[line_start:pos]))
+def _in_defined_context(source: bytes, pos: int, name: bytes) -> bool:
+    """``name`` at ``pos`` is tested with #ifdef/#ifndef/defined(), and the same
+    directive does not also compare it as a number (that line is a finding, left whole)."""
+    line_start, line_end = _line_bounds(source, pos)
+    if not _DEFINED_CONTEXT.search(source[line_start:pos]):
+        return False
+    compared = re.compile(re.escape(name) + rb"\s*(?:[<>]=?|[=!]=)|(?:[<>]=?|[=!]=)\s*" + re.escape(name) + rb"\b")
+    return not compared.search(source, line_start, line_end)
 
 
 def _newline(source: bytes) -> bytes:
@@ -269,7 +285,9 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
                           and not _compiler_guarded(index, m.start())
                           for m in _device_regex().finditer(source))
 
-    symbol_calls: list[tuple[int, int, str]] = []
+    wrap_calls: list[tuple[int, int, str, dict]] = []
+    wrappers = {fn: w for w in rules["wrap_argument"] for fn in w["functions"]}
+    context_names = {n for c in rules["call_context"] for n in c["names"]}
     keys = _keys(id(db)) | _removable_keys()
     removable = rules["remove"]
     for m in _IDENT_RE.finditer(source):
@@ -305,7 +323,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
             continue
         if _is_member(source, start):
             continue  # a struct member that happens to share the name
-        if entry.context == "defined" and not _in_defined_context(source, start):
+        if entry.context == "defined" and not _in_defined_context(source, start, word):
             continue
         if not entry.renames:
             unsupported.append(ref(entry, name, start))
@@ -317,22 +335,28 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
                                          r.alternative, r.since_hip))
             continue
         target = entry.target(options.roc)
+        if name in rules["arity"] and not options.roc:
+            n = launch.argument_count(index.tree, start, end)
+            target = rules["arity"][name].get(str(n), target)
+        if name in context_names and not options.roc:
+            target = _contextual_name(index, start, end, name, rules["call_context"]) or target
         if target != name:
             edits.append(Edit(start, end, target.encode(), "rename", name))
             converted.append(ref(entry, name, start))
-        if name in rules["symbol_argument"]:
-            symbol_calls.append((start, end, name))
+        if name in wrappers:
+            wrap_calls.append((start, end, name, wrappers[name]))
 
-    # 3. HIP_SYMBOL(sym) for the symbol APIs
-    for start, end, name in symbol_calls:
-        arg = launch.call_argument(index.tree, source, start, end, rules["symbol_argument"][name])
+    # 3. arguments HIP wants wrapped: HIP_SYMBOL(sym), reinterpret_cast<const void*>(kernel)
+    for start, end, name, wrap in wrap_calls:
+        arg = launch.call_argument(index.tree, source, start, end, wrap["functions"][name])
         if arg is None:
             continue
         a_start, a_end = arg
-        if re.match(rb"\s*HIP_SYMBOL\s*\(", source[a_start:a_end]):
+        text = source[a_start:a_end].decode("utf-8", "replace")
+        if any(re.match(p, text) for p in wrap["already"]):
             continue
-        edits.append(Edit(a_start, a_start, b"HIP_SYMBOL(", "symbol", name))
-        edits.append(Edit(a_end, a_end, b")", "symbol", name))
+        edits.append(Edit(a_start, a_start, wrap["open"].encode(), wrap["kind"], name))
+        edits.append(Edit(a_end, a_end, wrap["close"].encode(), wrap["kind"], name))
 
     # 4. <<<...>>> -> hipLaunchKernelGGL
     if options.kernel_launch_syntax:

@@ -27,6 +27,43 @@ def call_argument(tree: ts.Tree, source: bytes, name_start: int, name_end: int, 
     return named[n].start_byte, named[n].end_byte
 
 
+def _call_of(tree: ts.Tree, name_start: int, name_end: int) -> ts.Node | None:
+    """The call expression whose callee is the name at [name_start, name_end)."""
+    node = tree.root_node.descendant_for_byte_range(name_start, name_end)
+    if node is None or node.type == "call_expression":
+        return node
+    parent = node.parent
+    while parent is not None and parent.type in ("qualified_identifier", "template_function"):
+        node, parent = parent, parent.parent
+    if parent is not None and parent.type == "call_expression" and parent.child_by_field_name("function") == node:
+        return parent
+    return None
+
+
+def argument_count(tree: ts.Tree, name_start: int, name_end: int) -> int | None:
+    call = _call_of(tree, name_start, name_end)
+    args = call.child_by_field_name("arguments") if call is not None else None
+    if args is None:
+        return None
+    return len([c for c in args.named_children if c.type != "comment"])
+
+
+def enclosing_callee(tree: ts.Tree, source: bytes, start: int, end: int) -> str | None:
+    """Name of the function whose argument list directly contains the token at [start, end)."""
+    node = tree.root_node.descendant_for_byte_range(start, end)
+    while node is not None and node.type != "argument_list":
+        if node.type in ("compound_statement", "translation_unit", "lambda_expression"):
+            return None
+        node = node.parent
+    if node is None or node.parent is None or node.parent.type != "call_expression":
+        return None
+    fn = node.parent.child_by_field_name("function")
+    if fn is None:
+        return None
+    text = source[fn.start_byte:fn.end_byte].decode("utf-8", "replace")
+    return text.rsplit("::", 1)[-1]
+
+
 def _text(source: bytes, node: ts.Node, edits) -> bytes:
     """Source of ``node`` with the edits that fall inside it applied."""
     from porter.translate.engine import apply_edits

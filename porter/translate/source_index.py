@@ -25,7 +25,7 @@ class IncludePath:
 
 
 # found by text, not by the tree, so that includes next to a syntax error are still seen
-_INCLUDE = re.compile(rb'^(?:\xef\xbb\xbf)?[ \t]*#[ \t]*include[ \t]*(<[^>\n]*>|"[^"\n]*")', re.M)
+_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*(<[^>\n]*>|"[^"\n]*")')
 
 
 @dataclass
@@ -88,11 +88,13 @@ def index_source(source: bytes, tree: ts.Tree | None = None) -> SourceIndex:
         spans = _merge(spans + _comments_missed(source, spans))
     starts = [s for s, _ in spans]
     includes = []
+    ends = {e: s for s, e in spans}
     for m in _INCLUDE.finditer(source):
         i = bisect.bisect_right(starts, m.start()) - 1
-        if i >= 0 and m.start() < spans[i][1] and not (spans[i][0] == m.start(1) and spans[i][1] == m.end(1)):
-            continue  # inside a comment
-        includes.append(IncludePath(m.start(1), m.end(1), m.start()))
+        if i >= 0 and m.start() < spans[i][1]:
+            continue  # inside a comment or a literal
+        if _starts_directive(source, m.start(), ends):
+            includes.append(IncludePath(m.start(1), m.end(1), m.start()))
     # include paths are protected from identifier renaming; the translator maps them as headers
     spans.extend((inc.start_byte, inc.end_byte) for inc in includes)
     for body in bodies:
@@ -100,6 +102,20 @@ def index_source(source: bytes, tree: ts.Tree | None = None) -> SourceIndex:
         if b'"' in text or b"'" in text or b"/" in text:
             spans.extend((body.start_byte + m.start(), body.start_byte + m.end()) for m in _MACRO_LITERAL.finditer(text))
     return SourceIndex(source, tree, _merge(spans), includes, bodies)
+
+
+def _starts_directive(source: bytes, pos: int, span_ends: dict[int, int]) -> bool:
+    """``#`` at ``pos`` begins a preprocessor directive: only blanks and comments
+    (which the preprocessor turns into a space) stand before it on its line."""
+    while True:
+        while pos > 0 and source[pos - 1] in b" \t":
+            pos -= 1
+        if pos == 0 or source[pos - 1] == 10 or source[max(0, pos - 3):pos] == b"\xef\xbb\xbf":
+            return True
+        if source[pos - 2:pos] == b"*/" and pos in span_ends:
+            pos = span_ends[pos]
+            continue
+        return False
 
 
 _COMMENT_START = re.compile(rb"/[*/]")

@@ -164,7 +164,7 @@ __device__ __forceinline__ void sleep_ns(unsigned ns)
 // Warp-wide sum of unsigned values: one instruction on sm_80+, shuffles before.
 __device__ __forceinline__ unsigned warp_sum(unsigned v)
 {
-#if defined(__HIP_DEVICE_COMPILE__) && __CUDA_ARCH__ >= 800
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     unsigned r;
     asm volatile("redux.sync.add.u32 %0, %1, %2;" : "=r"(r) : "r"(v), "r"(0xffffffffu));
     return r;

@@ -150,9 +150,9 @@ const char* kernel_name(Kernel k)
 void configure_dynamic_smem(size_t bytes)
 {
     // Above 48 KiB a kernel must opt in to the larger shared memory carve-out.
-    CHECK_CUDA(hipFuncSetAttribute(matmul_dynamic, hipFuncAttributeMaxDynamicSharedMemorySize,
+    CHECK_CUDA(hipFuncSetAttribute(reinterpret_cast<const void*>(matmul_dynamic), hipFuncAttributeMaxDynamicSharedMemorySize,
                                     (int)bytes));
-    CHECK_CUDA(hipFuncSetAttribute(matmul_dynamic,
+    CHECK_CUDA(hipFuncSetAttribute(reinterpret_cast<const void*>(matmul_dynamic),
                                     hipFuncAttributePreferredSharedMemoryCarveout,
                                     cudaSharedmemCarveoutMaxShared));
 }
