@@ -50,6 +50,7 @@ class FileReport:
     stats: dict = field(default_factory=dict)
     unsupported: list[dict] = field(default_factory=list)
     leftovers: list[dict] = field(default_factory=list)
+    defines: list[str] = field(default_factory=list)  # CUDA-looking macros the file defines itself
     warnings: list[str] = field(default_factory=list)
     findings: list[dict] = field(default_factory=list)
     fixes_applied: int = 0
@@ -190,6 +191,7 @@ def convert_bytes(source: bytes, rel: str, options: ConvertOptions) -> tuple[byt
     report.stats = result.stats()
     report.unsupported = [r.as_dict() for r in result.unsupported]
     report.leftovers = [r.as_dict() for r in result.leftovers]
+    report.defines = list(result.defines)
     report.warnings = list(result.warnings)
     report.findings = [f.as_dict() for f in found]
     report.inserted_lines = _compose(inserted_annot, result.inserted_lines)
@@ -322,10 +324,20 @@ def convert_tree(src: str | os.PathLike, out: str | os.PathLike | None, options:
                 reports.append(r)
                 if progress:
                     progress(r)
+    _drop_project_macros(reports)
     report = ConvertReport(str(src), str(out_path) if out_path else None, reports)
     if options.write and not options.inplace and out_root is not None:
         write_manifest(src.resolve(), out_root, reports)
     return report
+
+
+def _drop_project_macros(reports: list[FileReport]) -> None:
+    """A CUDA-looking macro one file of the project defines (CUDA_CHECK in a helper
+    header) is the project's own name, not a leftover, in every file that uses it."""
+    own = {name for r in reports for name in r.defines}
+    if own:
+        for r in reports:
+            r.leftovers = [x for x in r.leftovers if x["name"] not in own]
 
 
 def write_manifest(src_root: Path, out_root: Path, reports: list[FileReport]) -> None:

@@ -73,6 +73,8 @@ class Translation:
     # (source line after which lines were inserted, how many) -- for mapping output lines back
     inserted_lines: list[tuple[int, int]] = field(default_factory=list)
     index: SourceIndex | None = field(default=None, repr=False)
+    # CUDA-looking names this file defines itself (#define CUDA_CHECK ...): the project's own, not leftovers
+    defines: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -380,9 +382,15 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
         line, col = index.line_col(start)
         warnings.append(f"{path or '<input>'}:{line}:{col}: parse error here; names in this region were still mapped, review it")
 
+    own = {m.group(1).decode() for m in _DEFINE.finditer(source)}
+    own = {n for n in own if leftover_re.match(n)}
+    leftovers = [r for r in leftovers if r.name not in own]
     output = apply_edits(source, edits)
     return Translation(source, output, sorted(edits, key=lambda e: (e.start, e.end)), converted, unsupported,
-                       leftovers, warnings, inserted, index)
+                       leftovers, warnings, inserted, index, sorted(own))
+
+
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.M)
 
 
 _GUARD = re.compile(rb"[ \t]*#[ \t]*ifndef[ \t]+(\w+)[^\n]*\n[ \t]*#[ \t]*define[ \t]+(\w+)[^\n]*\n")

@@ -139,3 +139,13 @@ def test_stats_json(project, tmp_path):
     assert doc["totals"]["by_name"]["cudaFree"] == 1
     assert doc["totals"]["lines_changed"] >= 2
     assert not (tmp_path / "proj-hip").exists()  # --examine writes nothing
+
+
+def test_the_projects_own_cuda_looking_macros_are_not_leftovers(tmp_path):
+    src = tmp_path / "p"
+    src.mkdir()
+    (src / "check.h").write_bytes(b"#define CUDA_CHECK(x) do { if ((x) != cudaSuccess) abort(); } while (0)\n")
+    (src / "main.cu").write_bytes(b'#include "check.h"\nvoid f() { CUDA_CHECK(cudaFree(0)); cudaNotARealApi(); }\n')
+    report = convert_tree(src, None, ConvertOptions(write=False, findings=False, jobs=1))
+    names = {x["name"] for f in report.files for x in f.leftovers}
+    assert names == {"cudaNotARealApi"}
