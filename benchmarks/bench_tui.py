@@ -6,9 +6,10 @@ Targets (issue 4): first screen of a 1,000-file project within 1 s; opening the
 diff of a 10,000-line file within 300 ms; a keypress answered within 50 ms with
 a 10,000-line diff open; memory under 500 MB for the 1,000-file project.
 
-Key times are Pilot round trips (press, then wait until the app is idle);
-``unbound_key_ms_median`` is the same round trip for a key nothing is bound
-to, i.e. the harness's own cost on this machine: subtract it to get the app's.
+``key_to_paint_ms``: from the key press to the diff's cursor line being drawn
+again (what a person sees).  ``key_roundtrip_ms``: Pilot's press, which also
+waits until every queue is idle (slow while files convert in the background);
+``unbound_key_ms_median`` is that round trip for a key nothing is bound to.
 """
 
 from __future__ import annotations
@@ -60,6 +61,32 @@ def generate(root: Path, files: int, big_lines: int) -> str:
     return "aaa_big.cu"
 
 
+async def _keys(app, pilot, keys: list[str]) -> tuple[list[float], list[float]]:
+    """(Pilot round trips, key press -> the diff's cursor line painted) in ms."""
+    dv = app.diff
+    painted: list[float] = []
+    orig = dv._render_row
+
+    def render_row(d, width):
+        if d == dv.cursor:
+            painted.append(time.perf_counter())
+        return orig(d, width)
+
+    dv._render_row = render_row
+    trips, paints = [], []
+    try:
+        for key in keys:
+            painted.clear()
+            s = time.perf_counter()
+            await pilot.press(key)
+            trips.append((time.perf_counter() - s) * 1000)
+            if painted:
+                paints.append((painted[0] - s) * 1000)
+    finally:
+        dv._render_row = orig
+    return trips, paints
+
+
 async def bench(root: Path, big_rel: str) -> dict:
     from porter.project.review import ReviewProject
     from porter.project.session import SessionStore
@@ -85,13 +112,10 @@ async def bench(root: Path, big_rel: str) -> dict:
         await pilot.pause()
         fig["big_file_converted_ms"] = (time.perf_counter() - t0) * 1000
         # key presses with the 10,000-line diff open, while the other files still convert
-        lat = []
-        for key in ["n", "n", "down", "down", "pagedown", "n", "p", "a", "n", "x"] * 3:
-            s = time.perf_counter()
-            await pilot.press(key)
-            lat.append((time.perf_counter() - s) * 1000)
-        fig["key_ms_median_converting"] = statistics.median(lat)
-        fig["key_ms_max_converting"] = max(lat)
+        trips, paints = await _keys(app, pilot, ["n", "n", "down", "down", "pagedown", "n", "p", "a", "n", "x"] * 3)
+        fig["key_to_paint_ms_median_converting"] = statistics.median(paints)
+        fig["key_to_paint_ms_max_converting"] = max(paints)
+        fig["key_roundtrip_ms_median_converting"] = statistics.median(trips)
         # wait for every file
         while any(f.status == "converting" for f in project.files):
             await asyncio.sleep(0.05)
@@ -100,18 +124,27 @@ async def bench(root: Path, big_rel: str) -> dict:
         # open the big diff again from another file (already converted): the open itself
         app.open_file(project.files[1].rel)
         await pilot.pause()
+        dv = app.diff
+        drawn: list[float] = []
+        orig = dv._render_row
+
+        def render_row(d, width):
+            if dv.file is big and not drawn:
+                drawn.append(time.perf_counter())
+            return orig(d, width)
+
+        dv._render_row = render_row
         s = time.perf_counter()
         app.open_file(big_rel)
         await pilot.pause()
-        fig["open_10k_diff_ms"] = (time.perf_counter() - s) * 1000
+        dv._render_row = orig
+        fig["open_10k_diff_ms"] = (drawn[0] - s) * 1000 if drawn else float("nan")  # until its lines are drawn
+        fig["open_10k_diff_settled_ms"] = (time.perf_counter() - s) * 1000
         await app.workers.wait_for_complete()
-        lat = []
-        for key in ["n", "down", "pagedown", "n", "p", "a", "up", "n"] * 4:
-            s = time.perf_counter()
-            await pilot.press(key)
-            lat.append((time.perf_counter() - s) * 1000)
-        fig["key_ms_median"] = statistics.median(lat)
-        fig["key_ms_max"] = max(lat)
+        trips, paints = await _keys(app, pilot, ["n", "down", "pagedown", "n", "p", "a", "up", "n"] * 4)
+        fig["key_to_paint_ms_median"] = statistics.median(paints)
+        fig["key_to_paint_ms_max"] = max(paints)
+        fig["key_roundtrip_ms_median"] = statistics.median(trips)
         base = []
         for _ in range(20):  # an unbound key: what the Pilot round trip costs by itself
             s = time.perf_counter()
@@ -136,10 +169,10 @@ def main(argv: list[str]) -> int:
         root = Path(tmp) / "project"
         big = generate(root, args.files, args.big_lines)
         fig = asyncio.run(bench(root, big))
-    targets = {"first_screen_ms": 1000, "open_10k_diff_ms": 300, "key_ms_median": 50, "max_rss_mb": 500}
+    targets = {"first_screen_ms": 1000, "open_10k_diff_ms": 300, "key_to_paint_ms_median": 50, "max_rss_mb": 500}
     for k, v in fig.items():
         t = f"   (target < {targets[k]})" if k in targets else ""
-        print(f"{k:28} {v:10.1f}{t}" if isinstance(v, float) else f"{k:28} {v:10}{t}")
+        print(f"{k:36} {v:10.1f}{t}" if isinstance(v, float) else f"{k:36} {v:10}{t}")
     return 0
 
 
