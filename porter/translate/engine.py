@@ -135,7 +135,8 @@ _LEFTOVER_LEADS = frozenset({b"cu", b"CU", b"nv", b"NV", b"__"})
 @functools.cache
 def _keys(db_id: int) -> frozenset[bytes]:
     db = _DBS[db_id]
-    return frozenset(k.encode() for k in db.identifiers) | frozenset(k.encode() for k in db.namespaces)
+    return (frozenset(k.encode() for k in db.identifiers) | frozenset(k.encode() for k in db.namespaces)
+            | _removable_keys())
 
 
 _DBS: dict[int, Database] = {}
@@ -175,6 +176,14 @@ def _contextual_name(index: SourceIndex, start: int, end: int, name: str, contex
         if callee.startswith(ctx["callee_prefix"]) and name in ctx["names"]:
             return ctx["names"][name]
     return None
+
+
+@functools.cache
+def _prepared_rules() -> tuple[re.Pattern, dict, frozenset]:
+    rules = structure_rules()
+    wrappers = {fn: w for w in rules["wrap_argument"] for fn in w["functions"]}
+    context_names = frozenset(n for c in rules["call_context"] for n in c["names"])
+    return re.compile(rules["leftover"]["pattern"]), wrappers, context_names
 
 
 @functools.cache
@@ -253,7 +262,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     unsupported: list[Reference] = []
     leftovers: list[Reference] = []
     warnings: list[str] = []
-    leftover_re = re.compile(rules["leftover"]["pattern"])
+    leftover_re, wrappers, context_names = _prepared_rules()
 
     def ref(entry: Entry | None, name: str, pos: int, status: str | None = None) -> Reference:
         line, col = index.line_col(pos)
@@ -288,9 +297,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
                           for m in _device_regex().finditer(source))
 
     wrap_calls: list[tuple[int, int, str, dict]] = []
-    wrappers = {fn: w for w in rules["wrap_argument"] for fn in w["functions"]}
-    context_names = {n for c in rules["call_context"] for n in c["names"]}
-    keys = _keys(id(db)) | _removable_keys()
+    keys = _keys(id(db))
     removable = rules["remove"]
     for m in _IDENT_RE.finditer(source):
         word = m.group()
