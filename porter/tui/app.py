@@ -25,7 +25,7 @@ from textual.widgets import Footer, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
-from porter.project.review import ACCEPTED, REJECTED, S_ERROR, S_WAITING, FileReview, ReviewProject, finding_key
+from porter.project.review import S_WAITING, FileReview, ReviewProject, finding_key
 from porter.project.session import SessionStore
 from porter.tui.highlight import highlight_pair
 from porter.tui.jobs import Diagnostic, parse_diagnostics, stream

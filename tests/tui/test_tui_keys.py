@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 
-import pytest
 from textual.widgets import OptionList, RichLog, TextArea
 
 from porter.project.review import ACCEPTED, REJECTED, S_ACCEPTED, S_EDITED
