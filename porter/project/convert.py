@@ -173,7 +173,8 @@ def convert_bytes(source: bytes, rel: str, options: ConvertOptions) -> tuple[byt
     findings_api = _findings_api() if options.findings else None
     from porter.translate.source_index import index_source
 
-    index = index_source(source)  # one parse shared by the findings rules and the translator
+    # one parse shared by the findings rules and the translator (the translator alone parses only when needed)
+    index = index_source(source) if findings_api is not None else None
     work = source
     found = []
     inserted_annot: list[tuple[int, int]] = []

@@ -167,6 +167,17 @@ def _compiler_guarded(index: SourceIndex, pos: int) -> bool:
     return False
 
 
+def _nothing_to_do(source: bytes, db: Database) -> bool:
+    """No identifier the database or the leftover report knows, and no device code."""
+    if _device_regex().search(source):
+        return False
+    words = set(_IDENT_RE.findall(source))
+    if not words.isdisjoint(_keys(id(db))):
+        return False
+    leftover_re = _prepared_rules()[0]
+    return not any(w[:2] in _LEFTOVER_LEADS and leftover_re.match(w.decode("ascii")) for w in words)
+
+
 def _contextual_name(index: SourceIndex, start: int, end: int, name: str, contexts: list[dict]) -> str | None:
     """The name a CUDA enum takes as an argument of a call to another library (cuBLAS enums in cuSOLVER calls)."""
     callee = launch.enclosing_callee(index.tree, index.source, start, end)
@@ -255,6 +266,8 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
               db: Database | None = None, index: SourceIndex | None = None) -> Translation:
     db = db or load_database()
     _DBS.setdefault(id(db), db)
+    if index is None and _nothing_to_do(source, db):
+        return Translation(source, source, [])  # host-only code with no CUDA name: not even parsed
     index = index or index_source(source)
     rules = structure_rules()
     edits: list[Edit] = []

@@ -193,3 +193,13 @@ def test_cublas_enums_in_cusolver_calls_become_hipsolver_enums():
     out = conv(src)
     assert "hipsolverDnSgetrs(h, HIPSOLVER_OP_N," in out
     assert "hipblasSgemv(b, HIPBLAS_OP_N," in out
+
+
+def test_host_only_code_is_returned_untouched_without_a_parse(monkeypatch):
+    from porter.translate import engine
+
+    calls = []
+    monkeypatch.setattr(engine, "index_source", lambda *a, **k: calls.append(1))
+    src = b"#include <vector>\n// plain C++\nint add(int a, int b) { return a + b; }\n"
+    t = translate(src, "h.cpp")
+    assert t.output == src and not t.edits and not calls
