@@ -42,3 +42,17 @@ def test_scan_is_total_and_fixes_converge(src):
     twice = apply_fixes(once, scan(once, "m.cu"))
     thrice = apply_fixes(twice, scan(twice, "m.cu"))
     assert thrice == twice, "safe fixes keep rewriting the same code"
+
+
+def test_launch_bounds_with_unparsable_arguments_gets_no_fix():
+    # found by the property test above (its exact failing example): the fix kept rewriting garbage arguments
+    e = b"  // expect: PORT040\n"
+    src = (b"#define THREADS 128\n#define MIN_BLOCKS 3\n"
+           b"__global__ void __launch_bounds__(256, 4) a(float* x) { x[threadIdx.x] = 0.0f; }" + e +
+           b"__global__ void __launch_bounds__({T(HREADS, MIN_BLOCKS) b(float* x) { x[threadIdx.x] = 1.0f; }" + e +
+           b"template <int T, int B>\n__global__ void __launch_bounds__(T, B) c(float* x) { x[threadIdx.x] = 2.0f; }" + e +
+           b"__global__ void __launch_bounds__(64, 2) d(float* x) { x[threadIdx.x] = 3.0f; }" + e +
+           b"template __global__ void c<512, 2>(float*);\n")
+    once = apply_fixes(src, scan(src, "m.cu"))
+    twice = apply_fixes(once, scan(once, "m.cu"))
+    assert apply_fixes(twice, scan(twice, "m.cu")) == twice

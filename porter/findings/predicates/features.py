@@ -52,6 +52,8 @@ def launch_bounds(ctx, node, caps):
     extra = ", and the third argument (max blocks per cluster) has no HIP meaning" if len(args) > 2 else ""
     params = {"threads": t_text, "blocks": b_text, "waves": waves if n is not None else "ceil(B * ceil(T / 64) / 4)",
               "extra": extra}
+    if node.has_error:  # the arguments do not parse: report, but rewriting them would only compound the damage
+        return Hit(node.start_byte, node.end_byte, params)
     return Hit(node.start_byte, node.end_byte, params,
                fix(f"`{compact(replacement, 90)}` (min {params['waves']} waves per EU)",
                    edit(node.start_byte, node.end_byte, replacement)))
