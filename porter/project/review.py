@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import importlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,14 +32,6 @@ PENDING, ACCEPTED, REJECTED = "pending", "accepted", "rejected"
 S_WAITING, S_PENDING, S_ACCEPTED, S_EDITED, S_UNCHANGED, S_ERROR = (
     "converting", "pending", "accepted", "edited", "unchanged", "error")
 DIFFLIB_LIMIT = 20000  # lines; above this the fallback pairs lines by position
-
-
-def _optional(module: str, name: str):
-    """An engine function that another helper may not have written yet (None then)."""
-    try:
-        return getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError):
-        return None
 
 
 @dataclass(slots=True)
@@ -121,20 +112,10 @@ def finding_key(finding) -> str:
 
 
 def apply_fix_edits(source: bytes, findings: list) -> bytes:
-    """Apply the fixes of ``findings`` to ``source`` (byte offsets into it)."""
-    fn = _optional("porter.findings", "apply_fixes")
-    if fn is not None:
-        result = fn(source, findings, False)
-        return result[0] if isinstance(result, tuple) else result
-    edits = sorted((e for f in findings if f.fix for e in f.fix.edits), key=lambda e: (e.start_byte, e.end_byte))
-    out, pos = [], 0
-    for e in edits:
-        if e.start_byte < pos:
-            continue  # overlapping fix: keep the first
-        out += [source[pos:e.start_byte], e.replacement.encode("utf-8")]
-        pos = e.end_byte
-    out.append(source[pos:])
-    return b"".join(out)
+    """Apply the fixes the reviewer chose (safe or not) to ``source`` (byte offsets into it)."""
+    from porter.findings import apply_fixes
+
+    return apply_fixes(source, findings, safe_only=False)
 
 
 class ReviewError(Exception):
@@ -166,29 +147,30 @@ def convert_file(rel: str, path: Path | None, kind: str, data: bytes | None = No
             raise ReviewError(f"not UTF-8 text (byte {exc.start}): not reviewed, copied as it is") from None
         warnings: list[str] = []
         findings: list = []
+        index = None
         if kind == "source":
-            scan = _optional("porter.findings", "scan")
-            if scan is not None:
-                try:
-                    findings = list(scan(data, rel))
-                except Exception as exc:
-                    warnings.append(f"findings scan failed: {type(exc).__name__}: {exc}")
+            from porter.findings import scan
+            from porter.translate.source_index import index_source
+
+            index = index_source(data)  # one parse for the rules and, without chosen fixes, the translator
+            try:
+                findings = list(scan(data, rel, index=index))
+            except Exception as exc:
+                warnings.append(f"findings scan failed: {type(exc).__name__}: {exc}")
         chosen = [f for f in findings if finding_key(f) in applied and f.fix]
         effective = apply_fix_edits(data, chosen) if chosen else data
         inserted: list = []
         if kind == "build":
-            migrate = _optional("porter.buildfiles", "migrate")
-            if migrate is None:
-                hip = effective.decode("utf-8")
-            else:
-                m = migrate(str(path or rel), effective.decode("utf-8"), "gfx942")
-                hip = m.output
-                if not chosen:
-                    findings = list(getattr(m, "findings", []) or [])
+            from porter.buildfiles import migrate
+
+            m = migrate(str(path or rel), effective.decode("utf-8"), "gfx942")
+            hip = m.output
+            if not chosen:
+                findings = list(m.findings)
         else:
             from porter.translate import translate
 
-            t = translate(effective, rel)
+            t = translate(effective, rel, index=index if effective is data else None)
             warnings += list(t.warnings)
             hip = t.output.decode("utf-8", "replace")
             inserted = list(t.inserted_lines)
