@@ -122,14 +122,12 @@ def _own_findings(path: str, text: str, ruleset, edits) -> list[Finding]:
 
 
 def _findings(path: str, text: str, ruleset, edits) -> list[Finding]:
-    """Our own leftovers plus the findings catalogue's build rules (when that
-    layer has them), minus what the migration already rewrote."""
+    """Our own leftovers plus the findings catalogue's build rules, minus what
+    the migration already rewrote."""
+    from porter.findings import scan_build_file
+
     out = _own_findings(path, text, ruleset, edits)
-    try:
-        from porter.findings import scan_build_file
-        theirs = list(scan_build_file(text, path))
-    except (ImportError, AttributeError):
-        theirs = []
+    theirs = list(scan_build_file(text, path))
     if theirs:
         data = text.encode()
         spans = [(len(text[:e.start].encode()), len(text[:e.end].encode())) for e in edits if e.end > e.start]

@@ -106,22 +106,6 @@ class ConvertReport:
 
 # ---------------------------------------------------------------- one file
 
-def _findings_api():
-    try:
-        from porter import findings
-    except ImportError:  # pragma: no cover - findings layer absent
-        return None
-    return findings if hasattr(findings, "scan") else None
-
-
-def _buildfiles_api():
-    try:
-        from porter import buildfiles
-    except ImportError:
-        return None
-    return buildfiles if hasattr(buildfiles, "migrate") else None
-
-
 def _annotate(source: bytes, findings: list) -> tuple[bytes, list[tuple[int, int]]]:
     """Insert ``// PORTnnn: message`` above each finding's line; returns the new
     source and the inserted lines as (after source line, count)."""
@@ -170,7 +154,9 @@ def convert_bytes(source: bytes, rel: str, options: ConvertOptions) -> tuple[byt
         report.status = "error"
         report.message = "binary file (NUL bytes), copied unchanged"
         return source, report, None
-    findings_api = _findings_api() if options.findings else None
+    from porter import findings as findings_layer
+
+    findings_api = findings_layer if options.findings else None
     from porter.translate.source_index import index_source
 
     # one parse shared by the findings rules and the translator (the translator alone parses only when needed)
@@ -203,21 +189,20 @@ def convert_bytes(source: bytes, rel: str, options: ConvertOptions) -> tuple[byt
 
 
 def convert_build_file(text: bytes, rel: str, options: ConvertOptions) -> tuple[bytes, FileReport]:
+    from porter import buildfiles
+
     report = FileReport(rel, "build", "copied", lines=text.count(b"\n"))
-    api = _buildfiles_api()
-    if api is None:
-        return text, report
     try:
         decoded = text.decode("utf-8")
     except UnicodeDecodeError:
         report.status = "error"
         report.message = "build file is not UTF-8, copied unchanged"
         return text, report
-    migration = api.migrate(rel, decoded, arch=options.arch)
+    migration = buildfiles.migrate(rel, decoded, arch=options.arch)
     out = migration.output.encode("utf-8")
     report.status = "converted" if out != text else "unchanged"
-    report.findings = [f.as_dict() for f in getattr(migration, "findings", [])]
-    report.stats = {"lines_changed": len(getattr(migration, "changes", []))}
+    report.findings = [f.as_dict() for f in migration.findings]
+    report.stats = {"lines_changed": len(migration.changes)}
     return out, report
 
 
