@@ -29,7 +29,7 @@ def run(args) -> int:
     from pathlib import Path
 
     from porter.findings import CATEGORIES, catalogue, report
-    from porter.findings.project import scan_path
+    from porter.project.scan import scan_path
     from porter.project.atomic import atomic_write_text
 
     target = Path(args.path)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from porter.findings.project import scan_path
+from porter.project.scan import scan_path
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_projects"
 

@@ -1,4 +1,5 @@
-"""Scanning a file or a project folder: source files through ``scan``, build files
+"""Scanning a file or a project folder (the project layer walks the tree; the findings
+layer checks each file): source files through ``scan``, build files
 through ``scan_build_file``; unreadable files are reported, never raised."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from pathlib import Path
 from porter.findings.build import scan_build_file
 from porter.findings.engine import scan
 from porter.findings.model import Finding
+from porter.project.files import classify, discover
 
 
 @dataclass
@@ -53,8 +55,6 @@ def _kind(path: Path, kind: str) -> str:
 
 def scan_path(target: str | os.PathLike, exclude: list = ()) -> ScanResult:
     """Scan one file (as a source or build file by its name) or every source and build file under a folder."""
-    from porter.project.files import classify, discover
-
     target = Path(target)
     result = ScanResult()
     if target.is_dir():
