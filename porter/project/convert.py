@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -270,6 +271,10 @@ def _jobs(options: ConvertOptions, n_files: int) -> int:
     return max(1, min(jobs, n_files // 8 or 1))
 
 
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _worker(args):
     pf, out_root, options = args
     return convert_file(pf, out_root, options)
@@ -305,11 +310,21 @@ def convert_tree(src: str | os.PathLike, out: str | os.PathLike | None, options:
             if progress:
                 progress(r)
     else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
+        try:
             for r in pool.map(_worker, [(pf, out_root, options) for pf in files], chunksize=16):
                 reports.append(r)
                 if progress:
                     progress(r)
+        except BaseException:
+            # Ctrl-C: the workers ignore SIGINT (no tracebacks); stop them without waiting for the
+            # queue. Every file already written is complete (atomic writes), the rest untouched.
+            workers = list((getattr(pool, "_processes", None) or {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
+            for proc in workers:
+                proc.terminate()
+            raise
+        pool.shutdown()
     _drop_project_macros(reports)
     report = ConvertReport(str(src), str(out_path) if out_path else None, reports)
     if options.write and not options.inplace and out_root is not None:

@@ -149,3 +149,35 @@ def test_the_projects_own_cuda_looking_macros_are_not_leftovers(tmp_path):
     report = convert_tree(src, None, ConvertOptions(write=False, findings=False, jobs=1))
     names = {x["name"] for f in report.files for x in f.leftovers}
     assert names == {"cudaNotARealApi"}
+
+
+def test_ctrl_c_stops_every_worker_and_leaves_only_complete_files(tmp_path):
+    import signal
+    import time
+
+    from porter.project.convert import convert_bytes
+
+    src = tmp_path / "big"
+    for i in range(600):
+        d = src / f"d{i:03d}"
+        d.mkdir(parents=True)
+        (d / "k.cu").write_bytes(KERNEL * 40)
+    out = tmp_path / "out"
+    p = subprocess.Popen([sys.executable, "-m", "porter", "convert", str(src), "-o", str(out), "-q", "-j", "2"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.time() + 60
+    while not any(out.rglob("k.cu")) and time.time() < deadline and p.poll() is None:
+        time.sleep(0.02)
+    os.killpg(p.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole process group
+    _, err = p.communicate(timeout=60)
+    if p.returncode == 0:
+        pytest.skip("the conversion finished before the interrupt arrived")
+    assert p.returncode == 130 and err.decode().strip() == "porter: interrupted"
+    time.sleep(0.5)
+    left = subprocess.run(["pgrep", "-f", f"porter convert {src}"], capture_output=True, text=True).stdout
+    assert not left.strip()
+    assert not list(out.rglob("*.tmp"))
+    expected = convert_bytes(KERNEL * 40, "k.cu", ConvertOptions(findings=False))[0]
+    written = list(out.rglob("k.cu"))
+    assert written and all(f.read_bytes() == expected for f in written)
