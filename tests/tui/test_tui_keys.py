@@ -7,24 +7,13 @@ import sys
 from textual.widgets import OptionList, RichLog, TextArea
 
 from porter.project.review import ACCEPTED, REJECTED, S_ACCEPTED, S_EDITED
-from tui_helpers import make_app, notes, started, sync, tree_bytes
-
-SIZE = (160, 45)
-
-
-async def _open(app, pilot, rel):
-    await started(pilot)
-    app.open_file(rel)
-    app.file_tree.select_file(rel)
-    await pilot.pause()
-    return app.project.by_rel[rel]
-
+from tui_helpers import SIZE, make_app, notes, open_file, started, sync, tree_bytes
 
 @sync
 async def test_hunk_keys_n_p_a_x_and_A(project_dir):
     app = make_app(project_dir)
     async with app.run_test(size=SIZE) as pilot:
-        fr = await _open(app, pilot, "main.cu")
+        fr = await open_file(app, pilot, "main.cu")
         assert len(fr.hunks) >= 3
         assert app.diff.current_hunk() == 0
         await pilot.press("n")
@@ -50,7 +39,7 @@ async def test_tab_shift_tab_w_and_q_write_accepted_files(project_dir):
     app = make_app(project_dir)
     out = app.project.output
     async with app.run_test(size=SIZE) as pilot:
-        start = (await _open(app, pilot, "main.cu")).rel
+        start = (await open_file(app, pilot, "main.cu")).rel
         await pilot.press("tab")
         assert app.current.rel != start
         await pilot.press("shift+tab")
@@ -77,7 +66,7 @@ async def test_tab_shift_tab_w_and_q_write_accepted_files(project_dir):
 async def test_write_skips_pending_files_and_says_how_many(project_dir):
     app = make_app(project_dir)
     async with app.run_test(size=SIZE) as pilot:
-        await _open(app, pilot, "main.cu")
+        await open_file(app, pilot, "main.cu")
         await pilot.press("A", "w")
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -91,7 +80,7 @@ async def test_write_skips_pending_files_and_says_how_many(project_dir):
 async def test_quit_asks_only_with_unwritten_work(project_dir):
     app = make_app(project_dir)
     async with app.run_test(size=SIZE) as pilot:
-        await _open(app, pilot, "main.cu")
+        await open_file(app, pilot, "main.cu")
         await pilot.press("A", "q")
         await pilot.pause()
         assert type(app.screen).__name__ == "ConfirmScreen"
@@ -112,7 +101,7 @@ async def test_quit_asks_only_with_unwritten_work(project_dir):
 async def test_findings_keys_move_preview_fix_and_explain(project_dir, with_findings):
     app = make_app(project_dir)
     async with app.run_test(size=SIZE) as pilot:
-        fr = await _open(app, pilot, "warp_utils.cuh")
+        fr = await open_file(app, pilot, "warp_utils.cuh")
         assert [f.rule for f in fr.findings].count("PORT900") >= 2
         ol = app.findings_list
         assert ol.option_count == len(fr.findings)
@@ -143,7 +132,7 @@ async def test_findings_keys_move_preview_fix_and_explain(project_dir, with_find
 async def test_e_edits_the_hip_side_ctrl_s_saves_escape_leaves(project_dir):
     app = make_app(project_dir)
     async with app.run_test(size=SIZE) as pilot:
-        fr = await _open(app, pilot, "reduce_kernels.h")
+        fr = await open_file(app, pilot, "reduce_kernels.h")
         await pilot.press("e")
         await pilot.pause()
         area = app.screen.query_one(TextArea)
@@ -204,7 +193,7 @@ async def test_job_output_streams_to_the_log_and_a_diagnostic_jumps(project_dir)
               "for i in range(3000): print('line', i)\n"
               f"print({str(out / 'main.cu')!r} + ':20:5: error: no such thing')\n")
     async with app.run_test(size=SIZE) as pilot:
-        await _open(app, pilot, "CMakeLists.txt")
+        await open_file(app, pilot, "CMakeLists.txt")
         app.start_job("build", [sys.executable, "-c", script], 30)
         await app.workers.wait_for_complete()
         await pilot.pause()

@@ -5,24 +5,13 @@ from __future__ import annotations
 import json
 
 from porter.project.review import ACCEPTED, REJECTED, S_ERROR
-from tui_helpers import make_app, notes, started, sync, tree_bytes
-
-SIZE = (160, 45)
-
-
-async def _open(app, pilot, rel):
-    await started(pilot)
-    app.open_file(rel)
-    app.file_tree.select_file(rel)
-    await pilot.pause()
-    return app.project.by_rel[rel]
-
+from tui_helpers import SIZE, make_app, notes, open_file, started, sync, tree_bytes
 
 @sync
 async def test_decisions_are_restored_and_stale_ones_marked(project_dir):
     app = make_app(project_dir)
     async with app.run_test(size=SIZE) as pilot:
-        fr = await _open(app, pilot, "main.cu")
+        fr = await open_file(app, pilot, "main.cu")
         await pilot.press("a", "x")  # accept hunk 0, reject hunk 1
         keys = [h.key for h in fr.hunks[:2]]
         old_second = fr.hunks[1].old
@@ -32,7 +21,7 @@ async def test_decisions_are_restored_and_stale_ones_marked(project_dir):
 
     app2 = make_app(project_dir)
     async with app2.run_test(size=SIZE) as pilot:
-        fr = await _open(app2, pilot, "main.cu")
+        fr = await open_file(app2, pilot, "main.cu")
         assert fr.decision(0) == ACCEPTED and fr.decision(1) == REJECTED
         assert not any(h.stale for h in fr.hunks)
         assert any("restored the review session of 1 file" in n for n in notes(app2))
@@ -44,7 +33,7 @@ async def test_decisions_are_restored_and_stale_ones_marked(project_dir):
     src.write_text(text.replace(old_second[0], old_second[0] + "  // touched", 1))
     app3 = make_app(project_dir)
     async with app3.run_test(size=SIZE) as pilot:
-        fr = await _open(app3, pilot, "main.cu")
+        fr = await open_file(app3, pilot, "main.cu")
         assert fr.decision(0) == ACCEPTED
         assert fr.decision(1) == "pending" and fr.hunks[1].stale
         assert fr.stale_decisions == 1
@@ -59,7 +48,7 @@ async def test_a_corrupt_session_is_reported_and_set_aside(project_dir):
     (out / ".porter" / "session.json").write_bytes(b'{"version": 1, "files": {"main.cu": {"deci')
     app = make_app(project_dir)
     async with app.run_test(size=SIZE) as pilot:
-        await _open(app, pilot, "main.cu")
+        await open_file(app, pilot, "main.cu")
         assert any("session.json.bad" in n for n in notes(app))
         await pilot.press("a")  # keeps working, and saves a fresh session
     assert (out / ".porter" / "session.json.bad").exists()
@@ -85,7 +74,7 @@ async def test_binary_undecodable_and_deleted_files_show_a_message(project_dir):
             assert app.project.by_rel[rel].state == S_ERROR
             assert words in app.diff.message
         assert gone.state == S_ERROR
-        fr = await _open(app, pilot, "main.cu")
+        fr = await open_file(app, pilot, "main.cu")
         for _ in range(50):
             await pilot.pause(0.05)
             if fr.status == "ready":
@@ -110,7 +99,7 @@ async def test_an_unwritable_output_folder_shows_a_message(project_dir, tmp_path
     blocker.write_text("not a folder")
     app = make_app(project_dir, out=blocker / "out")
     async with app.run_test(size=SIZE) as pilot:
-        await _open(app, pilot, "main.cu")
+        await open_file(app, pilot, "main.cu")
         await pilot.press("A", "w")
         await app.workers.wait_for_complete()
         await pilot.pause(0.4)  # the session is saved 0.2 s after a change

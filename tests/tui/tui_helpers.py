@@ -71,3 +71,15 @@ async def started(pilot) -> None:
     """Wait until the app's main screen and its widgets are up."""
     while not pilot.app.started:
         await pilot.pause(0.01)
+
+
+SIZE = (160, 45)  # terminal size of the Pilot tests
+
+
+async def open_file(app, pilot, rel):
+    """Start the app, open ``rel`` as a person would (tree selection), return its FileReview."""
+    await started(pilot)
+    app.open_file(rel)
+    app.file_tree.select_file(rel)
+    await pilot.pause()
+    return app.project.by_rel[rel]
