@@ -744,7 +744,7 @@ class Builder:
             hg, hsrc = target
             self.add("identifier", g, hg, category="preprocessor", context="defined",
                      source=f"include guard of {cuda} -> include guard of {e['hip']} ({hsrc})",
-                     note=f"include guard: renamed only in #ifdef/#ifndef/defined() tests")
+                     note="include guard: renamed only in #ifdef/#ifndef/defined() tests")
 
     def add_namespaces(self) -> None:
         for ns in self.conv.get("namespace", []):

@@ -10,7 +10,6 @@ changes nothing.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 
 from porter.buildfiles.rewrite import (Context, apply_edits, cmake_insertions, collect_edits, comment_spans,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from porter.findings.model import CATEGORIES, SEVERITIES

@@ -1,5 +1,4 @@
 import json
-import os
 
 from porter.build.toolchain import detect_toolchain, install_hints
 

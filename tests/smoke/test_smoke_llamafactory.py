@@ -2,7 +2,6 @@
 against a stand-in llamafactory-cli (a small script that writes logs the way LLaMA-Factory does)."""
 
 import json
-import os
 import sys
 import time
 from pathlib import Path

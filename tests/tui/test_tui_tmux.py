@@ -62,7 +62,7 @@ def test_review_accept_all_write_and_quit_in_tmux(project_dir):
     subprocess.run(env_cmd, check=True, timeout=20)
     try:
         # the first screen, every file converted (the header drops "converting")
-        screen = _wait_until(session, lambda sc: "files reviewed" in sc and "warp_utils.cuh" in sc
+        _wait_until(session, lambda sc: "files reviewed" in sc and "warp_utils.cuh" in sc
                              and "converting" not in sc and "│" in sc)
         n = sum(1 for p in project_dir.iterdir() if p.suffix in (".cu", ".cuh", ".h") or p.name in
                 ("CMakeLists.txt", "Makefile"))
@@ -73,7 +73,7 @@ def test_review_accept_all_write_and_quit_in_tmux(project_dir):
             time.sleep(0.3)
         _wait_for(session, "every file is reviewed")
         _tmux("send-keys", "-t", session, "w")
-        screen = _wait_for(session, "wrote")
+        _wait_for(session, "wrote")
         _tmux("send-keys", "-t", session, "q")
         deadline = time.monotonic() + 15
         while _alive(session) and time.monotonic() < deadline:

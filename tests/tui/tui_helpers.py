@@ -4,7 +4,6 @@ porter.findings.model)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from porter.findings.model import Finding, Fix, FixEdit
@@ -27,7 +26,7 @@ def fake_scan(source: bytes, path=None, index=None):
         while pos >= 0:
             line = text.count(b"\n", 0, pos) + 1
             col = pos - (text.rfind(b"\n", 0, pos) + 1) + 1
-            fix = Fix(True, f"use a 64-bit mask", (FixEdit(pos, pos + len(needle), fix_to),)) if fix_to else None
+            fix = Fix(True, "use a 64-bit mask", (FixEdit(pos, pos + len(needle), fix_to),)) if fix_to else None
             out.append(Finding(rule, "lane-mask", sev, str(path), line, col, line, col + len(needle),
                                f"{needle.decode()} assumes a 32-lane warp", fix, pos, pos + len(needle)))
             pos = text.find(needle, pos + 1)

@@ -7,7 +7,6 @@ change (~0.1 s), while here a label change redraws one line.
 
 from __future__ import annotations
 
-from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
