@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from porter.build import proc
+from porter import proc
 from porter.build.cache import Cache, read_depfile, sha256_bytes
 from porter.build.diagnostics import Diagnostic, SourceMap, parse
 from porter.build.report import BuildReport, UnitResult

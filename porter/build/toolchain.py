@@ -21,7 +21,7 @@ import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from porter.build import proc
+from porter import proc
 
 DEFAULT_ARCH = "gfx942"  # AMD Instinct MI300X
 PROBE_TIMEOUT = 20.0

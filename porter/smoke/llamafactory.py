@@ -13,13 +13,13 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 from typing import Callable
 
+from porter.proc import kill_group
 from porter.smoke import data as sdata
 from porter.smoke import report as srep
 from porter.smoke.hf import check_model_folder
@@ -267,19 +267,6 @@ def logs_to_report(logs: dict, opts: SmokeOptions, *, time_to_first_step_s: floa
 
 # ---- running it ---------------------------------------------------------------------------
 
-def _kill(proc: subprocess.Popen):
-    for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-
-
 def run(opts: SmokeOptions, *, emit: Callable[[str], None] | None = print, workdir: Path | None = None,
         cli: str | None = None) -> dict:
     t0 = process_start_time()
@@ -324,11 +311,11 @@ def run(opts: SmokeOptions, *, emit: Callable[[str], None] | None = print, workd
                     break
                 if time.monotonic() > deadline:
                     error = f"{CLI} timed out after {opts.timeout_s:g} s and was stopped (log: {log_file})"
-                    _kill(proc)
+                    kill_group(proc)
                     break
                 time.sleep(0.5)
         except KeyboardInterrupt:
-            _kill(proc)
+            kill_group(proc)
             error = "interrupted"
     logs = read_logs(paths["output_dir"])
     rep = logs_to_report(logs, opts, time_to_first_step_s=round(first_step_at - t0, 3) if first_step_at else None)
