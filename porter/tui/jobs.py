@@ -18,7 +18,6 @@ import time
 from dataclasses import dataclass
 from typing import Awaitable, Callable
 
-DIAG = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):(?:(?P<col>\d+):)?\s*(?P<sev>fatal error|error|warning|note):\s*(?P<msg>.*)$")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
@@ -34,8 +33,11 @@ class Diagnostic:
         return f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message}"
 
 
-def parse_diagnostics(line: str) -> list[Diagnostic]:
-    """Diagnostics in one output line (plain compiler text or a JSON object)."""
+def parse_diagnostics(line: str, cwd: str = ".") -> list[Diagnostic]:
+    """Diagnostics in one output line: a JSON object of ``porter build --json``, or
+    plain compiler text read by the build engine's own parser (porter.build.diagnostics)."""
+    from porter.build.diagnostics import parse
+
     plain = ANSI.sub("", line).strip()
     if plain.startswith("{"):
         try:
@@ -44,11 +46,8 @@ def parse_diagnostics(line: str) -> list[Diagnostic]:
             obj = None
         if isinstance(obj, dict):
             return list(_json_diagnostics(obj))
-    m = DIAG.match(plain)
-    if not m:
-        return []
-    sev = "error" if m["sev"] == "fatal error" else m["sev"]
-    return [Diagnostic(m["file"], int(m["line"]), int(m["col"] or 1), sev, m["msg"])]
+    return [Diagnostic(d.file, d.line, d.column or 1, d.severity, d.message)
+            for d in parse(plain, cwd=cwd, root=cwd) if d.line and d.severity in ("error", "warning", "note")]
 
 
 def _json_diagnostics(obj, depth: int = 0):
