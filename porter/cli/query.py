@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import sys
 
-from porter.mapping import MappingError, load_database
 
 _FIELDS = ("roc", "header", "since_hip", "context", "note", "alternative", "source")
 
@@ -38,6 +37,8 @@ def _normalise(name: str) -> str:
 
 
 def run(args) -> int:
+    from porter.mapping import MappingError, load_database  # not at import: every `porter` start loads this module
+
     try:
         db = load_database()
     except MappingError as exc:
