@@ -129,7 +129,6 @@ def apply_edits(source: bytes, edits: list[Edit]) -> bytes:
 
 _IDENT_RE = re.compile(rb"(?<![A-Za-z0-9_$])[A-Za-z_][A-Za-z0-9_]*")
 # identifiers starting like this are checked against the leftover pattern
-_LEFTOVER_LEADS = frozenset({b"cu", b"CU", b"nv", b"NV", b"__"})
 
 
 @functools.cache
@@ -149,8 +148,10 @@ def _device_regex() -> re.Pattern:
     return re.compile(rb"<<<|(?<![A-Za-z0-9_])(?:" + alts + rb")(?![A-Za-z0-9_])")
 
 
-_COMPILER_MACROS = re.compile(
-    rb"__CUDACC__|__NVCC__|__CUDA_ARCH__|__HIPCC__|__HIP_DEVICE_COMPILE__|__CUDA_RUNTIME_H__|HIP_INCLUDE_HIP_HIP_RUNTIME_H")
+@functools.cache
+def _guard_regex() -> re.Pattern:
+    words = structure_rules()["device_code"]["guard_macros"]
+    return re.compile(b"|".join(re.escape(w.encode()) for w in words))
 
 
 def _compiler_guarded(index: SourceIndex, pos: int) -> bool:
@@ -161,7 +162,7 @@ def _compiler_guarded(index: SourceIndex, pos: int) -> bool:
     while node is not None:
         if node.type in ("preproc_ifdef", "preproc_if", "preproc_elif", "preproc_else"):
             head = index.source[node.start_byte:node.start_byte + 200].split(b"\n", 1)[0]
-            if _COMPILER_MACROS.search(head):
+            if _guard_regex().search(head):
                 return True
         node = node.parent
     return False
@@ -175,7 +176,8 @@ def _nothing_to_do(source: bytes, db: Database) -> bool:
     if not words.isdisjoint(_keys(id(db))):
         return False
     leftover_re = _prepared_rules()[0]
-    return not any(w[:2] in _LEFTOVER_LEADS and leftover_re.match(w.decode("ascii")) for w in words)
+    leads = _leftover_leads()
+    return not any(w[:2] in leads and leftover_re.match(w.decode("ascii")) for w in words)
 
 
 def _contextual_name(index: SourceIndex, start: int, end: int, name: str, contexts: list[dict]) -> str | None:
@@ -195,6 +197,11 @@ def _prepared_rules() -> tuple[re.Pattern, dict, frozenset]:
     wrappers = {fn: w for w in rules["wrap_argument"] for fn in w["functions"]}
     context_names = frozenset(n for c in rules["call_context"] for n in c["names"])
     return re.compile(rules["leftover"]["pattern"]), wrappers, context_names
+
+
+@functools.cache
+def _leftover_leads() -> frozenset[bytes]:
+    return frozenset(x.encode() for x in structure_rules()["leftover"]["leads"])
 
 
 @functools.cache
@@ -311,10 +318,11 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
 
     wrap_calls: list[tuple[int, int, str, dict]] = []
     keys = _keys(id(db))
+    leads = _leftover_leads()
     removable = rules["remove"]
     for m in _IDENT_RE.finditer(source):
         word = m.group()
-        if word not in keys and word[:2] not in _LEFTOVER_LEADS:
+        if word not in keys and word[:2] not in leads:
             continue
         start, end = m.span()
         if index.is_protected(start):
