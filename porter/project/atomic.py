@@ -22,8 +22,13 @@ def atomic_write(path: str | os.PathLike, data: bytes, mode: int | None = None, 
         path.parent.mkdir(parents=True, exist_ok=True)
         _made_dirs.add(parent)
     tmp = f"{parent}/.{path.name}.{os.getpid()}.{next(_counter)}.tmp"
+    flags, perms = os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600 if mode is None else mode & 0o777
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600 if mode is None else mode & 0o777)
+        try:
+            fd = os.open(tmp, flags, perms)
+        except FileNotFoundError:  # the folder was removed since we made it (the cache is per process)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(tmp, flags, perms)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             if durable:

@@ -181,3 +181,17 @@ def test_ctrl_c_stops_every_worker_and_leaves_only_complete_files(tmp_path):
     expected = convert_bytes(KERNEL * 40, "k.cu", ConvertOptions(findings=False))[0]
     written = list(out.rglob("k.cu"))
     assert written and all(f.read_bytes() == expected for f in written)
+
+
+def test_converting_again_after_the_output_folder_was_deleted(project, tmp_path):
+    """A second conversion in the same process (the review app writes again) after the
+    user removed the output folder recreates it instead of failing on a stale folder cache."""
+    import shutil
+
+    out = tmp_path / "out"
+    convert_tree(project, out, ConvertOptions(findings=False, jobs=1))
+    shutil.rmtree(out)
+    report = convert_tree(project, out, ConvertOptions(findings=False, jobs=1))
+    assert not report.errors
+    assert (out / "src" / "deep" / "util.cuh").read_bytes().startswith(b"#pragma once\n")
+    assert (out / ".porter" / "manifest.json").is_file()
