@@ -11,6 +11,7 @@ import tomllib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from porter.mapping import Database, Entry, load_database
 from porter.translate import launch
@@ -25,8 +26,9 @@ def structure_rules() -> dict:
     return tomllib.loads(_RULES_FILE.read_text(encoding="utf-8"))
 
 
-@dataclass(frozen=True, slots=True)
-class Edit:
+class Edit(NamedTuple):
+    """Replace ``source[start:end]`` with ``replacement`` (immutable; a tuple, cheap to make by the thousand)."""
+
     start: int
     end: int
     replacement: bytes
@@ -34,8 +36,7 @@ class Edit:
     name: str = ""  # the CUDA name, when there is one
 
 
-@dataclass(frozen=True, slots=True)
-class Reference:
+class Reference(NamedTuple):
     """A CUDA name found in the source (converted, unsupported or leftover)."""
 
     name: str
@@ -49,7 +50,7 @@ class Reference:
     since_hip: str | None = None
 
     def as_dict(self) -> dict:
-        return {k: getattr(self, k) for k in self.__slots__ if getattr(self, k) not in (None, "")}
+        return {k: v for k, v in zip(self._fields, self) if v not in (None, "")}
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,9 @@ def apply_edits(source: bytes, edits: list[Edit]) -> bytes:
 
 
 _IDENT_RE = re.compile(rb"(?<![A-Za-z0-9_$])[A-Za-z_][A-Za-z0-9_]*")
-# identifiers starting like this are checked against the leftover pattern
+# a byte that continues an identifier (after a name) / that may not stand before one (_IDENT_RE's look-behind)
+_IDENT_CONT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_NOT_BEFORE = _IDENT_CONT | {ord("$")}
 
 
 @functools.cache
@@ -142,10 +145,8 @@ _DBS: dict[int, Database] = {}
 
 
 @functools.cache
-def _device_regex() -> re.Pattern:
-    words = structure_rules()["device_code"]["identifiers"]
-    alts = b"|".join(re.escape(w.encode()) for w in words)
-    return re.compile(rb"<<<|(?<![A-Za-z0-9_])(?:" + alts + rb")(?![A-Za-z0-9_])")
+def _device_words() -> frozenset[bytes]:
+    return frozenset(w.encode() for w in structure_rules()["device_code"]["identifiers"])
 
 
 @functools.cache
@@ -168,16 +169,44 @@ def _compiler_guarded(index: SourceIndex, pos: int) -> bool:
     return False
 
 
-def _nothing_to_do(source: bytes, db: Database) -> bool:
-    """No identifier the database or the leftover report knows, and no device code."""
-    if _device_regex().search(source):
-        return False
+def occurrences(source: bytes, words) -> list[tuple[int, bytes]]:
+    """(position, word) of every whole-identifier occurrence of ``words`` in ``source``,
+    in source order: the same places ``_IDENT_RE.finditer`` yields for those words,
+    found with ``bytes.find`` so that the cost follows the hits, not the file size."""
+    found = []
+    n = len(source)
+    for w in words:
+        size = len(w)
+        pos = source.find(w)
+        while pos >= 0:
+            end = pos + size
+            if (pos == 0 or source[pos - 1] not in _NOT_BEFORE) and (end == n or source[end] not in _IDENT_CONT):
+                found.append((pos, w))
+            pos = source.find(w, end)
+    found.sort()
+    return found
+
+
+def _candidates(source: bytes, db: Database) -> tuple[list[bytes], bool]:
+    """The identifiers of ``source`` the translator acts on (database names and
+    leftover-looking names), and whether a device-code word or ``<<<`` occurs at all."""
     words = set(_IDENT_RE.findall(source))
-    if not words.isdisjoint(_keys(id(db))):
-        return False
+    keys = _keys(id(db))
     leftover_re = _prepared_rules()[0]
     leads = _leftover_leads()
-    return not any(w[:2] in leads and leftover_re.match(w.decode("ascii")) for w in words)
+    hits = [w for w in words if w in keys or (w[:2] in leads and leftover_re.match(w.decode("ascii")))]
+    device = b"<<<" in source or not words.isdisjoint(_device_words())
+    return hits, device
+
+
+def _device_positions(source: bytes) -> list[int]:
+    """Where device-code words and ``<<<`` stand, in source order."""
+    spots = [p for p, _ in occurrences(source, _device_words())]
+    pos = source.find(b"<<<")
+    while pos >= 0:
+        spots.append(pos)
+        pos = source.find(b"<<<", pos + 3)
+    return sorted(spots)
 
 
 def _contextual_name(index: SourceIndex, start: int, end: int, name: str, contexts: list[dict]) -> str | None:
@@ -269,11 +298,52 @@ def too_new(since_hip: str | None, target_hip: str | None) -> bool:
     return _version(since_hip) > _version(target_hip)
 
 
+class _Plan(NamedTuple):
+    """What the translator does with one name wherever it stands (worked out once per process)."""
+
+    name: str
+    namespace: Entry | None  # the namespace entry, used where the name is followed by ``::``
+    action: str | None  # remove | leftover | unsupported | too-new | rename | None (nothing)
+    entry: Entry | None = None
+    target: str | None = None
+    tail: tuple = ()  # Reference fields after name, line, column
+    note: str | None = None
+
+
+@functools.cache
+def _plans(db_id: int, roc: bool, target_hip: str | None) -> dict[bytes, _Plan]:
+    return {}
+
+
+def _ref_tail(entry: Entry, roc: bool) -> tuple:
+    return (entry.category, entry.status, entry.target(roc), entry.note, entry.alternative, entry.since_hip)
+
+
+def _plan(plans: dict, db: Database, word: bytes, roc: bool, target_hip: str | None) -> _Plan:
+    name = word.decode("ascii")
+    ns = db.namespaces.get(name)
+    removable = structure_rules()["remove"]
+    entry = db.identifiers.get(name)
+    if name in removable:
+        plan = _Plan(name, ns, "remove", note=removable[name])
+    elif entry is None:
+        plan = _Plan(name, ns, "leftover" if _prepared_rules()[0].match(name) else None)
+    elif not entry.renames:
+        plan = _Plan(name, ns, "unsupported", entry, tail=_ref_tail(entry, roc))
+    elif too_new(entry.since_hip, target_hip):
+        plan = _Plan(name, ns, "too-new", entry, tail=_ref_tail(entry, roc))
+    else:
+        plan = _Plan(name, ns, "rename", entry, entry.target(roc), _ref_tail(entry, roc))
+    plans[word] = plan
+    return plan
+
+
 def translate(source: bytes, path: str | None = None, options: TranslateOptions = TranslateOptions(),
               db: Database | None = None, index: SourceIndex | None = None) -> Translation:
     db = db or load_database()
     _DBS.setdefault(id(db), db)
-    if index is None and _nothing_to_do(source, db):
+    hits, device_words = _candidates(source, db)
+    if index is None and not hits and not device_words:
         return Translation(source, source, [])  # host-only code with no CUDA name: not even parsed
     index = index or index_source(source)
     rules = structure_rules()
@@ -288,8 +358,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
         line, col = index.line_col(pos)
         if entry is None:
             return Reference(name, line, col, status=status or "unknown")
-        return Reference(name, line, col, entry.category, entry.status, entry.target(options.roc),
-                         entry.note, entry.alternative, entry.since_hip)
+        return Reference(name, line, col, *_ref_tail(entry, options.roc))
 
     # 1. #include paths
     hip_headers: set[str] = set()
@@ -312,67 +381,69 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
             unsupported.append(ref(entry, inner, node.start_byte))
 
     # 2. identifiers and namespaces
-    has_device_code = any(not index.is_protected(m.start()) and not _is_member(source, m.start())
-                          and not _compiler_guarded(index, m.start())
-                          for m in _device_regex().finditer(source))
+    has_device_code = device_words and any(
+        not index.is_protected(p) and not _is_member(source, p) and not _compiler_guarded(index, p)
+        for p in _device_positions(source))
 
     wrap_calls: list[tuple[int, int, str, dict]] = []
-    keys = _keys(id(db))
-    leads = _leftover_leads()
-    removable = rules["remove"]
-    for m in _IDENT_RE.finditer(source):
-        word = m.group()
-        if word not in keys and word[:2] not in leads:
-            continue
-        start, end = m.span()
+    plans = _plans(id(db), options.roc, options.target_hip)
+    arity, call_contexts = rules["arity"], rules["call_context"]
+    structural = not options.roc
+    line_col = index.line_col
+    for start, word in occurrences(source, hits):
         if index.is_protected(start):
             continue
-        name = word.decode()
-        if name in db.namespaces and (_followed_by(source, end, b"::") or _preceded_by(source, start, b"namespace")):
+        plan = plans.get(word) or _plan(plans, db, word, options.roc, options.target_hip)
+        end = start + len(word)
+        name = plan.name
+        ns = plan.namespace
+        if ns is not None and (_followed_by(source, end, b"::") or _preceded_by(source, start, b"namespace")):
             if _preceded_by(source, start, b"::") and re.search(_IDENT + rb"\s*::\s*$", source[max(0, start - 80):start]):
                 continue  # a nested namespace of something else (e.g. thrust::cuda)
-            entry = db.namespaces[name]
-            if entry.renames:
-                edits.append(Edit(start, end, entry.target(options.roc).encode(), "namespace", name))
-                converted.append(ref(entry, name, start))
+            if ns.renames:
+                edits.append(Edit(start, end, ns.target(options.roc).encode(), "namespace", name))
+                converted.append(ref(ns, name, start))
             else:
-                unsupported.append(ref(entry, name, start))
+                unsupported.append(ref(ns, name, start))
             continue
-        if name in removable:
+        action = plan.action
+        if action == "remove":
             stop = end
             while stop < len(source) and source[stop] in b" \t":
                 stop += 1
             edits.append(Edit(start, stop, b"", "remove", name))
-            line, col = index.line_col(start)
-            converted.append(Reference(name, line, col, "preprocessor", "removed", "", removable[name]))
+            line, col = line_col(start)
+            converted.append(Reference(name, line, col, "preprocessor", "removed", "", plan.note))
             continue
-        entry = db.identifiers.get(name)
-        if entry is None:
-            if leftover_re.match(name) and not _is_member(source, start):
-                leftovers.append(ref(None, name, start))
+        if action is None:
             continue
         if _is_member(source, start):
-            continue  # a struct member that happens to share the name
+            continue  # a struct member that happens to share the name (or a member that looks like CUDA)
+        if action == "leftover":
+            line, col = line_col(start)
+            leftovers.append(Reference(name, line, col, status="unknown"))
+            continue
+        entry = plan.entry
         if entry.context == "defined" and not _in_defined_context(source, start, word):
             continue
-        if not entry.renames:
-            unsupported.append(ref(entry, name, start))
+        line, col = line_col(start)
+        if action == "unsupported":
+            unsupported.append(Reference(name, line, col, *plan.tail))
             continue
-        if too_new(entry.since_hip, options.target_hip):
-            r = ref(entry, name, start)
-            unsupported.append(Reference(r.name, r.line, r.column, r.category, "too-new", r.hip,
-                                         f"{r.hip} needs HIP {entry.since_hip}; the target is HIP {options.target_hip}",
-                                         r.alternative, r.since_hip))
+        if action == "too-new":
+            unsupported.append(Reference(name, line, col, entry.category, "too-new", plan.tail[2],
+                                         f"{plan.tail[2]} needs HIP {entry.since_hip}; the target is HIP {options.target_hip}",
+                                         entry.alternative, entry.since_hip))
             continue
-        target = entry.target(options.roc)
-        if name in rules["arity"] and not options.roc:
+        target = plan.target
+        if structural and name in arity:
             n = launch.argument_count(index.tree, start, end)
-            target = rules["arity"][name].get(str(n), target)
-        if name in context_names and not options.roc:
-            target = _contextual_name(index, start, end, name, rules["call_context"]) or target
+            target = arity[name].get(str(n), target)
+        if structural and name in context_names:
+            target = _contextual_name(index, start, end, name, call_contexts) or target
         if target != name:
             edits.append(Edit(start, end, target.encode(), "rename", name))
-            converted.append(ref(entry, name, start))
+            converted.append(Reference(name, line, col, *plan.tail))
         if name in wrappers:
             wrap_calls.append((start, end, name, wrappers[name]))
 
