@@ -11,14 +11,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from porter.project.atomic import atomic_write, atomic_write_text
-from porter.project.files import ProjectFile, classify, discover
+from porter.project.files import ProjectFile, classify, discover, read_with_mode
+from porter.project.workers import job_count, run_per_file
 from porter.translate import TranslateOptions, Translation, translate
 
 MANIFEST = ".porter/manifest.json"
@@ -207,15 +206,10 @@ def convert_build_file(text: bytes, rel: str, options: ConvertOptions) -> tuple[
     return out, report
 
 
-def _read(path: Path) -> bytes:
-    with open(path, "rb") as fh:
-        return fh.read()
-
-
 def convert_file(pf: ProjectFile, out_root: Path | None, options: ConvertOptions, dest: Path | None = None) -> FileReport:
     """Convert one file of a project and write it (worker entry point)."""
     try:
-        data = _read(pf.path)
+        data, mode = read_with_mode(pf.path)
     except OSError as exc:
         return FileReport(pf.rel, pf.kind, "error", f"cannot read: {exc.strerror or exc}")
     try:
@@ -237,10 +231,10 @@ def convert_file(pf: ProjectFile, out_root: Path | None, options: ConvertOptions
                 backup = pf.path.with_name(pf.path.name + BACKUP_SUFFIX)
                 if not backup.exists():
                     shutil.copy2(pf.path, backup)
-                atomic_write(pf.path, out, pf.path.stat().st_mode & 0o7777)
+                atomic_write(pf.path, out, mode)
         else:
             target = dest or (out_root / pf.rel)
-            atomic_write(target, out, pf.path.stat().st_mode & 0o7777)
+            atomic_write(target, out, mode)
     except OSError as exc:
         report.status = "error"
         report.message = f"cannot write: {exc.strerror or exc}"
@@ -266,17 +260,8 @@ def _check_paths(src: Path, out: Path | None, options: ConvertOptions) -> None:
         raise ConvertError(f"output {out} exists and is not a folder")
 
 
-def _jobs(options: ConvertOptions, n_files: int) -> int:
-    jobs = options.jobs or os.cpu_count() or 1
-    return max(1, min(jobs, n_files // 8 or 1))
-
-
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _worker(args):
-    pf, out_root, options = args
+def _convert_one(context: tuple[Path | None, ConvertOptions], pf: ProjectFile) -> FileReport:
+    out_root, options = context
     return convert_file(pf, out_root, options)
 
 
@@ -301,30 +286,12 @@ def convert_tree(src: str | os.PathLike, out: str | os.PathLike | None, options:
     exclude = [out_path] if out_path is not None else []
     files = discover(src, exclude=exclude)
     reports: list[FileReport] = []
-    jobs = _jobs(options, len(files))
     out_root = out_path.resolve() if out_path is not None else None
-    if jobs == 1:
-        for pf in files:
-            r = convert_file(pf, out_root, options)
-            reports.append(r)
-            if progress:
-                progress(r)
-    else:
-        pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
-        try:
-            for r in pool.map(_worker, [(pf, out_root, options) for pf in files], chunksize=16):
-                reports.append(r)
-                if progress:
-                    progress(r)
-        except BaseException:
-            # Ctrl-C: the workers ignore SIGINT (no tracebacks); stop them without waiting for the
-            # queue. Every file already written is complete (atomic writes), the rest untouched.
-            workers = list((getattr(pool, "_processes", None) or {}).values())
-            pool.shutdown(wait=False, cancel_futures=True)
-            for proc in workers:
-                proc.terminate()
-            raise
-        pool.shutdown()
+    # Ctrl-C stops the workers at once: every file already written is complete (atomic writes), the rest untouched
+    for r in run_per_file(_convert_one, (out_root, options), files, job_count(options.jobs, len(files))):
+        reports.append(r)
+        if progress:
+            progress(r)
     _drop_project_macros(reports)
     report = ConvertReport(str(src), str(out_path) if out_path else None, reports)
     if options.write and not options.inplace and out_root is not None:

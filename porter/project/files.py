@@ -6,7 +6,9 @@ when it lies inside the input, and skips version-control and build folders.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,3 +56,23 @@ def discover(root: str | os.PathLike, exclude: list[str | os.PathLike] = ()) -> 
             rel = full.relative_to(root).as_posix()
             out.append(ProjectFile(full, rel, classify(full)))
     return out
+
+
+def read_with_mode(path: str | os.PathLike) -> tuple[bytes, int]:
+    """A regular file's bytes and permission bits (one open, one fstat).  Anything else (a
+    FIFO, a socket, a device) raises OSError at once instead of blocking the run."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        chunks = []
+        while chunk := os.read(fd, max(info.st_size + 1, 65536)):
+            chunks.append(chunk)
+        return b"".join(chunks), info.st_mode & 0o7777
+    finally:
+        os.close(fd)
+
+
+def read_regular(path: str | os.PathLike) -> bytes:
+    return read_with_mode(path)[0]

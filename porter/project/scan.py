@@ -11,7 +11,8 @@ from pathlib import Path
 from porter.findings.build import scan_build_file
 from porter.findings.engine import scan
 from porter.findings.model import Finding
-from porter.project.files import classify, discover
+from porter.project.files import classify, discover, read_regular
+from porter.project.workers import job_count, run_per_file
 
 
 @dataclass
@@ -22,22 +23,21 @@ class ScanResult:
     lines: int = 0
 
 
-def _scan_one(path: Path, rel: str, kind: str, result: ScanResult) -> None:
+def _scan_one(_context, item: tuple[Path, str, str]) -> tuple[list[Finding], str | None, int]:
+    """Findings of one file, or the one-line reason it could not be read; and its line count."""
+    path, rel, kind = item
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError as exc:
-        result.errors.append((rel, exc.strerror or str(exc)))
-        return
-    result.files += 1
-    result.lines += data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+        return [], exc.strerror or str(exc), 0
+    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     if kind == "build":
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             text = data.decode("latin-1")
-        result.findings.extend(scan_build_file(text, rel))
-    else:
-        result.findings.extend(scan(data, rel))
+        return scan_build_file(text, rel), None, lines
+    return scan(data, rel), None, lines
 
 
 # beyond porter.project.files' classes: converted HIP sources, and setup.py (nvcc flags of a torch extension)
@@ -53,16 +53,23 @@ def _kind(path: Path, kind: str) -> str:
     return kind
 
 
-def scan_path(target: str | os.PathLike, exclude: list = ()) -> ScanResult:
-    """Scan one file (as a source or build file by its name) or every source and build file under a folder."""
+def scan_path(target: str | os.PathLike, exclude: list = (), jobs: int = 0) -> ScanResult:
+    """Scan one file (as a source or build file by its name) or every source and build file under a
+    folder, on ``jobs`` worker processes (0: all cores); findings come in file order either way."""
     target = Path(target)
     result = ScanResult()
     if target.is_dir():
-        for f in discover(target, exclude):
-            kind = _kind(f.path, f.kind)
-            if kind in ("source", "build"):
-                _scan_one(f.path, f.rel, kind, result)
+        items = [(f.path, f.rel, kind) for f in discover(target, exclude)
+                 if (kind := _kind(f.path, f.kind)) in ("source", "build")]
     else:
         kind = _kind(target, classify(target))
-        _scan_one(target, str(target), "build" if kind == "build" else "source", result)
+        items = [(target, str(target), "build" if kind == "build" else "source")]
+    for (_path, rel, _kind_), (findings, error, lines) in zip(
+            items, run_per_file(_scan_one, None, items, job_count(jobs, len(items)))):
+        if error is not None:
+            result.errors.append((rel, error))
+            continue
+        result.files += 1
+        result.lines += lines
+        result.findings.extend(findings)
     return result

@@ -1,0 +1,90 @@
+"""Per-file work on all cores: ``convert`` and ``scan`` of a project tree.
+
+``run_per_file(fn, context, items, jobs)`` yields ``fn(context, item)`` for each
+item, in order.  With more than one job the calls run in worker processes:
+``context`` (options, output folder) is sent once to each worker, not with
+every file, and the items travel in chunks.  The workers ignore SIGINT; when
+the caller is interrupted (Ctrl-C) or fails, the workers are terminated at once
+instead of finishing the queue.  SIGTERM in a worker unwinds the file in hand
+(``atomic_write`` removes its temporary file) and ends the process, so no
+half-written file and no worker is left behind.  ``fn`` must be a module-level function.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections import deque
+from concurrent.futures import ProcessPoolExecutor
+from typing import Callable, Iterable, Iterator, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+_FN: Callable | None = None
+_CONTEXT = None
+
+
+def job_count(requested: int, n_items: int, per_worker: int = 8) -> int:
+    """Worker processes for ``n_items`` files: ``requested`` (0: all cores), at most one per ``per_worker`` files."""
+    jobs = requested or os.cpu_count() or 1
+    return max(1, min(jobs, n_items // per_worker or 1))
+
+
+_busy = False
+
+
+class _Stopped(BaseException):
+    """SIGTERM in a worker that is converting a file: unwinds through the file's clean-up."""
+
+
+def _stop(signum, frame) -> None:
+    if not _busy:
+        os._exit(128 + signum)  # idle: nothing to clean up
+    raise _Stopped()
+
+
+def _init(fn: Callable, context) -> None:
+    global _FN, _CONTEXT
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; no traceback from each worker
+    signal.signal(signal.SIGTERM, _stop)  # unwinds through the cleanup of a write in progress
+    _FN, _CONTEXT = fn, context
+
+
+def _call_chunk(items: list) -> list:
+    global _busy
+    try:
+        _busy = True
+        return [_FN(_CONTEXT, item) for item in items]
+    except _Stopped:
+        os._exit(128 + signal.SIGTERM)  # the pool would otherwise report it and take the next chunk
+    finally:
+        _busy = False
+
+
+def run_per_file(fn: Callable[[object, T], R], context, items: Iterable[T], jobs: int,
+                 chunksize: int = 16) -> Iterator[R]:
+    items = list(items)
+    if jobs <= 1:
+        for item in items:
+            yield fn(context, item)
+        return
+    chunks = [items[i:i + chunksize] for i in range(0, len(items), chunksize)]
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(fn, context))
+    window: deque = deque()  # futures in flight, oldest first: results come back in order
+    try:
+        for chunk in chunks:
+            window.append(pool.submit(_call_chunk, chunk))
+            if len(window) > 2 * jobs:
+                yield from window.popleft().result()
+        while window:
+            yield from window.popleft().result()
+    except BaseException:
+        # Ctrl-C or an error in the caller: stop the workers without waiting for the queue.  No future
+        # is cancelled: the pool marks the ones left as failed (cancelling them races with that in 3.11).
+        workers = list((getattr(pool, "_processes", None) or {}).values())
+        for proc in workers:
+            proc.terminate()
+        pool.shutdown(wait=False)
+        raise
+    pool.shutdown()
