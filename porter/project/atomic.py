@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
-from pathlib import Path
 
 _counter = itertools.count()
 _made_dirs: set[str] = set()
@@ -16,28 +16,33 @@ def atomic_write(path: str | os.PathLike, data: bytes, mode: int | None = None, 
 
     ``durable=True`` also fsyncs before the rename (survives power loss: used
     for the review session).  ``mode`` is applied before the rename."""
-    path = Path(path)
-    parent = str(path.parent)
+    path = os.fspath(path)
+    parent, name = os.path.split(path)
+    parent = parent or "."
     if parent not in _made_dirs:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(parent, exist_ok=True)
         _made_dirs.add(parent)
-    tmp = f"{parent}/.{path.name}.{os.getpid()}.{next(_counter)}.tmp"
+    tmp = f"{parent}/.{name}.{os.getpid()}.{next(_counter)}.tmp"
     flags, perms = os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600 if mode is None else mode & 0o777
     try:
         try:
             fd = os.open(tmp, flags, perms)
         except FileNotFoundError:  # the folder was removed since we made it (the cache is per process)
-            path.parent.mkdir(parents=True, exist_ok=True)
+            os.makedirs(parent, exist_ok=True)
             fd = os.open(tmp, flags, perms)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
             if durable:
-                fh.flush()
-                os.fsync(fh.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)
         if mode is not None:
-            os.chmod(tmp, mode)
-        elif path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
+            if mode & 0o7000 or mode & _umask():  # open() applied the umask: set the exact bits
+                os.chmod(tmp, mode)
+        elif os.path.exists(path):
+            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
         else:
             os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
@@ -49,7 +54,9 @@ def atomic_write(path: str | os.PathLike, data: bytes, mode: int | None = None, 
         raise
 
 
+@functools.cache
 def _umask() -> int:
+    """The process umask (read once: reading it means setting it, which is not thread-safe to repeat)."""
     mask = os.umask(0)
     os.umask(mask)
     return mask

@@ -192,11 +192,16 @@ def _candidates(source: bytes, db: Database) -> tuple[list[bytes], bool]:
     leftover-looking names), and whether a device-code word or ``<<<`` occurs at all."""
     words = set(_IDENT_RE.findall(source))
     keys = _keys(id(db))
-    leftover_re = _prepared_rules()[0]
-    leads = _leftover_leads()
-    hits = [w for w in words if w in keys or (w[:2] in leads and leftover_re.match(w.decode("ascii")))]
+    hits = words.intersection(keys)
+    leftover_re, leads = _prepared_rules()[0], _leftover_leads()
+    hits.update(w for w in words.difference(keys) if w[:2] in leads and leftover_re.match(w.decode("ascii")))
     device = b"<<<" in source or not words.isdisjoint(_device_words())
-    return hits, device
+    return list(hits), device
+
+
+@functools.cache
+def _leftover_leads() -> frozenset[bytes]:
+    return frozenset(x.encode() for x in structure_rules()["leftover"]["leads"])
 
 
 def _device_positions(source: bytes) -> list[int]:
@@ -226,11 +231,6 @@ def _prepared_rules() -> tuple[re.Pattern, dict, frozenset]:
     wrappers = {fn: w for w in rules["wrap_argument"] for fn in w["functions"]}
     context_names = frozenset(n for c in rules["call_context"] for n in c["names"])
     return re.compile(rules["leftover"]["pattern"]), wrappers, context_names
-
-
-@functools.cache
-def _leftover_leads() -> frozenset[bytes]:
-    return frozenset(x.encode() for x in structure_rules()["leftover"]["leads"])
 
 
 @functools.cache

@@ -4,6 +4,7 @@ line/column lookup.  Shared by the translator and the findings rules."""
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -37,6 +38,7 @@ class SourceIndex:
     macro_bodies: list[ts.Node]  # preproc_arg nodes (unparsed #define bodies)
     _starts: list[int] = field(default_factory=list, repr=False)
     _lines: list[int] | None = field(default=None, repr=False)
+    _ascii: bool | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self._starts = [s for s, _ in self.protected]
@@ -48,13 +50,19 @@ class SourceIndex:
     @property
     def line_starts(self) -> list[int]:
         if self._lines is None:
-            self._lines = [0] + [m.end() for m in re.finditer(rb"\n", self.source)]
+            # each line's length plus its newline, summed (C loops only)
+            lengths = map((1).__add__, map(len, self.source.split(b"\n")[:-1]))
+            self._lines = list(itertools.accumulate(lengths, initial=0))
         return self._lines
 
     def line_col(self, pos: int) -> tuple[int, int]:
         """1-based line and 1-based column (in characters of the line, UTF-8 aware)."""
-        starts = self.line_starts
+        starts = self._lines or self.line_starts
         i = bisect.bisect_right(starts, pos) - 1
+        if self._ascii is None:
+            self._ascii = self.source.isascii()
+        if self._ascii:
+            return i + 1, pos - starts[i] + 1
         prefix = self.source[starts[i]:pos]
         col = (len(prefix) if prefix.isascii() else len(prefix.decode("utf-8", "replace"))) + 1
         return i + 1, col
