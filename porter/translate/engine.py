@@ -155,18 +155,17 @@ def _guard_regex() -> re.Pattern:
     return re.compile(b"|".join(re.escape(w.encode()) for w in words))
 
 
-def _compiler_guarded(index: SourceIndex, pos: int) -> bool:
-    """Inside an ``#ifdef __CUDACC__``-style block (or one that tests the runtime
-    header's guard): the author made that code compile without the GPU compiler
-    or the runtime header, so the file needs no runtime include of its own."""
-    node = index.tree.root_node.descendant_for_byte_range(pos, pos)
-    while node is not None:
-        if node.type in ("preproc_ifdef", "preproc_if", "preproc_elif", "preproc_else"):
-            head = index.source[node.start_byte:node.start_byte + 200].split(b"\n", 1)[0]
-            if _guard_regex().search(head):
-                return True
-        node = node.parent
-    return False
+def _device_code(index: SourceIndex) -> bool:
+    """A device-code word (or a launch) outside comments, literals and member names, and not
+    inside an ``#ifdef __CUDACC__``-style block (or one that tests the runtime header's guard):
+    there the author made the code compile without the GPU compiler or the runtime header, so
+    the file needs no runtime include of its own."""
+    source = index.source
+    spots = [p for p in _device_positions(source) if not index.is_protected(p) and not _is_member(source, p)]
+    if not spots:
+        return False
+    guard = _guard_regex()
+    return any(not any(guard.search(head) for head in heads) for heads in index.open_conditionals(spots))
 
 
 def occurrences(source: bytes, words) -> list[tuple[int, bytes]]:
@@ -381,9 +380,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
             unsupported.append(ref(entry, inner, node.start_byte))
 
     # 2. identifiers and namespaces
-    has_device_code = device_words and any(
-        not index.is_protected(p) and not _is_member(source, p) and not _compiler_guarded(index, p)
-        for p in _device_positions(source))
+    has_device_code = device_words and _device_code(index)
 
     wrap_calls: list[tuple[int, int, str, dict]] = []
     plans = _plans(id(db), options.roc, options.target_hip)
@@ -477,9 +474,11 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
         after = index.line_of(pos) - 1 if pos == 0 or source[pos - 1:pos] == b"\n" else index.line_of(pos)
         inserted.append((after, 1))
 
-    for start, end in index.parse_errors():
-        line, col = index.line_col(start)
-        warnings.append(f"{path or '<input>'}:{line}:{col}: parse error here; names in this region were still mapped, review it")
+    if index.looks_broken:  # an unterminated comment or literal, or unbalanced brackets: ask the parser where
+        regions = index.parse_errors() or [(pos, pos) for pos, _ in index.unterminated]
+        for start, end in regions:
+            line, col = index.line_col(start)
+            warnings.append(f"{path or '<input>'}:{line}:{col}: parse error here; names in this region were still mapped, review it")
 
     own = {m.group(1).decode() for m in _DEFINE.finditer(source)}
     own = {n for n in own if leftover_re.match(n)}

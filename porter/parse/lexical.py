@@ -1,0 +1,109 @@
+"""The lexical layer of C/C++/CUDA: comments and literals, found without a parse.
+
+What is a comment or a string literal is decided by the first phases of
+translation (C++ [lex.phases] 1-3), before any grammar: ``//`` and ``/* */``
+comments (a backslash-newline continues a ``//`` comment), string literals with
+their encoding prefixes (``u8"" u"" U"" L""``), raw strings (``R"delim(...)delim"``),
+character literals, and the digit separators of C++14 numbers (``1'000``),
+which are not character literals.  One C-speed regular-expression search finds
+each candidate; only the candidates are looked at in Python.
+
+This is what the translator protects from renaming, and it is the same for a
+file tree-sitter parses cleanly and for one it does not (a syntax error far
+away does not change what a comment is).  ``tests/translate/test_lexical.py``
+checks it against tree-sitter's comment and literal nodes on every sample.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_CANDIDATE = re.compile(rb'/[/*]|["\']')
+# a // comment runs to the end of the line; a backslash-newline continues it
+_LINE_COMMENT = re.compile(rb"//(?:\\\r\n|\\.|[^\\\n])*", re.S)
+_STRING_REST = re.compile(rb'(?:[^"\\\n]|\\\r\n|\\.)*"', re.S)
+_CHAR_REST = re.compile(rb"(?:[^'\\\n]|\\\r\n|\\.)*'", re.S)
+_RAW_OPEN = re.compile(rb'"([^()\\ \t\r\n"]{0,16})\(')
+_IDENT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_DIGITS = frozenset(b"0123456789")
+_ENCODING_PREFIXES = frozenset({b"u8", b"u", b"U", b"L"})
+_RAW_PREFIXES = frozenset({b"R", b"u8R", b"uR", b"UR", b"LR"})
+
+
+@dataclass
+class Lexed:
+    """Comment and literal spans (sorted, non-overlapping, end exclusive) and what was left open."""
+
+    spans: list[tuple[int, int]] = field(default_factory=list)
+    # (byte, what): an unterminated block comment, string or raw string
+    unterminated: list[tuple[int, str]] = field(default_factory=list)
+
+
+def _word_before(source: bytes, pos: int) -> int:
+    """Start of the run of identifier characters that ends at ``pos``."""
+    j = pos
+    while j > 0 and source[j - 1] in _IDENT_BYTES:
+        j -= 1
+    return j
+
+
+def lex(source: bytes) -> Lexed:
+    out = Lexed()
+    spans = out.spans
+    n = len(source)
+    pos = 0
+    search = _CANDIDATE.search
+    while (m := search(source, pos)) is not None:
+        s = m.start()
+        c = source[s]
+        if c == 47:  # '/'
+            if source[s + 1] == 47:
+                end = _LINE_COMMENT.match(source, s).end()
+            else:
+                end = source.find(b"*/", s + 2)
+                if end < 0:
+                    out.unterminated.append((s, "block comment"))
+                    end = n
+                else:
+                    end += 2
+            spans.append((s, end))
+            pos = end
+            continue
+        j = _word_before(source, s)
+        prefix = source[j:s]
+        if c == 39:  # "'"
+            if prefix and prefix[0] in _DIGITS:
+                pos = s + 1  # a digit separator inside a number (1'000'000)
+                continue
+            rest = _CHAR_REST.match(source, s + 1)
+            if rest is None:
+                pos = s + 1  # a lone quote (an apostrophe in #error text): not a literal
+                continue
+            start = j if prefix in _ENCODING_PREFIXES else s
+            spans.append((start, rest.end()))
+            pos = rest.end()
+            continue
+        # '"'
+        if prefix in _RAW_PREFIXES and (opened := _RAW_OPEN.match(source, s)) is not None:
+            close = b")" + opened.group(1) + b'"'
+            end = source.find(close, opened.end())
+            if end < 0:
+                out.unterminated.append((j, "raw string"))
+                end = n
+            else:
+                end += len(close)
+            spans.append((j, end))
+            pos = end
+            continue
+        start = j if prefix in _ENCODING_PREFIXES else s
+        rest = _STRING_REST.match(source, s + 1)
+        if rest is None:  # the line ends first: the literal stops there
+            end = source.find(b"\n", s)
+            end = n if end < 0 else end
+            out.unterminated.append((start, "string"))
+        else:
+            end = rest.end()
+        spans.append((start, end))
+        pos = end
+    return out
