@@ -14,6 +14,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
+import ahocorasick_rs
 import tree_sitter as ts
 
 from porter import parse
@@ -140,36 +141,44 @@ class _TopLevel:
         return self._device[i]
 
 
-def rule_ranges(source: bytes, tops: _TopLevel, words: tuple[bytes, ...], device_only: bool = False,
-                cache: dict | None = None):
+def trigger_hits(source: bytes, tops: _TopLevel, words: tuple[bytes, ...]) -> dict[bytes, set[int]]:
+    """For each of ``words`` that occurs in ``source``: the top-level declarations holding it
+    (an occurrence outside every declaration still counts as present).  One Aho-Corasick pass
+    over the file finds every word at once."""
+    hits: dict[bytes, set[int]] = {}
+    if not words:
+        return hits
+    for i, start, _end in _searcher(words).find_matches_as_indexes(source, overlapping=True):
+        found = hits.get(words[i])
+        if found is None:
+            found = hits[words[i]] = set()
+        k = tops.at(start)
+        if k >= 0:
+            found.add(k)
+    return hits
+
+
+@functools.cache
+def _searcher(words: tuple[bytes, ...]) -> ahocorasick_rs.BytesAhoCorasick:
+    return ahocorasick_rs.BytesAhoCorasick(list(words))
+
+
+def rule_ranges(source: bytes, tops: _TopLevel, words: tuple[bytes, ...], device_only: bool,
+                hits: dict[bytes, set[int]]):
     """Byte ranges worth querying for a rule: the top-level declarations that contain one of
     its trigger ``words`` (every match of a rule contains one of its triggers, so none is
     lost); host functions are skipped for a ``device_only`` rule.  Returns None when no
     trigger occurs (the rule is inactive), the whole file when the rule has no triggers.
-    ``cache`` (per file) keeps the declarations found for each word."""
+    ``hits``: ``trigger_hits`` of the file."""
     if not words:
         return [(0, len(source))]
     chosen: set[int] = set()
     seen_any = False
     for w in words:
-        hit = cache.get(w) if cache is not None else None
-        if hit is None:
-            found: set[int] = set()
-            any_hit = False
-            i = source.find(w)
-            while i >= 0:
-                any_hit = True
-                k = tops.at(i)
-                if k < 0:
-                    i = source.find(w, i + 1)
-                    continue
-                found.add(k)
-                i = source.find(w, tops.nodes[k].end_byte)
-            hit = (any_hit, found)
-            if cache is not None:
-                cache[w] = hit
-        seen_any |= hit[0]
-        chosen |= hit[1]
+        found = hits.get(w)
+        if found is not None:
+            seen_any = True
+            chosen |= found
     if not seen_any:
         return None
     if device_only:
@@ -182,6 +191,11 @@ def rule_ranges(source: bytes, tops: _TopLevel, words: tuple[bytes, ...], device
         else:
             ranges.append((start, end))
     return ranges
+
+
+@functools.cache
+def _all_triggers(groups: tuple) -> tuple[bytes, ...]:
+    return tuple(sorted({w for _ids, words, _dev in groups for w in words}))
 
 
 @functools.cache
@@ -361,9 +375,10 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None)
     tops = _TopLevel(source, index.tree)
     active: set[str] = set()
     found = []
-    word_cache: dict = {}
-    for ids, words, device_only in rule_groups():
-        ranges = rule_ranges(source, tops, words, device_only, word_cache)
+    groups = rule_groups()
+    hits = trigger_hits(source, tops, _all_triggers(groups))
+    for ids, words, device_only in groups:
+        ranges = rule_ranges(source, tops, words, device_only, hits)
         if ranges is None:
             continue
         active.update(ids)

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from porter.mapping import Database, Entry, load_database
 from porter.translate import launch
-from porter.translate.source_index import SourceIndex, index_source
+from porter.translate.source_index import IDENTIFIER, SourceIndex, index_source
 
 _RULES_FILE = Path(__file__).with_name("rules.toml")
 _IDENT = rb"[A-Za-z_][A-Za-z0-9_]*"
@@ -128,7 +128,7 @@ def apply_edits(source: bytes, edits: list[Edit]) -> bytes:
     return b"".join(out)
 
 
-_IDENT_RE = re.compile(rb"(?<![A-Za-z0-9_$])[A-Za-z_][A-Za-z0-9_]*")
+_IDENT_RE = IDENTIFIER
 # a byte that continues an identifier (after a name) / that may not stand before one (_IDENT_RE's look-behind)
 _IDENT_CONT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _NOT_BEFORE = _IDENT_CONT | {ord("$")}
@@ -186,12 +186,13 @@ def occurrences(source: bytes, words) -> list[tuple[int, bytes]]:
     return found
 
 
-def _candidates(source: bytes, db: Database) -> tuple[list[bytes], bool]:
+def _candidates(source: bytes, db: Database, words: frozenset[bytes] | None = None) -> tuple[list[bytes], bool]:
     """The identifiers of ``source`` the translator acts on (database names and
     leftover-looking names), and whether a device-code word or ``<<<`` occurs at all."""
-    words = set(_IDENT_RE.findall(source))
+    if words is None:
+        words = frozenset(_IDENT_RE.findall(source))
     keys = _keys(id(db))
-    hits = words.intersection(keys)
+    hits = set(words.intersection(keys))
     leftover_re, leads = _prepared_rules()[0], _leftover_leads()
     hits.update(w for w in words.difference(keys) if w[:2] in leads and leftover_re.match(w.decode("ascii")))
     device = b"<<<" in source or not words.isdisjoint(_device_words())
@@ -341,7 +342,10 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
               db: Database | None = None, index: SourceIndex | None = None) -> Translation:
     db = db or load_database()
     _DBS.setdefault(id(db), db)
-    hits, device_words = _candidates(source, db)
+    memo_key = ("translation", id(db), options, path)
+    if index is not None and memo_key in index.memo:
+        return index.memo[memo_key]  # this exact text was translated with these options already
+    hits, device_words = _candidates(source, db, index.words if index is not None else None)
     if index is None and not hits and not device_words:
         return Translation(source, source, [])  # host-only code with no CUDA name: not even parsed
     index = index or index_source(source)
@@ -484,8 +488,10 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     own = {n for n in own if leftover_re.match(n)}
     leftovers = [r for r in leftovers if r.name not in own]
     output = apply_edits(source, edits)
-    return Translation(source, output, sorted(edits, key=lambda e: (e.start, e.end)), converted, unsupported,
-                       leftovers, warnings, inserted, index, sorted(own))
+    result = Translation(source, output, sorted(edits, key=lambda e: (e.start, e.end)), converted, unsupported,
+                         leftovers, warnings, inserted, index, sorted(own))
+    index.memo[memo_key] = result
+    return result
 
 
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.M)

@@ -42,6 +42,7 @@ class Conditional:
     head: bytes  # the directive's first line
 
 
+IDENTIFIER = re.compile(rb"(?<![A-Za-z0-9_$])[A-Za-z_][A-Za-z0-9_]*")
 # found by text, not by the tree, so that includes next to a syntax error are still seen
 _INCLUDE = re.compile(rb'#[ \t]*include[ \t]*(<[^>\n]*>|"[^"\n]*")')
 _CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b[^\n]*", re.M)
@@ -62,6 +63,9 @@ class SourceIndex:
     _ascii: bool | None = field(default=None, repr=False)
     _macro_bodies: list[ts.Node] | None = field(default=None, repr=False)
     _conditionals: list[Conditional] | None = field(default=None, repr=False)
+    _words: frozenset[bytes] | None = field(default=None, repr=False)
+    # results other layers computed from this exact text (the translation, by options), kept for reuse
+    memo: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._starts = [s for s, _ in self.protected]
@@ -93,6 +97,13 @@ class SourceIndex:
     def is_protected(self, pos: int) -> bool:
         i = bisect.bisect_right(self._starts, pos) - 1
         return i >= 0 and pos < self.protected[i][1]
+
+    @property
+    def words(self) -> frozenset[bytes]:
+        """Every distinct identifier of the file (comments and literals included)."""
+        if self._words is None:
+            self._words = frozenset(IDENTIFIER.findall(self.source))
+        return self._words
 
     @property
     def looks_broken(self) -> bool:

@@ -6,13 +6,9 @@ so the findings and the conversion agree and there is no second identifier scann
 from __future__ import annotations
 
 import functools
-import re
 
 from porter.findings.engine import Hit
 from porter.findings.predicates import file_check
-
-_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
-
 
 @functools.cache
 def _unsupported_names() -> tuple[frozenset[bytes], frozenset[str]]:
@@ -28,7 +24,7 @@ def _may_have_unsupported(ctx) -> bool:
     """A cheap pre-check (set intersection of the file's words with the unsupported names)
     so that the translator only runs on files that can have such a reference."""
     names, headers = _unsupported_names()
-    if not names.isdisjoint(_WORD.findall(ctx.source)):
+    if not names.isdisjoint(ctx.index.words):
         return True
     return any(ctx.text(n)[1:-1] in headers for n in ctx.index.includes)
 
