@@ -20,13 +20,25 @@ def _unsupported_names() -> tuple[frozenset[bytes], frozenset[str]]:
     return frozenset(names), frozenset(headers)
 
 
+@functools.cache
+def _name_searcher():
+    import ahocorasick_rs
+
+    return ahocorasick_rs.BytesAhoCorasick(sorted(_unsupported_names()[0]))
+
+
+_CONTINUES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")  # a name goes on
+_JOINS = _CONTINUES | {ord("$")}  # what may not stand before a name (as in the translator's scanner)
+
+
 def _may_have_unsupported(ctx) -> bool:
-    """A cheap pre-check (set intersection of the file's words with the unsupported names)
-    so that the translator only runs on files that can have such a reference."""
-    names, headers = _unsupported_names()
-    if not names.isdisjoint(ctx.index.words):
-        return True
-    return any(ctx.text(n)[1:-1] in headers for n in ctx.index.includes)
+    """A cheap pre-check (one Aho-Corasick pass for the unsupported names, as whole
+    identifiers) so that the translator only runs on files that can have such a reference."""
+    source = ctx.source
+    for _i, start, end in _name_searcher().find_matches_as_indexes(source, overlapping=True):
+        if (start == 0 or source[start - 1] not in _JOINS) and (end == len(source) or source[end] not in _CONTINUES):
+            return True
+    return any(ctx.text(n)[1:-1] in _unsupported_names()[1] for n in ctx.index.includes)
 
 
 @file_check("PORT030")
