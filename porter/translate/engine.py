@@ -138,7 +138,7 @@ _NOT_BEFORE = _IDENT_CONT | {ord("$")}
 def _keys(db_id: int) -> frozenset[bytes]:
     db = _DBS[db_id]
     return (frozenset(k.encode() for k in db.identifiers) | frozenset(k.encode() for k in db.namespaces)
-            | _removable_keys())
+            | _removable_keys() | frozenset(n.encode() for n in _qualified_inner()))
 
 
 _DBS: dict[int, Database] = {}
@@ -231,6 +231,12 @@ def _prepared_rules() -> tuple[re.Pattern, dict, frozenset]:
     wrappers = {fn: w for w in rules["wrap_argument"] for fn in w["functions"]}
     context_names = frozenset(n for c in rules["call_context"] for n in c["names"])
     return re.compile(rules["leftover"]["pattern"]), wrappers, context_names
+
+
+@functools.cache
+def _qualified_inner() -> frozenset[str]:
+    """The last component of every namespace the rules rename by its qualified name."""
+    return frozenset(q.rsplit("::", 1)[1] for q in structure_rules()["qualified"])
 
 
 @functools.cache
@@ -356,6 +362,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     leftovers: list[Reference] = []
     warnings: list[str] = []
     leftover_re, wrappers, context_names = _prepared_rules()
+    qualified_inner = _qualified_inner()
 
     def ref(entry: Entry | None, name: str, pos: int, status: str | None = None) -> Reference:
         line, col = index.line_col(pos)
@@ -397,6 +404,15 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
         plan = plans.get(word) or _plan(plans, db, word, options.roc, options.target_hip)
         end = start + len(word)
         name = plan.name
+        if name in qualified_inner and _preceded_by(source, start, b"::"):
+            outer = re.search(rb"(" + _IDENT + rb")\s*::\s*$", source[max(0, start - 80):start])
+            inner = outer and rules["qualified"].get(f"{outer.group(1).decode()}::{name}")
+            if inner:  # a nested namespace known by its qualified name (thrust::cuda -> thrust::hip)
+                edits.append(Edit(start, end, inner["hip"].rsplit("::", 1)[1].encode(), "namespace", name))
+                line, col = line_col(start)
+                converted.append(Reference(f"{outer.group(1).decode()}::{name}", line, col, inner["category"],
+                                           "supported", inner["hip"], inner["note"]))
+                continue
         ns = plan.namespace
         if ns is not None and (_followed_by(source, end, b"::") or _preceded_by(source, start, b"namespace")):
             if _preceded_by(source, start, b"::") and re.search(_IDENT + rb"\s*::\s*$", source[max(0, start - 80):start]):

@@ -203,3 +203,15 @@ def test_host_only_code_is_returned_untouched_without_a_parse(monkeypatch):
     src = b"#include <vector>\n// plain C++\nint add(int a, int b) { return a + b; }\n"
     t = translate(src, "h.cpp")
     assert t.output == src and not t.edits and not calls
+
+
+def test_thrust_cuda_execution_policy_becomes_thrust_hip():
+    """rocThrust's policies live in thrust::hip; `cuda` alone (a user namespace, cuda::std) is left alone."""
+    src = ("#include <thrust/sort.h>\nnamespace cuda { int x; }\n"
+           "void f(float* p, int n, cudaStream_t s) { thrust::sort(thrust::cuda::par.on(s), p, p + n); }\n"
+           "int y = cuda::x; auto z = thrust :: cuda :: par;\n")
+    out = conv(src)
+    assert "thrust::sort(thrust::hip::par.on(s), p, p + n)" in out
+    assert "thrust :: hip :: par" in out
+    assert "namespace cuda { int x; }" in out and "int y = cuda::x;" in out
+    assert conv(out) == out

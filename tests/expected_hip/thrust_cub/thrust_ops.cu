@@ -40,7 +40,7 @@ double thrust_sort_and_norm(int* d_keys, float* d_values, int n, hipStream_t str
     thrust::device_ptr<float> values(d_values);
 
     // Run on our stream instead of the legacy default stream.
-    auto policy = thrust::cuda::par.on(stream);
+    auto policy = thrust::hip::par.on(stream);
     thrust::sort_by_key(policy, keys, keys + n, values);
 
     // An extended __device__ lambda would work too (needs --extended-lambda):
