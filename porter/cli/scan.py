@@ -22,6 +22,7 @@ def register(sub) -> None:
     p.add_argument("--rule", action="append", metavar="PORTnnn", help="only these rules (repeatable)")
     p.add_argument("--category", action="append", metavar="NAME", help="only these categories (repeatable)")
     p.add_argument("-o", "--output", help="write the report to this file instead of stdout")
+    p.add_argument("-j", "--jobs", type=int, default=0, help="worker processes for a folder (default: all cores)")
     p.set_defaults(run=run)
 
 
@@ -33,6 +34,8 @@ def run(args) -> int:
     from porter.project.atomic import atomic_write_text
 
     target = Path(args.path)
+    if args.jobs < 0:
+        raise UsageError("--jobs must be >= 0")
     if not target.exists():
         raise UsageError(f"{args.path}: no such file or folder")
     rules = catalogue()
@@ -42,7 +45,7 @@ def run(args) -> int:
     for cat in args.category or ():
         if cat not in CATEGORIES:
             raise UsageError(f"unknown category {cat}; one of: {', '.join(CATEGORIES)}")
-    result = scan_path(target)
+    result = scan_path(target, jobs=args.jobs)
     findings = result.findings
     if args.rule:
         wanted = {r.upper() for r in args.rule}

@@ -7,6 +7,7 @@ import codecs
 import functools
 import re
 import tomllib
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,7 +82,9 @@ def normalise(template: str) -> str:
 def _string_value(text: str) -> str:
     inner = text[1:-1] if len(text) >= 2 and text[0] == '"' and text[-1] == '"' else text
     try:
-        return codecs.decode(inner.encode("latin-1", "backslashreplace"), "unicode_escape")
+        with warnings.catch_warnings():  # PTX templates hold escapes C has and Python lacks ("\;")
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return codecs.decode(inner.encode("latin-1", "backslashreplace"), "unicode_escape")
     except (UnicodeDecodeError, ValueError):
         return inner
 

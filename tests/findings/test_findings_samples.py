@@ -122,3 +122,12 @@ def test_warp_reduce_compiles_with_hip_5_2_after_the_safe_fixes(tmp_path, hipcc_
     rc, out = hipcc_compile((tmp_path / "reduce_kernels.cu").read_bytes().replace(
         b'#include "', b'#include "' + str(tmp_path).encode() + b"/"), "reduce_kernels")
     assert rc == 0, out[-3000:]
+
+
+def test_a_folder_scanned_on_several_cores_reports_what_one_core_does():
+    """`porter scan` of a folder uses worker processes: same findings, same order, same counts."""
+    one = scan_path(SAMPLES, jobs=1)
+    many = scan_path(SAMPLES, jobs=2)
+    assert len(one.findings) > 100
+    assert [f.as_dict() for f in many.findings] == [f.as_dict() for f in one.findings]
+    assert (many.files, many.lines, many.errors) == (one.files, one.lines, one.errors)
