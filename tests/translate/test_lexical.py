@@ -133,3 +133,16 @@ def test_unterminated_comment_warns_where_it_opens():
     t = translate(b"void f() { cudaFree(0); }\n/* never closed cudaMalloc\n", "open.cu")
     assert b"hipFree(0)" in t.output and b"never closed cudaMalloc" in t.output
     assert t.warnings and t.warnings[0].startswith("open.cu:2:")
+
+
+@pytest.mark.parametrize("path", [p for p in CORPUS if "sample_projects" in p.parts], ids=lambda p: p.name)
+def test_output_does_not_depend_on_who_parsed_first(path):
+    """`porter convert` parses only when it must; with --print-stats the findings rules parse every
+    file first. The HIP written, the references and the warnings must be the same either way."""
+    source = path.read_bytes()
+    lazy = translate(source, path.name)
+    parsed = index_source(source)
+    parsed.tree  # what the findings rules do before the translator runs
+    eager = translate(source, path.name, index=parsed)
+    assert (eager.output, eager.warnings, eager.converted, eager.unsupported, eager.leftovers) == \
+        (lazy.output, lazy.warnings, lazy.converted, lazy.unsupported, lazy.leftovers)
