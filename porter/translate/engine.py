@@ -225,12 +225,65 @@ def _contextual_name(index: SourceIndex, start: int, end: int, name: str, contex
     return None
 
 
+def _typed_context(index: SourceIndex, hits: list[bytes], contexts: list[dict]) -> dict[int, str]:
+    """Variables of a CUDA enum type that are used only as arguments of calls to another library
+    (``cublasFillMode_t uplo = CUBLAS_FILL_MODE_LOWER;`` passed to cusolverDn*): the type and the
+    enum constants of the initializer take that library's names.  Returns {byte: new name}.
+    A variable also used anywhere else keeps the plain rename (the build then says where)."""
+    source = index.source
+    out: dict[int, str] = {}
+    wanted = set(hits)
+    for ctx in contexts:
+        types = {t.encode(): h for t, h in ctx.get("types", {}).items() if t.encode() in wanted}
+        if not types or ctx["callee_prefix"].encode() not in source:
+            continue
+        root = index.tree.root_node
+        for pos, word in occurrences(source, types):
+            if index.is_protected(pos):
+                continue
+            node = root.descendant_for_byte_range(pos, pos + len(word))
+            decl = node.parent if node is not None else None
+            if decl is None or decl.type != "declaration" or decl.child_by_field_name("type") != node:
+                continue
+            variables = []
+            for d in decl.children_by_field_name("declarator"):
+                ident = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
+                if ident is None or ident.type != "identifier":
+                    variables = []
+                    break
+                variables.append((ident, d.child_by_field_name("value") if d.type == "init_declarator" else None))
+            if variables and all(_only_passed_to(index, ident, ctx["callee_prefix"]) for ident, _ in variables):
+                out[pos] = types[word]
+                for _, value in variables:
+                    if value is None:
+                        continue
+                    names = {n.encode(): h for n, h in ctx["names"].items()}
+                    for p, w in occurrences(source[:value.end_byte], names):
+                        if p >= value.start_byte:
+                            out[p] = names[w]
+    return out
+
+
+def _only_passed_to(index: SourceIndex, ident, callee_prefix: str) -> bool:
+    """Every other occurrence of the variable ``ident`` in the file is an argument of a call to ``callee_prefix*``."""
+    source = index.source
+    name = source[ident.start_byte:ident.end_byte]
+    uses = [p for p, _ in occurrences(source, [name]) if p != ident.start_byte and not index.is_protected(p)]
+    return bool(uses) and all(
+        (launch.enclosing_callee(index.tree, source, p, p + len(name)) or "").startswith(callee_prefix) for p in uses)
+
+
 @functools.cache
 def _prepared_rules() -> tuple[re.Pattern, dict, frozenset]:
     rules = structure_rules()
     wrappers = {fn: w for w in rules["wrap_argument"] for fn in w["functions"]}
     context_names = frozenset(n for c in rules["call_context"] for n in c["names"])
     return re.compile(rules["leftover"]["pattern"]), wrappers, context_names
+
+
+@functools.cache
+def _typed_names() -> frozenset[bytes]:
+    return frozenset(t.encode() for c in structure_rules()["call_context"] for t in c.get("types", {}))
 
 
 @functools.cache
@@ -363,6 +416,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     warnings: list[str] = []
     leftover_re, wrappers, context_names = _prepared_rules()
     qualified_inner = _qualified_inner()
+    typed_names = _typed_names()
 
     def ref(entry: Entry | None, name: str, pos: int, status: str | None = None) -> Reference:
         line, col = index.line_col(pos)
@@ -397,6 +451,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     plans = _plans(id(db), options.roc, options.target_hip)
     arity, call_contexts = rules["arity"], rules["call_context"]
     structural = not options.roc
+    typed = _typed_context(index, hits, call_contexts) if structural and typed_names.intersection(hits) else {}
     line_col = index.line_col
     for start, word in occurrences(source, hits):
         if index.is_protected(start):
@@ -458,6 +513,8 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
             target = arity[name].get(str(n), target)
         if structural and name in context_names:
             target = _contextual_name(index, start, end, name, call_contexts) or target
+        if typed and start in typed:
+            target = typed[start]
         if target != name:
             edits.append(Edit(start, end, target.encode(), "rename", name))
             converted.append(Reference(name, line, col, *plan.tail))

@@ -215,3 +215,27 @@ def test_thrust_cuda_execution_policy_becomes_thrust_hip():
     assert "thrust :: hip :: par" in out
     assert "namespace cuda { int x; }" in out and "int y = cuda::x;" in out
     assert conv(out) == out
+
+
+def test_cublas_enum_variables_passed_only_to_cusolver_take_hipsolver_types():
+    """hipSOLVER has its own enum types and C++ does not convert between enums: a cublasFillMode_t
+    variable handed to cusolverDn* must become hipsolverFillMode_t, its constant HIPSOLVER_*."""
+    src = ("#include <cusolverDn.h>\n"
+           "void chol(cusolverDnHandle_t h, float* A, int n, int* info) {\n"
+           "    const cublasFillMode_t uplo = CUBLAS_FILL_MODE_LOWER;\n"
+           "    cublasOperation_t trans = CUBLAS_OP_N, other = CUBLAS_OP_T;\n"
+           "    cusolverDnSpotrf(h, uplo, n, A, n, A, n, info);\n"
+           "    cusolverDnSgetrs(h, trans, n, 1, A, n, info, A, n, info);\n"
+           "    cusolverDnSgetrs(h, other, n, 1, A, n, info, A, n, info);\n"
+           "}\n"
+           "void both(cublasHandle_t b, cusolverDnHandle_t h, float* A, int n) {\n"
+           "    cublasFillMode_t shared = CUBLAS_FILL_MODE_UPPER;\n"
+           "    cublasSsyrk(b, shared, CUBLAS_OP_N, n, n, 0, A, n, 0, A, n);\n"
+           "    cusolverDnSpotrf(h, shared, n, A, n, 0, 0, 0);\n"
+           "}\n")
+    out = conv(src)
+    assert "const hipsolverFillMode_t uplo = HIPSOLVER_FILL_MODE_LOWER;" in out
+    assert "hipsolverOperation_t trans = HIPSOLVER_OP_N, other = HIPSOLVER_OP_T;" in out
+    assert "hipblasFillMode_t shared = HIPBLAS_FILL_MODE_UPPER;" in out  # also a cuBLAS argument
+    assert "hipblasSsyrk(b, shared, HIPBLAS_OP_N," in out
+    assert conv(out) == out
