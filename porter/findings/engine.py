@@ -141,14 +141,16 @@ class _TopLevel:
         return self._device[i]
 
 
-def trigger_hits(source: bytes, tops: _TopLevel, words: tuple[bytes, ...]) -> dict[bytes, set[int]]:
-    """For each of ``words`` that occurs in ``source``: the top-level declarations holding it
-    (an occurrence outside every declaration still counts as present).  One Aho-Corasick pass
-    over the file finds every word at once."""
+def trigger_matches(source: bytes, words: tuple[bytes, ...]) -> list[tuple[int, int, int]]:
+    """(word index, start, end) of every occurrence of ``words`` in ``source``: one Aho-Corasick pass."""
+    return _searcher(words).find_matches_as_indexes(source, overlapping=True) if words else []
+
+
+def trigger_hits(tops: _TopLevel, words: tuple[bytes, ...], matches: list[tuple[int, int, int]]) -> dict[bytes, set[int]]:
+    """For each of ``words`` that occurs (``matches`` from ``trigger_matches``): the top-level
+    declarations holding it (an occurrence outside every declaration still counts as present)."""
     hits: dict[bytes, set[int]] = {}
-    if not words:
-        return hits
-    for i, start, _end in _searcher(words).find_matches_as_indexes(source, overlapping=True):
+    for i, start, _end in matches:
         found = hits.get(words[i])
         if found is None:
             found = hits[words[i]] = set()
@@ -372,11 +374,20 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None)
 
     # 1. the one query pass, over the patterns of the rules whose trigger words occur
     # each active rule's query runs over the top-level declarations holding its trigger words
-    tops = _TopLevel(source, index.tree)
+    # A file in which no rule's trigger word occurs cannot have a query finding: it is not parsed.
     active: set[str] = set()
     found = []
     groups = rule_groups()
-    hits = trigger_hits(source, tops, _all_triggers(groups))
+    triggers = _all_triggers(groups)
+    matches = trigger_matches(source, triggers)
+    if not matches and all(words or group_query(ids) is None for ids, words, _dev in groups):
+        for ids, words, _dev in groups:
+            if not words:
+                active.update(ids)
+        groups = ()
+    else:
+        tops = _TopLevel(source, index.tree)
+        hits = trigger_hits(tops, triggers, matches)
     for ids, words, device_only in groups:
         ranges = rule_ranges(source, tops, words, device_only, hits)
         if ranges is None:
@@ -419,8 +430,10 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None)
         except Exception as exc:
             out.append(_internal_error(ctx, path, rule_id, exc))
 
-    # 3. where parsing failed
-    errors = index.parse_errors() if index.tree.root_node.has_error else []
+    # 3. where parsing failed: in a file some rule parsed, or whose text looks broken (an unterminated
+    #    comment or literal, unbalanced brackets); a parse nothing needed is not made just to report it
+    parsed = index.parsed or index.looks_broken
+    errors = index.parse_errors() if parsed and index.tree.root_node.has_error else []
     for start, end in errors[:1]:
         meta = rules[PARSE_ERROR]
         count = len(errors)

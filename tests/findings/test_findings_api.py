@@ -209,3 +209,17 @@ def test_porter_ignore_comments_silence_a_line():
     assert (5, "PORT011") in lines, "another rule's id does not silence this one"
     assert (6, "PORT011") in lines, "the words in a string are not a comment"
     assert (7, "PORT020") in lines
+
+
+def test_a_file_without_trigger_words_is_not_parsed_and_not_reported():
+    """No rule can match where none of its trigger words occurs: such a file is not parsed, so valid code
+    tree-sitter cannot read (macro attributes) gets no parse-error noise; a file that looks broken still does."""
+    from porter import parse
+    from porter.translate.source_index import index_source
+
+    valid = b"#define HD inline\nHD int twice(int x) { return 2 * x; }\nstruct S { int v; };\n"
+    assert parse.parse(valid).root_node.has_error  # what PORT901 used to report here
+    idx = index_source(valid)
+    assert scan(valid, "ok.h", idx) == [] and not idx.parsed
+    broken = b"int twice(int x) { return 2 * x;\n/* never closed\n"
+    assert [f.rule for f in scan(broken, "broken.h")] == ["PORT901"]
