@@ -398,13 +398,20 @@ def _plan(plans: dict, db: Database, word: bytes, roc: bool, target_hip: str | N
 
 
 def translate(source: bytes, path: str | None = None, options: TranslateOptions = TranslateOptions(),
-              db: Database | None = None, index: SourceIndex | None = None) -> Translation:
+              db: Database | None = None, index: SourceIndex | None = None,
+              only: frozenset[bytes] | None = None) -> Translation:
+    """Translate ``source``.  ``only``: look at these names alone (and the #include paths): the
+    references to them come out as in a full translation, the output holds just their renames
+    (what the findings rules use to list unsupported names without translating everything)."""
     db = db or load_database()
     _DBS.setdefault(id(db), db)
-    memo_key = ("translation", id(db), options, path)
+    memo_key = ("translation", id(db), options, path, only)
     if index is not None and memo_key in index.memo:
         return index.memo[memo_key]  # this exact text was translated with these options already
-    hits, device_words = _candidates(source, db, index.words if index is not None else None)
+    if only is not None:
+        hits, device_words = list(only), False
+    else:
+        hits, device_words = _candidates(source, db, index.words if index is not None else None)
     if index is None and not hits and not device_words:
         return Translation(source, source, [])  # host-only code with no CUDA name: not even parsed
     index = index or index_source(source)
@@ -551,7 +558,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
         after = index.line_of(pos) - 1 if pos == 0 or source[pos - 1:pos] == b"\n" else index.line_of(pos)
         inserted.append((after, 1))
 
-    if index.looks_broken:  # an unterminated comment or literal, or unbalanced brackets: ask the parser where
+    if only is None and index.looks_broken:  # an unterminated comment or literal, or unbalanced brackets: ask the parser where
         regions = index.parse_errors() or [(pos, pos) for pos, _ in index.unterminated]
         for start, end in regions:
             line, col = index.line_col(start)

@@ -24,30 +24,39 @@ def _unsupported_names() -> tuple[frozenset[bytes], frozenset[str]]:
 def _name_searcher():
     import ahocorasick_rs
 
-    return ahocorasick_rs.BytesAhoCorasick(sorted(_unsupported_names()[0]))
+    return ahocorasick_rs.BytesAhoCorasick(list(_name_searcher_words()))
+
+
+@functools.cache
+def _name_searcher_words() -> tuple[bytes, ...]:
+    return tuple(sorted(_unsupported_names()[0]))
 
 
 _CONTINUES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")  # a name goes on
 _JOINS = _CONTINUES | {ord("$")}  # what may not stand before a name (as in the translator's scanner)
 
 
-def _may_have_unsupported(ctx) -> bool:
-    """A cheap pre-check (one Aho-Corasick pass for the unsupported names, as whole
-    identifiers) so that the translator only runs on files that can have such a reference."""
+def _unsupported_present(ctx) -> frozenset[bytes] | None:
+    """The unsupported names that stand in the file as whole identifiers (one Aho-Corasick pass),
+    or None when neither such a name nor an unsupported header occurs: the translator then
+    looks at these names alone."""
     source = ctx.source
-    for _i, start, end in _name_searcher().find_matches_as_indexes(source, overlapping=True):
-        if (start == 0 or source[start - 1] not in _JOINS) and (end == len(source) or source[end] not in _CONTINUES):
-            return True
-    return any(ctx.text(n)[1:-1] in _unsupported_names()[1] for n in ctx.index.includes)
+    names = _name_searcher_words()
+    found = {names[i] for i, start, end in _name_searcher().find_matches_as_indexes(source, overlapping=True)
+             if (start == 0 or source[start - 1] not in _JOINS) and (end == len(source) or source[end] not in _CONTINUES)}
+    if found or any(ctx.text(n)[1:-1] in _unsupported_names()[1] for n in ctx.index.includes):
+        return frozenset(found)
+    return None
 
 
 @file_check("PORT030")
 def unsupported_names(ctx):
     from porter.translate import translate
 
-    if not _may_have_unsupported(ctx):
+    present = _unsupported_present(ctx)
+    if present is None:
         return []
-    result = translate(ctx.source, ctx.path, index=ctx.index)
+    result = translate(ctx.source, ctx.path, index=ctx.index, only=present)
     root = ctx.index.tree.root_node
     spans = []
     declared: set[str] = set()  # the file declares its own function or member with this name
