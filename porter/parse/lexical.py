@@ -19,11 +19,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_CANDIDATE = re.compile(rb'/[/*]|["\']')
-# a // comment runs to the end of the line; a backslash-newline continues it
-_LINE_COMMENT = re.compile(rb"//(?:\\\r\n|\\.|[^\\\n])*", re.S)
-_STRING_REST = re.compile(rb'(?:[^"\\\n]|\\\r\n|\\.)*"', re.S)
-_CHAR_REST = re.compile(rb"(?:[^'\\\n]|\\\r\n|\\.)*'", re.S)
+# one search finds the next comment or literal whole; Python only looks at what precedes a quote
+_TOKEN = re.compile(rb"""
+    //(?:\\\r\n|\\.|[^\\\n])*                 # a line comment; a backslash-newline continues it
+  | /\*.*?\*/                                     # a block comment
+  | /\*                                            # ... left open
+  | "(?:[^"\\\n]|\\\r\n|\\.)*"                 # a string literal
+  | "                                              # ... left open at the end of its line
+  | '(?:[^'\\\n]|\\\r\n|\\.)*'                 # a character literal
+  | '                                              # a lone quote (an apostrophe in #error text)
+""", re.S | re.X)
 _RAW_OPEN = re.compile(rb'"([^()\\ \t\r\n"]{0,16})\(')
 _IDENT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _DIGITS = frozenset(b"0123456789")
@@ -53,36 +58,27 @@ def lex(source: bytes) -> Lexed:
     spans = out.spans
     n = len(source)
     pos = 0
-    search = _CANDIDATE.search
+    search = _TOKEN.search
     while (m := search(source, pos)) is not None:
-        s = m.start()
+        s, end = m.span()
         c = source[s]
         if c == 47:  # '/'
-            if source[s + 1] == 47:
-                end = _LINE_COMMENT.match(source, s).end()
-            else:
-                end = source.find(b"*/", s + 2)
-                if end < 0:
-                    out.unterminated.append((s, "block comment"))
-                    end = n
-                else:
-                    end += 2
+            if end - s == 2 and source[s + 1] == 42:  # "/*" with no "*/" after it
+                out.unterminated.append((s, "block comment"))
+                end = n
             spans.append((s, end))
             pos = end
             continue
-        j = _word_before(source, s)
+        j = s
+        if s and source[s - 1] in _IDENT_BYTES:  # a prefix (u8"", L'', R"") or a number (1'000)
+            j = _word_before(source, s)
         prefix = source[j:s]
         if c == 39:  # "'"
-            if prefix and prefix[0] in _DIGITS:
-                pos = s + 1  # a digit separator inside a number (1'000'000)
+            if end - s == 1 or (prefix and prefix[0] in _DIGITS):
+                pos = s + 1  # a lone quote, or a digit separator inside a number (1'000'000)
                 continue
-            rest = _CHAR_REST.match(source, s + 1)
-            if rest is None:
-                pos = s + 1  # a lone quote (an apostrophe in #error text): not a literal
-                continue
-            start = j if prefix in _ENCODING_PREFIXES else s
-            spans.append((start, rest.end()))
-            pos = rest.end()
+            spans.append((j if prefix in _ENCODING_PREFIXES else s, end))
+            pos = end
             continue
         # '"'
         if prefix in _RAW_PREFIXES and (opened := _RAW_OPEN.match(source, s)) is not None:
@@ -97,13 +93,10 @@ def lex(source: bytes) -> Lexed:
             pos = end
             continue
         start = j if prefix in _ENCODING_PREFIXES else s
-        rest = _STRING_REST.match(source, s + 1)
-        if rest is None:  # the line ends first: the literal stops there
+        if end - s == 1:  # the line ends first: the literal stops there
             end = source.find(b"\n", s)
             end = n if end < 0 else end
             out.unterminated.append((start, "string"))
-        else:
-            end = rest.end()
         spans.append((start, end))
         pos = end
     return out

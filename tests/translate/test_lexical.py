@@ -146,3 +146,20 @@ def test_output_does_not_depend_on_who_parsed_first(path):
     eager = translate(source, path.name, index=parsed)
     assert (eager.output, eager.warnings, eager.converted, eager.unsupported, eager.leftovers) == \
         (lazy.output, lazy.warnings, lazy.converted, lazy.unsupported, lazy.leftovers)
+
+
+_PIECES = [b"/", b"*", b'"', b"'", b"\\", b"\n", b"\r\n", b"R", b"u8", b"L", b"1", b"x", b" ", b"(", b")", b"d",
+           b"#error ", b"//", b"/*", b"*/", b'R"d(', b')d"', b"1'0", b"cudaFree"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_spans_are_ordered_disjoint_and_inside_the_file(seed):
+    """Whatever the bytes (quotes, backslashes, half-open comments), the spans never overlap or run past the end."""
+    import random
+
+    rng = random.Random(seed)
+    for _ in range(3000):
+        src = b"".join(rng.choice(_PIECES) for _ in range(rng.randint(0, 40)))
+        spans = lex(src).spans
+        assert all(0 <= s < e <= len(src) for s, e in spans), src
+        assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), src
