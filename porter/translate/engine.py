@@ -264,6 +264,18 @@ def _typed_context(index: SourceIndex, hits: list[bytes], contexts: list[dict]) 
     return out
 
 
+def typed_context(index: SourceIndex) -> dict[int, str]:
+    """Where the translator gives a CUDA enum type (and its initializer) another library's names
+    because the variable only goes to that library's calls: {byte: new name} (see rules.toml call_context)."""
+    hits = [w for w in _typed_names() if w in index.words]
+    return _typed_context(index, hits, structure_rules()["call_context"]) if hits else {}
+
+
+def enum_types_for(callee: str) -> dict[str, str]:
+    """CUDA enum type -> the type a call to ``callee`` takes instead (cuBLAS enums in cuSOLVER calls)."""
+    return next((c.get("types", {}) for c in structure_rules()["call_context"] if callee.startswith(c["callee_prefix"])), {})
+
+
 def _only_passed_to(index: SourceIndex, ident, callee_prefix: str) -> bool:
     """Every other occurrence of the variable ``ident`` in the file is an argument of a call to ``callee_prefix*``."""
     source = index.source

@@ -1,0 +1,59 @@
+"""PORT031: a cuBLAS enum that reaches a cuSOLVER call with the hipBLAS type.
+
+Which variables the translator retypes comes from the translator itself
+(``porter.translate.engine.typed_context``), so the rule speaks exactly where the
+conversion could not help."""
+
+from __future__ import annotations
+
+from porter.findings.engine import Hit
+from porter.findings.predicates import node_check
+
+
+@node_check("PORT031")
+def enum_argument(ctx, node, caps):
+    from porter.mapping import load_database
+    from porter.translate.engine import enum_types_for, typed_context
+
+    call = caps["fn"][0]
+    callee = ctx.text(call)
+    types = enum_types_for(callee)
+    name = ctx.text(node)
+    decl_type = _declared_type(ctx, node, name.encode(), types)
+    if decl_type is None:
+        return None
+    type_node, cuda_type = decl_type
+    retyped = ctx.cache.get("typed_context")
+    if retyped is None:
+        retyped = ctx.cache["typed_context"] = typed_context(ctx.index)
+    if type_node.start_byte in retyped:
+        return None  # the translator gives this variable the hipSOLVER type
+    entry = load_database().identifiers.get(cuda_type)
+    hipblas = entry.hip if entry is not None and entry.hip else cuda_type
+    hip_call = load_database().identifiers.get(callee)
+    return Hit(node.start_byte, node.end_byte, {
+        "name": name, "cuda_type": cuda_type, "hipblas_type": hipblas, "solver_type": types[cuda_type],
+        "call": hip_call.hip if hip_call is not None and hip_call.hip else callee})
+
+
+def _declared_type(ctx, use, name: bytes, types: dict[str, str]):
+    """(type node, type name) of the declaration of ``name`` that is in scope at ``use``, when its
+    type is one of ``types``: a parameter of the enclosing function or a declaration before the use."""
+    from porter.translate.engine import occurrences
+
+    fn = ctx.function_of(use)
+    lo, hi = (fn.start_byte, use.start_byte) if fn is not None else (0, use.start_byte)
+    found = None
+    for pos, _w in occurrences(ctx.source[:hi], [name]):
+        if pos < lo or ctx.index.is_protected(pos):
+            continue
+        ident = ctx.index.tree.root_node.descendant_for_byte_range(pos, pos + len(name))
+        decl = ident.parent if ident is not None else None
+        if decl is not None and decl.type == "init_declarator":
+            decl = decl.parent
+        if decl is None or decl.type not in ("declaration", "parameter_declaration"):
+            continue
+        type_node = decl.child_by_field_name("type")
+        if type_node is not None and ctx.text(type_node) in types:
+            found = (type_node, ctx.text(type_node))
+    return found
