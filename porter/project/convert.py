@@ -288,7 +288,8 @@ def convert_tree(src: str | os.PathLike, out: str | os.PathLike | None, options:
     reports: list[FileReport] = []
     out_root = out_path.resolve() if out_path is not None else None
     # Ctrl-C stops the workers at once: every file already written is complete (atomic writes), the rest untouched
-    for r in run_per_file(_convert_one, (out_root, options), files, job_count(options.jobs, len(files))):
+    for r in run_per_file(_convert_one, (out_root, options), files, job_count(options.jobs, len(files)),
+                          name=lambda pf: pf.rel):
         reports.append(r)
         if progress:
             progress(r)

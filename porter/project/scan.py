@@ -65,7 +65,7 @@ def scan_path(target: str | os.PathLike, exclude: list = (), jobs: int = 0) -> S
         kind = _kind(target, classify(target))
         items = [(target, str(target), "build" if kind == "build" else "source")]
     for (_path, rel, _kind_), (findings, error, lines) in zip(
-            items, run_per_file(_scan_one, None, items, job_count(jobs, len(items)))):
+            items, run_per_file(_scan_one, None, items, job_count(jobs, len(items)), name=lambda item: item[1])):
         if error is not None:
             result.errors.append((rel, error))
             continue

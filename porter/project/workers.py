@@ -16,10 +16,15 @@ import os
 import signal
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterable, Iterator, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+class WorkerDied(RuntimeError):
+    """A worker process ended abnormally (killed, out of memory, a crash in a C extension)."""
+
 
 _FN: Callable | None = None
 _CONTEXT = None
@@ -63,7 +68,8 @@ def _call_chunk(items: list) -> list:
 
 
 def run_per_file(fn: Callable[[object, T], R], context, items: Iterable[T], jobs: int,
-                 chunksize: int = 16) -> Iterator[R]:
+                 chunksize: int = 16, name: Callable[[T], str] = str) -> Iterator[R]:
+    """``name(item)`` says which files a worker had in hand if it dies (WorkerDied)."""
     items = list(items)
     if jobs <= 1:
         for item in items:
@@ -71,14 +77,24 @@ def run_per_file(fn: Callable[[object, T], R], context, items: Iterable[T], jobs
         return
     chunks = [items[i:i + chunksize] for i in range(0, len(items), chunksize)]
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(fn, context))
-    window: deque = deque()  # futures in flight, oldest first: results come back in order
+    window: deque = deque()  # (future, chunk) in flight, oldest first: results come back in order
+    chunk: list = []
     try:
-        for chunk in chunks:
-            window.append(pool.submit(_call_chunk, chunk))
-            if len(window) > 2 * jobs:
-                yield from window.popleft().result()
-        while window:
-            yield from window.popleft().result()
+        try:
+            for chunk in chunks:
+                window.append((pool.submit(_call_chunk, chunk), chunk))
+                if len(window) > 2 * jobs:
+                    yield from window[0][0].result()
+                    window.popleft()
+            while window:
+                yield from window[0][0].result()
+                window.popleft()
+        except BrokenProcessPool:
+            unfinished = window[0][1] if window else chunk
+            shown = ", ".join(name(item) for item in unfinished[:3])
+            shown += f" (+{len(unfinished) - 3} more)" if len(unfinished) > 3 else ""
+            raise WorkerDied(f"a worker process died; the first files left unfinished: {shown}; run with -j 1 "
+                             "to find the one that kills it (files already written are complete)") from None
     except BaseException:
         # Ctrl-C or an error in the caller: stop the workers without waiting for the queue.  No future
         # is cancelled: the pool marks the ones left as failed (cancelling them races with that in 3.11).
