@@ -196,6 +196,75 @@ def rule_ranges(source: bytes, tops: _TopLevel, words: tuple[bytes, ...], device
 
 
 @functools.cache
+def root_types(rule_ids: tuple[str, ...]) -> frozenset[str] | None:
+    """The node types the patterns of ``rule_ids`` are rooted at, or None when one of them has no
+    single named root (a wildcard, an alternation)."""
+    types = set()
+    for rid in rule_ids:
+        for pattern in rule_patterns().get(rid, ()):
+            m = re.match(r"\(+\s*([a-z_][a-z0-9_]*)", pattern)
+            if m is None or m.group(1) == "_":
+                return None
+            types.add(m.group(1))
+    return frozenset(types)
+
+
+class _Narrower:
+    """Shrinks a rule group's query ranges from whole top-level declarations to the nodes its
+    patterns can be rooted at.  Every match of a group contains one of its trigger words, so it is
+    rooted at an ancestor of that occurrence with one of the group's root types: the outermost such
+    ancestor covers every match that contains the occurrence (and its whole span is queried, so no
+    match is cut short)."""
+
+    def __init__(self, tree: ts.Tree, words: tuple[bytes, ...], matches: list[tuple[int, int, int]]):
+        self.tree = tree
+        self.by_word: dict[bytes, list[tuple[int, int]]] = {}
+        for i, start, end in matches:
+            self.by_word.setdefault(words[i], []).append((start, end))
+        self._chains: dict[tuple[int, int], list[tuple[str, int, int]]] = {}
+
+    def _chain(self, span: tuple[int, int]) -> list[tuple[str, int, int]]:
+        chain = self._chains.get(span)
+        if chain is None:
+            chain = []
+            node = self.tree.root_node.descendant_for_byte_range(*span)
+            while node is not None and node.parent is not None:  # the translation unit is not a root
+                chain.append((node.type, node.start_byte, node.end_byte))
+                node = node.parent
+            self._chains[span] = chain
+        return chain
+
+    def ranges(self, ids: tuple[str, ...], words: tuple[bytes, ...], ranges: list[tuple[int, int]]):
+        types = root_types(ids)
+        if types is None or not words:
+            return ranges
+        starts = [r[0] for r in ranges]
+        out = []
+        for w in words:
+            for span in self.by_word.get(w, ()):
+                i = bisect.bisect_right(starts, span[0]) - 1
+                if i < 0 or span[0] >= ranges[i][1]:
+                    continue  # outside the declarations this group looks at (a host function, say)
+                best = None
+                for kind, start, end in self._chain(span):
+                    if kind in types:
+                        best = (start, end)
+                if best is not None:
+                    out.append(best)
+        return _merge_spans(out)
+
+
+def _merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+@functools.cache
 def _all_triggers(groups: tuple) -> tuple[bytes, ...]:
     return tuple(sorted({w for _ids, words, _dev in groups for w in words}))
 
@@ -388,6 +457,7 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None)
     else:
         tops = _TopLevel(source, index.tree)
         hits = trigger_hits(tops, triggers, matches)
+    narrow = _Narrower(index.tree, triggers, matches) if groups else None
     for ids, words, device_only in groups:
         ranges = rule_ranges(source, tops, words, device_only, hits)
         if ranges is None:
@@ -396,6 +466,7 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None)
         query = group_query(ids)
         if query is None or not ranges:
             continue
+        ranges = narrow.ranges(ids, words, ranges)
         try:
             cursor = ts.QueryCursor(query)
             for start, end in ranges:
