@@ -185,14 +185,7 @@ def rule_ranges(source: bytes, tops: _TopLevel, words: tuple[bytes, ...], device
         return None
     if device_only:
         chosen = {k for k in chosen if not tops.is_host_function(k)}
-    ranges: list[tuple[int, int]] = []
-    for k in sorted(chosen):
-        start, end = tops.nodes[k].start_byte, tops.nodes[k].end_byte
-        if ranges and start <= ranges[-1][1]:
-            ranges[-1] = (ranges[-1][0], max(end, ranges[-1][1]))
-        else:
-            ranges.append((start, end))
-    return ranges
+    return _merge_spans([(tops.nodes[k].start_byte, tops.nodes[k].end_byte) for k in chosen])
 
 
 @functools.cache
