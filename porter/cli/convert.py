@@ -107,15 +107,10 @@ def run(args) -> int:
             for w in r.warnings:
                 print(f"porter: warning: {w}", file=sys.stderr)
 
-    from porter.project.workers import WorkerDied
-
     try:
         report = convert_tree(src, out, options, progress=progress)
     except ConvertError as exc:
         raise UsageError(str(exc)) from None
-    except WorkerDied as exc:
-        print(f"porter: {exc}", file=sys.stderr)
-        return 1
     if args.json:
         json.dump(report.as_dict(), sys.stdout, indent=1)
         print()

@@ -64,8 +64,13 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
+    from porter.project.workers import WorkerDied
+
     try:
         return int(args.run(args) or 0)
+    except WorkerDied as exc:  # convert or scan of a folder: one line, the files left unfinished
+        print(f"porter: {exc}", file=sys.stderr)
+        return 1
     except UsageError as exc:
         print(f"porter: error: {exc}", file=sys.stderr)
         return 2

@@ -45,13 +45,7 @@ def run(args) -> int:
     for cat in args.category or ():
         if cat not in CATEGORIES:
             raise UsageError(f"unknown category {cat}; one of: {', '.join(CATEGORIES)}")
-    from porter.project.workers import WorkerDied
-
-    try:
-        result = scan_path(target, jobs=args.jobs)
-    except WorkerDied as exc:
-        print(f"porter: {exc}", file=sys.stderr)
-        return 1
+    result = scan_path(target, jobs=args.jobs)
     findings = result.findings
     if args.rule:
         wanted = {r.upper() for r in args.rule}

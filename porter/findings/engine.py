@@ -434,23 +434,21 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None)
             ctx.reported.append(key[1:] + (rule.id,))
             out.append(_finding(rule, ctx, hit, path))
 
-    # 1. the one query pass, over the patterns of the rules whose trigger words occur
-    # each active rule's query runs over the top-level declarations holding its trigger words
-    # A file in which no rule's trigger word occurs cannot have a query finding: it is not parsed.
+    # 1. the query pass: a rule group is active where one of its trigger words occurs; its query
+    #    runs around those occurrences only (rule_ranges, then _Narrower).  A file in which no
+    #    rule's trigger word occurs cannot have a query finding: it is not parsed.
     active: set[str] = set()
     found = []
     groups = rule_groups()
     triggers = _all_triggers(groups)
     matches = trigger_matches(source, triggers)
     if not matches and all(words or group_query(ids) is None for ids, words, _dev in groups):
-        for ids, words, _dev in groups:
-            if not words:
-                active.update(ids)
+        active.update(rid for ids, words, _dev in groups if not words for rid in ids)
         groups = ()
     else:
         tops = _TopLevel(source, index.tree)
         hits = trigger_hits(tops, triggers, matches)
-    narrow = _Narrower(index.tree, triggers, matches) if groups else None
+        narrow = _Narrower(index.tree, triggers, matches)
     for ids, words, device_only in groups:
         ranges = rule_ranges(source, tops, words, device_only, hits)
         if ranges is None:

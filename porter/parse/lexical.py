@@ -31,6 +31,7 @@ _TOKEN = re.compile(rb"""
 """, re.S | re.X)
 _RAW_OPEN = re.compile(rb'"([^()\\ \t\r\n"]{0,16})\(')
 _IDENT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_JOINS_BEFORE = _IDENT_BYTES | {ord("$")}  # a name does not start right after these (GNU C allows $ in names)
 _DIGITS = frozenset(b"0123456789")
 _ENCODING_PREFIXES = frozenset({b"u8", b"u", b"U", b"L"})
 _RAW_PREFIXES = frozenset({b"R", b"u8R", b"uR", b"UR", b"LR"})
@@ -43,6 +44,11 @@ class Lexed:
     spans: list[tuple[int, int]] = field(default_factory=list)
     # (byte, what): an unterminated block comment, string or raw string
     unterminated: list[tuple[int, str]] = field(default_factory=list)
+
+
+def whole_identifier(source: bytes, start: int, end: int) -> bool:
+    """``source[start:end]`` is a whole identifier, not part of a longer name or number."""
+    return (start == 0 or source[start - 1] not in _JOINS_BEFORE) and (end == len(source) or source[end] not in _IDENT_BYTES)
 
 
 def _word_before(source: bytes, pos: int) -> int:

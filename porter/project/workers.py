@@ -15,12 +15,11 @@ from __future__ import annotations
 import os
 import signal
 from collections import deque
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterable, Iterator, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
+
 
 class WorkerDied(RuntimeError):
     """A worker process ended abnormally (killed, out of memory, a crash in a C extension)."""
@@ -75,6 +74,9 @@ def run_per_file(fn: Callable[[object, T], R], context, items: Iterable[T], jobs
         for item in items:
             yield fn(context, item)
         return
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     chunks = [items[i:i + chunksize] for i in range(0, len(items), chunksize)]
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(fn, context))
     window: deque = deque()  # (future, chunk) in flight, oldest first: results come back in order

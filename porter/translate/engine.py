@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from porter.mapping import Database, Entry, load_database
+from porter.parse.lexical import whole_identifier
 from porter.translate import launch
 from porter.translate.source_index import IDENTIFIER, SourceIndex, index_source
 
@@ -129,9 +130,6 @@ def apply_edits(source: bytes, edits: list[Edit]) -> bytes:
 
 
 _IDENT_RE = IDENTIFIER
-# a byte that continues an identifier (after a name) / that may not stand before one (_IDENT_RE's look-behind)
-_IDENT_CONT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-_NOT_BEFORE = _IDENT_CONT | {ord("$")}
 
 
 @functools.cache
@@ -173,13 +171,12 @@ def occurrences(source: bytes, words) -> list[tuple[int, bytes]]:
     in source order: the same places ``_IDENT_RE.finditer`` yields for those words,
     found with ``bytes.find`` so that the cost follows the hits, not the file size."""
     found = []
-    n = len(source)
     for w in words:
         size = len(w)
         pos = source.find(w)
         while pos >= 0:
             end = pos + size
-            if (pos == 0 or source[pos - 1] not in _NOT_BEFORE) and (end == n or source[end] not in _IDENT_CONT):
+            if whole_identifier(source, pos, end):
                 found.append((pos, w))
             pos = source.find(w, end)
     found.sort()

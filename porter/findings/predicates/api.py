@@ -9,6 +9,7 @@ import functools
 
 from porter.findings.engine import Hit
 from porter.findings.predicates import file_check
+from porter.parse.lexical import whole_identifier
 
 @functools.cache
 def _unsupported_names() -> tuple[frozenset[bytes], frozenset[str]]:
@@ -32,10 +33,6 @@ def _name_searcher_words() -> tuple[bytes, ...]:
     return tuple(sorted(_unsupported_names()[0]))
 
 
-_CONTINUES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")  # a name goes on
-_JOINS = _CONTINUES | {ord("$")}  # what may not stand before a name (as in the translator's scanner)
-
-
 def _unsupported_present(ctx) -> frozenset[bytes] | None:
     """The unsupported names that stand in the file as whole identifiers (one Aho-Corasick pass),
     or None when neither such a name nor an unsupported header occurs: the translator then
@@ -43,7 +40,7 @@ def _unsupported_present(ctx) -> frozenset[bytes] | None:
     source = ctx.source
     names = _name_searcher_words()
     found = {names[i] for i, start, end in _name_searcher().find_matches_as_indexes(source, overlapping=True)
-             if (start == 0 or source[start - 1] not in _JOINS) and (end == len(source) or source[end] not in _CONTINUES)}
+             if whole_identifier(source, start, end)}
     if found or any(ctx.text(n)[1:-1] in _unsupported_names()[1] for n in ctx.index.includes):
         return frozenset(found)
     return None

@@ -28,9 +28,10 @@ def enum_argument(ctx, node, caps):
         retyped = ctx.cache["typed_context"] = typed_context(ctx.index)
     if type_node.start_byte in retyped:
         return None  # the translator gives this variable the hipSOLVER type
-    entry = load_database().identifiers.get(cuda_type)
+    db = load_database()
+    entry = db.identifiers.get(cuda_type)
     hipblas = entry.hip if entry is not None and entry.hip else cuda_type
-    hip_call = load_database().identifiers.get(callee)
+    hip_call = db.identifiers.get(callee)
     return Hit(node.start_byte, node.end_byte, {
         "name": name, "cuda_type": cuda_type, "hipblas_type": hipblas, "solver_type": types[cuda_type],
         "call": hip_call.hip if hip_call is not None and hip_call.hip else callee})
