@@ -47,6 +47,10 @@ import zipfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from porter.mapping import truth  # noqa: E402  (the verification gate: where a HIP name is declared)
 MAPPING = REPO / "porter" / "mapping"
 SOURCES = MAPPING / "sources"
 DATA = MAPPING / "data"
@@ -472,6 +476,8 @@ class Builder:
         self.conv = conv
         self.entries: dict[tuple[str, str], dict] = {}
         self.from_torch: set[tuple[str, str]] = set()
+        self.from_hipify: set[str] = set()
+        self.truth = truth.Truth(src.dir.parent, {**{k: v for k, v in src.docs.items()}})
         self.sources_used: dict[str, set[str]] = collections.defaultdict(set)
         hip_sets = {}
         for name in ("hip", "hiprand", "hipsparse", "rocrand", "rocprim", "clang", "rocsparse"):
@@ -526,7 +532,12 @@ class Builder:
             self.from_torch.discard(key)  # a convention that replaces torch's pair (e.g. cublasSgemm_v2)
             old = None
         if old is not None:
-            # an earlier source named it: keep its pair, complete what it lacks
+            # an earlier source named it: keep its pair, complete what it lacks, remember a different answer
+            if old.get("hip") != hip and fields.get("source"):
+                said = hip if hip and fields.get("status") != "unsupported" else "no counterpart"
+                note = f"{fields['source']}: {said}"
+                if note not in old.setdefault("others", []):
+                    old["others"].append(note)
             if old.get("hip") == hip:
                 for key in ("roc", "since_hip"):
                     if fields.get(key) and key not in old:
@@ -556,6 +567,123 @@ class Builder:
             if where and where != "cuda_device_runtime_api.h":
                 return "deprecated"
         return "supported"
+
+    # -- AMD's HIPIFY tables (first: they win over torch's table) -----------
+    def add_hipify(self) -> None:
+        """One entry per CUDA name the tables pair with a HIP name (cuDNN: the MIOpen name)."""
+        t = self.truth
+        self.hipify_none: dict[str, dict] = {}
+        self.hipify_yielded: dict[str, tuple[str, str]] = {}
+        yield_to = self.conv.get("hipify_yield", {})
+        headers = [(re.compile(k), v) for k, v in self.conv.get("hipify_headers", {}).items()]
+        for r in t.rows:
+            cuda = r["cuda"]
+            if not IDENT_FULL.match(cuda):
+                continue  # qualified CUB names: namespaces, handled elsewhere
+            miopen = r["family"] == "CUDNN"
+            hip = r["roc"] if miopen else r["hip"]
+            if cuda in yield_to:
+                self.hipify_yielded[cuda] = (hip or "no counterpart", yield_to[cuda])
+                continue
+            if not hip:
+                self.hipify_none.setdefault(cuda, r)
+                continue
+            roc = None if miopen else (r["roc"] or None)
+            if roc and not IDENT_FULL.match(roc):
+                roc = None  # a qualified roc* name (rocrand_device::...): not a drop-in identifier
+            if not IDENT_FULL.match(hip):
+                self.hipify_none.setdefault(cuda, r)
+                continue
+            cat = categorize(cuda, hip)
+            status = self.cuda_status(cuda)
+            if status == "supported" and r["cuda_removed"]:
+                status = "removed"
+            elif status == "supported" and r["cuda_deprecated"]:
+                status = "deprecated"
+            note = None
+            exp = r["roc_experimental" if miopen else "hip_experimental"]
+            if exp:
+                note = f"{hip} is experimental in ROCm {truth.version(exp)}"
+            if miopen:
+                note = "MIOpen's call may take other arguments than cuDNN's (workspace, algorithm search): check it"
+            self.add("identifier", cuda, hip, category=cat, status=status, roc=roc, note=note,
+                     header=self.in_hip(hip, ("hip", "clang", "hiprand", "hipsparse", "rocrand"))
+                     or next((h for pat, h in headers if pat.fullmatch(cuda)), None)
+                     or self.default_header(cat), source=t.tables_source)
+            self.from_hipify.add(cuda)
+
+    def add_hipify_unsupported(self) -> None:
+        """Names the tables list with no counterpart: unsupported, unless another source has a declared pair."""
+        t = self.truth
+        for cuda, (said, why) in sorted(self.hipify_yielded.items()):
+            e = self.entries.get(("identifier", cuda))
+            if e is not None:
+                e.setdefault("others", []).append(f"{t.tables_source}: {said} (not used: {why})")
+        device_only = re.compile(self.conv.get("hipify_device_unsupported_only", r"\w+"))
+        for cuda, r in sorted(self.hipify_none.items()):
+            if r["family"] == "CUDA_Device" and not device_only.fullmatch(cuda):
+                continue
+            key = ("identifier", cuda)
+            e = self.entries.get(key)
+            if e is not None:
+                if e.get("hip") and e["status"] != "unsupported":
+                    e.setdefault("others", []).append(f"{t.tables_source}: no counterpart")
+                continue
+            cat = categorize(cuda)
+            self.add("identifier", cuda, None, category=cat, status="unsupported", source=t.tables_source,
+                     note=f"AMD's HIPIFY tables list no {'MIOpen' if r['family'] == 'CUDNN' else 'HIP'} counterpart")
+
+    # -- the verification gate ------------------------------------------------
+    def gate(self) -> list[str]:
+        """Every name an entry can emit must be declared somewhere (porter.mapping.truth).
+
+        A pair from torch's table or from a naming convention whose HIP name no source declares
+        becomes unsupported (the note says why); any other undeclared name is an error.  The
+        versions of the emitted name (since, removed, deprecated) come from the same look-up.
+        Returns the errors, one line each (name and source)."""
+        t = self.truth
+        errors = []
+        opt_in = [(re.compile(o["names"]), o) for o in self.conv.get("opt_in", [])]
+        for (kind, cuda), e in sorted(self.entries.items()):
+            if kind != "identifier" or e["status"] == "unsupported" or not e.get("hip"):
+                continue
+            hip = e["hip"]
+            if e["category"] == "pytorch" and (kind, cuda) in self.from_torch:
+                continue  # PyTorch's own names (c10, ATen, magma): its hipify table is what declares their HIP side
+            rule = next((o for pat, o in opt_in if pat.fullmatch(hip)), None)
+            if rule is not None:
+                for k in ("hip", "since_hip", "header", "roc"):
+                    e.pop(k, None)
+                e.update(status="unsupported", note=rule["note"], alternative=rule["alternative"],
+                         source=f"{e['source']}; {rule['source']}")
+                continue
+            found = t.declared(hip)
+            if found is None:
+                if (kind, cuda) not in self.from_torch:
+                    errors.append(f"{cuda} -> {hip}: {hip} is declared nowhere (source: {e['source']})")
+                    continue
+                e["others"] = e.get("others", []) + [f"{e['source']}: {hip} (declared in no HIP header or table)"]
+                e.pop("hip")
+                for k in ("since_hip", "header", "roc"):
+                    e.pop(k, None)
+                e["status"] = "unsupported"
+                e["note"] = (f"{hip} (the name {e['source'].split(' + ')[-1]} gives) is declared in no HIP header "
+                             f"of ROCm {truth.FLOOR}..{truth.NEXT}, no recent ROCm name snapshot and not in AMD's tables")
+                e["source"] = f"{e['source']}; rejected by the verification gate"
+                continue
+            e.pop("since_hip", None)
+            if found.since:
+                e["since_hip"] = found.since
+            if found.removed:
+                e["removed_hip"] = found.removed
+            if found.deprecated:
+                e["deprecated_hip"] = found.deprecated
+            if e.get("note", "").startswith(f"{hip} is not in the HIP") or "named by convention" in e.get("note", ""):
+                e.pop("note")  # the old ">5.2" guess; the versions now say it
+            roc = e.get("roc")
+            if roc and t.declared(roc) is None:
+                e.pop("roc")
+        return errors
 
     # -- torch --------------------------------------------------------------
     def add_torch(self) -> None:
@@ -672,6 +800,9 @@ class Builder:
                     source = f"{cuda_src} + {lib.get('recent_source', 'checked in ' + self.recent_source(recent))}"
                 elif header:
                     source = f"{cuda_src} + {lib['hip_source']}"
+                elif self.truth.declared(hip) is not None:  # a newer ROCm declares it (AMD's tables, HIP's headers)
+                    header = lib.get("header") or self.default_header(cat)
+                    source = f"{cuda_src} + {self.truth.declared(hip).where}"
                 else:
                     if missing == "drop":
                         continue
@@ -767,6 +898,9 @@ class Builder:
             # the source is an index into "sources" (the same long strings recur thousands of times)
             sources = sorted({e["source"] for e in entries})
             index = {src: i for i, src in enumerate(sources)}
+            for e in entries:
+                if isinstance(e.get("others"), list):
+                    e["others"] = "\n".join(dict.fromkeys(e["others"]))
             rows = [[index[e["source"]] if f == "source" else e.get(f, _FIELD_DEFAULTS.get(f)) for f in FIELDS]
                     for e in entries]
             doc = {
@@ -785,7 +919,7 @@ class Builder:
 
 # the loader's Entry fields, in order (porter.mapping.Entry)
 FIELDS = ("cuda", "hip", "kind", "category", "status", "roc", "since_hip", "header", "note", "alternative", "source",
-          "context")
+          "context", "removed_hip", "deprecated_hip", "others")
 _FIELD_DEFAULTS = {"kind": "identifier", "status": "supported", "source": "curated"}
 
 _NV_SETS = ("nv_cublas", "nv_curand", "nv_cusparse", "nv_cufft", "nv_cusolver", "nv_nccl", "nv_nvtx", "nv_cudnn")
@@ -853,12 +987,21 @@ def transform(sources: Path = SOURCES, out: Path = DATA) -> tuple[dict, list[str
     src = Sources(sources)
     conv = tomllib.loads((sources / "conventions.toml").read_text(encoding="utf-8"))
     b = Builder(src, conv)
+    b.add_hipify()
     b.add_torch()
     b.add_conventions()
     b.add_headers()
     b.add_namespaces()
     b.add_guards()
+    b.add_hipify_unsupported()
+    errors = b.gate()
+    if errors:
+        raise GateError(f"{len(errors)} emitted name(s) declared nowhere:\n" + "\n".join(errors))
     return b.write(out), src.missing
+
+
+class GateError(RuntimeError):
+    """The verification gate found names that no source declares."""
 
 
 def main(argv: list[str] | None = None) -> int:

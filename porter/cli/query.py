@@ -1,7 +1,8 @@
 """``porter query NAME [--json] [--roc]``: look a CUDA name or header up in the mapping database.
 
 Prints what the name becomes on HIP (and the roc* name), its status, category, header,
-``since_hip``, note, alternative and source.  An unknown name exits 1 with one line of
+the ROCm releases that have the HIP name, note, alternative and source (the source whose
+answer won), and under ``others`` what the other sources said when they disagree.  An unknown name exits 1 with one line of
 close matches.
 """
 
@@ -11,7 +12,7 @@ import json
 import sys
 
 
-_FIELDS = ("roc", "header", "since_hip", "context", "note", "alternative", "source")
+_FIELDS = ("roc", "header", "rocm", "context", "note", "alternative", "source")
 
 
 def register(subparsers) -> None:
@@ -67,6 +68,9 @@ def run(args) -> int:
             d = e.as_dict()
             d["renames"] = e.renames
             d["target"] = e.target(args.roc) if e.renames else None
+            d["rocm"] = e.rocm_range()
+            if e.others:
+                d["others"] = e.others.splitlines()
             out.append(d)
         print(json.dumps(out, indent=2, sort_keys=True))
         return 0
@@ -80,9 +84,11 @@ def run(args) -> int:
         if e.hip and (args.roc and e.roc and e.roc != target or e.hip != target):
             print(f"  {'hip':<12}{e.hip}")
         for key in _FIELDS:
-            value = getattr(e, key)
+            value = e.rocm_range() if key == "rocm" else getattr(e, key)
             if key == "roc" and (not value or value == target):
                 continue
             if value:
                 print(f"  {key:<12}{value}")
+        if e.others:  # the sources that said something else, and why they lost
+            print(f"  {'others':<12}" + f"\n  {'':<12}".join(e.others.splitlines()))
     return 0

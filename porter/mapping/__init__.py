@@ -31,6 +31,10 @@ from typing import NamedTuple
 DATA_DIR = Path(__file__).with_name("data")
 CURATED_DIR = Path(__file__).with_name("curated")
 
+# the newest ROCm release the mapping data describes (AMD's tables and HIP's headers reach a 6.3
+# development state): the default target, checked against porter/mapping/truth.py by the tests
+NEWEST_ROCM = "6.3"
+
 KINDS = ("identifier", "header", "namespace")
 STATUSES = ("supported", "unsupported", "deprecated", "removed")
 _KIND_SET = frozenset(KINDS)
@@ -53,6 +57,12 @@ class Entry(NamedTuple):
     source: str = "curated"
     # "defined": rename only inside #ifdef/#ifndef/defined(...) tests
     context: str | None = None
+    # the ROCm release that removed / deprecated the HIP name (since_hip: the one that added it,
+    # ">5.2" when only "after 5.2" is known; none: already in HIP 5.2)
+    removed_hip: str | None = None
+    deprecated_hip: str | None = None
+    # what the other sources say when they disagree, one per line ("torch.utils.hipify 2.13.0: hipFoo")
+    others: str | None = None
 
     @property
     def renames(self) -> bool:
@@ -64,6 +74,34 @@ class Entry(NamedTuple):
             return self.roc
         return self.hip
 
+    def rocm_range(self) -> str | None:
+        """The ROCm releases that have the HIP name, in words ("ROCm 5.3 and later", "up to 6.1, removed in 6.2")."""
+        if not self.renames:
+            return None
+        since = self.since_hip
+        if since and since.startswith(">"):
+            start = f"ROCm after {since[1:]}"
+        else:
+            start = f"ROCm {since} and later" if since else "every ROCm from 5.2 (or older) on"
+        text = start if not self.removed_hip else f"{start.removesuffix(' and later').removesuffix(' on')} until {self.removed_hip}, removed there"
+        if self.deprecated_hip:
+            text += f"; deprecated since {self.deprecated_hip}"
+        return text
+
+    def available_in(self, target: str | None) -> str | None:
+        """Why the HIP name cannot be used with ROCm ``target``: "too-new", "removed", or None when it can."""
+        if not target or not self.renames:
+            return None
+        if self.since_hip:
+            if self.since_hip.startswith(">"):
+                if version_key(target) <= version_key(self.since_hip[1:]):
+                    return "too-new"
+            elif version_key(self.since_hip) > version_key(target):
+                return "too-new"
+        if self.removed_hip and version_key(self.removed_hip) <= version_key(target):
+            return "removed"
+        return None
+
     def as_dict(self) -> dict:
         return {k: v for k, v in zip(self._fields, self) if v is not None}
 
@@ -71,6 +109,23 @@ class Entry(NamedTuple):
 _FIELDS = frozenset(Entry._fields)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _HEADER = re.compile(r"[A-Za-z0-9_.+-]+(/[A-Za-z0-9_.+-]+)*\Z")
+
+
+def version_key(text: str) -> tuple[int, ...]:
+    """"6.1" -> (6, 1); ">5.2" -> (5, 2)."""
+    return tuple(int(x) for x in re.findall(r"\d+", text)[:3])
+
+
+def parse_target(text: str) -> str:
+    """A ``--target-rocm`` value as porter compares it ("6.1", "6.2.1"); ValueError with a one-line reason."""
+    value = text.strip()
+    if re.fullmatch(r"\d+", value):
+        value += ".0"
+    if not re.fullmatch(r"\d+\.\d+(\.\d+)?", value):
+        raise ValueError(f"--target-rocm {text!r}: expected a ROCm release such as 6.1 or 5.7.1")
+    if version_key(value) < (5, 0):
+        raise ValueError(f"--target-rocm {text}: porter's data starts at ROCm 5.2 (the oldest HIP it checks against)")
+    return value
 
 
 class MappingError(ValueError):

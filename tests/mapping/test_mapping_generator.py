@@ -40,13 +40,14 @@ def _sources_with(tmp_path, torch_rows):
 def test_hip_unsupported_tag_of_older_torch_tables_is_honoured(gen, tmp_path):
     # torch < 2.0 stored (hip, CONV_*, API_*, HIP_UNSUPPORTED) tuples; the extract stage keeps the tags
     rows = [
-        ["cudaGraphicsGLRegisterImage", "hipGraphicsGLRegisterImage", "CONV_GL", "API_RUNTIME", "HIP_UNSUPPORTED"],
+        # a name AMD's tables do not pair (theirs would win)
+        ["cudaGraphicsEGLRegisterImage", "hipGraphicsEGLRegisterImage", "CONV_GL", "API_RUNTIME", "HIP_UNSUPPORTED"],
         ["cudaMallocPitch", "hipMallocPitch", "CONV_MEM", "API_RUNTIME"],
     ]
     out = tmp_path / "data"
     gen.transform(_sources_with(tmp_path, rows), out)
     db = build_database(out, tmp_path / "no-curated")
-    e = db.identifiers["cudaGraphicsGLRegisterImage"]
+    e = db.identifiers["cudaGraphicsEGLRegisterImage"]
     assert e.status == "unsupported" and not e.renames and "HIP_UNSUPPORTED" in e.note
     assert db.identifiers["cudaMallocPitch"].target() == "hipMallocPitch"
 

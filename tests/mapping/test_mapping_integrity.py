@@ -32,17 +32,19 @@ def test_every_entry_has_status_category_and_source(db):
 
 
 def test_unsupported_entries_do_not_rename(db):
-    for name in ("cudnnConvolutionForward", "cuStreamCreate", "cudaBindTexture", "__vadd4", "cublasInit"):
+    for name in ("cuMemcpy", "cudaBindTexture", "__vadd4", "cublasInit", "__fadd_rd"):
         e = db.identifiers[name]
         assert e.status == "unsupported" and not e.renames, name
 
 
-def test_torchs_manual_markers_are_unsupported(db):
-    # torch 2.13's table has no HIP_UNSUPPORTED tag any more; its "name__" values mark calls whose HIP
-    # counterpart takes different arguments (cuStreamCreate -> hipStreamCreate__, cuMemcpy -> hipMemcpy__)
-    for name in ("cuStreamCreate", "cuMemcpy", "cuMemcpy2D", "cuMemAllocPitch"):
-        e = db.identifiers[name]
-        assert not e.renames and "signature" in e.note, name
+def test_torchs_manual_markers_are_unsupported_where_amds_tables_are_silent(db):
+    # torch 2.13's "name__" values mark calls whose HIP counterpart takes different arguments
+    # (cuMemcpy -> hipMemcpy__); AMD's tables list no counterpart for cuMemcpy either
+    e = db.identifiers["cuMemcpy"]
+    assert not e.renames and "signature" in e.note
+    # where AMD's tables pair the call, their answer wins: cuStreamCreate(&s, flags) is hipStreamCreateWithFlags
+    assert db.identifiers["cuStreamCreate"].hip == "hipStreamCreateWithFlags"
+    assert "torch.utils.hipify" in db.identifiers["cuStreamCreate"].others
 
 
 def test_plain_words_are_not_marked_unsupported(db):

@@ -27,15 +27,15 @@ PAIRS = [
     ("cublasHandle_t", "hipblasHandle_t", "cublas"),
     ("CUBLAS_OP_N", "HIPBLAS_OP_N", "cublas"),
     ("CUBLAS_STATUS_SUCCESS", "HIPBLAS_STATUS_SUCCESS", "cublas"),
-    ("cublasGemmEx", "hipblasGemmEx", "cublas"),
+    ("cublasGemmEx", "hipblasGemmEx_v2", "cublas"),  # AMD's tables: the hipDataType variant (ROCm 6.0)
     ("cublasLtMatmul", "hipblasLtMatmul", "cublaslt"),
     ("cublasLtHandle_t", "hipblasLtHandle_t", "cublaslt"),
     ("cusparseCreate", "hipsparseCreate", "cusparse"),
     ("cusparseSpMV", "hipsparseSpMV", "cusparse"),
     ("CUSPARSE_OPERATION_NON_TRANSPOSE", "HIPSPARSE_OPERATION_NON_TRANSPOSE", "cusparse"),
     ("cusolverDnSgetrf", "hipsolverDnSgetrf", "cusolver"),
-    ("cusolverDnHandle_t", "hipsolverDnHandle_t", "cusolver"),
-    ("curandState", "hiprandState_t", "curand"),
+    ("cusolverDnHandle_t", "hipsolverHandle_t", "cusolver"),  # AMD's tables
+    ("curandState", "hiprandState", "curand"),  # AMD's tables (hiprand_kernel.h declares both spellings)
     ("curand_init", "hiprand_init", "curand"),
     ("curand_uniform", "hiprand_uniform", "curand"),
     ("curandCreateGenerator", "hiprandCreateGenerator", "curand"),
@@ -141,7 +141,7 @@ def test_cuda_deprecation_is_recorded(db):
 def test_names_absent_from_hip52_carry_since_hip(db):
     e = db.identifiers["__shfl_down_sync"]
     assert e.since_hip == "6.2" and e.alternative
-    assert db.identifiers["__nv_bfloat16"].since_hip == ">5.2"  # hip_bf16.h is not in HIP 5.2
+    assert db.identifiers["__nv_bfloat16"].since_hip == "5.7"  # hip_bf16.h: first in the ROCm 5.7 headers
     assert db.identifiers["cudaMalloc"].since_hip is None  # declared in the installed headers
 
 
@@ -195,7 +195,9 @@ def test_every_category_has_a_checked_fact(db):
     assert cats <= checked | set(unsupported_only), cats - checked - set(unsupported_only)
 
 
-def test_complex_blas_caveat_only_on_complex_routines(db):
-    assert "hipblasComplex" in db.identifiers["cublasCgemm_v2"].note
+def test_complex_blas_routines_take_the_hipComplex_variant(db):
+    # AMD's tables: cuComplex arguments go to hipBLAS's _v2 routines (hipComplex*), which came with ROCm 6.0
+    e = db.identifiers["cublasCgemm_v2"]
+    assert e.hip == "hipblasCgemm_v2" and e.since_hip == "6.0" and e.available_in("5.7") == "too-new"
     assert db.identifiers["cublasComputeType_t"].note is None
     assert db.identifiers["CUDA_R_32F"].category == "runtime"

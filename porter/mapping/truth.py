@@ -1,0 +1,186 @@
+"""Where a HIP (or roc*/MIOpen) name is declared, and in which ROCm releases.
+
+This is the verification gate of the mapping database: porter may emit a name only
+when one of these sources declares it (``porter/mapping/sources/``, committed with
+their provenance; read by ``scripts/gen_mappings.py`` and by the test over the
+shipped database, never by porter at run time):
+
+* ``snapshots/hip_*.json`` -- the names in the HIP 5.2 headers installed on Debian 12
+  (hip, hiprand, hipsparse, rocrand, rocprim, clang's HIP wrappers; rocSPARSE 5.3).
+  These are the floor: a name found there exists in every release porter targets.
+* ``hipify-api-tables.tsv`` -- AMD's own CUDA -> HIP / roc* / MIOpen tables (ROCm/HIPIFY's
+  documentation, MIT), with the ROCm release that added, deprecated or removed each name.
+* ``hip-header-names.tsv`` -- every identifier of HIP's public headers, ROCm 5.6.0 to a
+  6.3 development state, with the first and last release that has it.
+* ``snapshots/rocm_*.json`` -- hip-python's declarations of a recent ROCm's libraries
+  (hipBLAS, hipSOLVER, hipFFT, RCCL, ...), whose headers cannot be installed here.
+* ``conventions.toml [hip_guards]`` -- include-guard macros of library headers, each with
+  the upstream header it was read from.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+SOURCES = Path(__file__).with_name("sources")
+TABLES = "hipify-api-tables.tsv"
+HEADER_NAMES = "hip-header-names.tsv"
+
+FLOOR = "5.2"  # the HIP of Debian's headers: what every target has
+# the releases hip-header-names.tsv was read at, in order ("next" = the 6.3 development state)
+HEADER_RELEASES = ("5.6.0", "5.6.1", "5.7.0", "5.7.1", "6.0.0", "6.0.2", "6.1.0", "6.1.2", "6.2.0", "6.2.2", "next")
+NEXT = "6.3"
+
+# the HIP 5.2 snapshots (Debian) that are the floor, and hip-python's recent-ROCm ones
+FLOOR_SETS = ("hip_hip", "hip_clang", "hip_hiprand", "hip_hipsparse", "hip_rocrand", "hip_rocprim", "hip_rocsparse")
+RECENT_SETS = ("rocm_hip", "rocm_hipblas", "rocm_hipblaslt", "rocm_hipfft", "rocm_hiprand", "rocm_hipsolver",
+               "rocm_hipsparse", "rocm_hipdnn", "rocm_rccl", "rocm_roctx")
+
+
+def version(text: str | None) -> str | None:
+    """A release as porter writes it: "6.1.0" -> "6.1", "5.7.1" stays, "next" -> "6.3", "" -> None."""
+    if not text:
+        return None
+    if text == "next":
+        return NEXT
+    parts = text.strip().split(".")
+    while len(parts) > 2 and parts[-1] == "0":
+        parts.pop()
+    return ".".join(parts)
+
+
+def version_key(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", text)[:3])
+
+
+def later(a: str | None, b: str | None) -> bool:
+    """a is a later release than b (None: the floor)."""
+    return version_key(a or FLOOR) > version_key(b or FLOOR)
+
+
+@dataclass(frozen=True)
+class Declared:
+    """Where a name was found and the ROCm range it exists in."""
+
+    name: str
+    where: str  # which source declares it (a header, the tables, a snapshot)
+    since: str | None = None  # first ROCm release with it; None: already in HIP 5.2 (the floor)
+    removed: str | None = None  # first ROCm release without it
+    deprecated: str | None = None
+    experimental: str | None = None
+
+    def exists_in(self, target: str) -> bool:
+        if self.since and self.since.startswith(">"):
+            if not later(target, self.since[1:]):
+                return False
+        elif self.since and later(self.since, target):
+            return False
+        return not (self.removed and not later(self.removed, target))
+
+
+def read_tables(path: Path) -> list[dict[str, str]]:
+    """Rows of AMD's HIPIFY tables (the ``#`` lines are provenance)."""
+    with path.open(encoding="utf-8", newline="") as f:
+        rows = list(csv.reader((line for line in f if not line.startswith("#")), delimiter="\t"))
+    head = rows[0]
+    return [dict(zip(head, r + [""] * (len(head) - len(r)))) for r in rows[1:]]
+
+
+def read_header_names(path: Path) -> dict[str, tuple[str, str]]:
+    out = {}
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#") or line.startswith("name\t"):
+                continue
+            name, first, last = line.rstrip("\n").split("\t")
+            out[name] = (first, last)
+    return out
+
+
+def _removed_after(last: str) -> str | None:
+    if last == "next":
+        return None
+    i = HEADER_RELEASES.index(last)
+    return version(HEADER_RELEASES[i + 1])
+
+
+def provenance(path: Path) -> str:
+    with path.open(encoding="utf-8") as f:
+        first = f.readline().lstrip("# ").strip()
+    m = re.search(r"commit ([0-9a-f]{7})[0-9a-f]* (\d{4}-\d\d-\d\d)", first)
+    return f"AMD HIPIFY tables ({m.group(1)}, {m.group(2)})" if m else "AMD HIPIFY tables"
+
+
+class Truth:
+    """Answers "is this name declared, and since which ROCm" from the committed sources."""
+
+    def __init__(self, sources: Path = SOURCES, snapshots: dict[str, dict] | None = None):
+        self.sources = sources
+        if snapshots is None:
+            snapshots = {}
+            for p in sorted((sources / "snapshots").glob("*.json")):
+                if p.stem in FLOOR_SETS or p.stem in RECENT_SETS:
+                    snapshots[p.stem] = json.loads(p.read_text(encoding="utf-8"))
+        self.floor: dict[str, str] = {}
+        for s in FLOOR_SETS:
+            for name, rel in snapshots.get(s, {}).get("names", {}).items():
+                self.floor.setdefault(name, f"{rel} (HIP {FLOOR}, Debian)")
+        self.clang = frozenset(snapshots.get("hip_clang", {}).get("names", {}))
+        self.recent: dict[str, str] = {}
+        for s in RECENT_SETS:
+            doc = snapshots.get(s, {})
+            for name, rel in doc.get("names", {}).items():
+                self.recent.setdefault(name, f"{rel} ({doc.get('source', s)})")
+        self.rows = read_tables(sources / TABLES)
+        self.tables_source = provenance(sources / TABLES)
+        self.table_names: dict[str, Declared] = {}
+        for r in self.rows:
+            for col in ("hip", "roc"):
+                name = r[col]
+                if name and name not in self.table_names:
+                    self.table_names[name] = Declared(
+                        name, self.tables_source, since=version(r[f"{col}_added"]),
+                        removed=version(r[f"{col}_removed"]), deprecated=version(r[f"{col}_deprecated"]),
+                        experimental=version(r[f"{col}_experimental"]))
+        self.header_names = read_header_names(sources / HEADER_NAMES)
+        conv = tomllib.loads((sources / "conventions.toml").read_text(encoding="utf-8"))
+        self.guards = {v["guard"]: f"include guard of {k} ({v['source']})" for k, v in conv.get("hip_guards", {}).items()}
+
+    def declared(self, name: str) -> Declared | None:
+        """Where ``name`` is declared and its ROCm range, or None when no source declares it."""
+        table = self.table_names.get(name)
+        seen = self.header_names.get(name)
+        removed = table.removed if table else None
+        if not removed and seen and name not in self.clang:
+            # gone from HIP's own headers; a name clang's HIP wrapper headers declare (__expf, __sinf...)
+            # moved there in ROCm 6.0 and is still declared
+            removed = _removed_after(seen[1])
+        deprecated = table.deprecated if table else None
+        experimental = table.experimental if table else None
+        if name in self.floor:  # the headers you have beat a table that says it came later
+            return Declared(name, self.floor[name], None, removed, deprecated, experimental)
+        if table and table.since:
+            since = table.since if later(table.since, FLOOR) else None
+            if since is None and seen is None and name not in self.recent and _is_runtime_name(name):
+                since = ">" + FLOOR  # the tables date it before 5.2, yet the 5.2 headers lack it
+            return Declared(name, table.where, since, removed, deprecated, experimental)
+        if seen:
+            return Declared(name, f"HIP headers {seen[0]}..{seen[1]}", version(seen[0]), removed)
+        if table:  # listed without a version
+            return Declared(name, table.where, None, removed, deprecated, experimental)
+        if name in self.recent:
+            return Declared(name, self.recent[name], ">" + FLOOR if _is_runtime_name(name) else None)
+        if name in self.guards:
+            return Declared(name, self.guards[name])
+        return None
+
+
+def _is_runtime_name(name: str) -> bool:
+    """A name of the HIP runtime itself (whose 5.2 headers are installed), not of a library that is not."""
+    return not re.match(r"(hip|HIP)(blas|BLAS|fft|FFT|solver|SOLVER|dnn|DNN|sparselt|SPARSELT)|rocblas|rocsolver|rocfft|"
+                        r"miopen|MIOPEN|nccl|NCCL|rccl|roctx|hipblasLt|HIPBLASLT", name)
