@@ -6,6 +6,7 @@ import json
 import sys
 
 from porter.cli.main import UsageError
+from porter.cli.target import add_target_argument, target_from
 
 
 def register(sub) -> None:
@@ -21,8 +22,7 @@ def register(sub) -> None:
     p.add_argument("--roc", action="store_true", help="map libraries to roc* (rocBLAS, rocSPARSE, rocRAND…) where possible")
     p.add_argument("--hip-kernel-execution-syntax", action="store_true",
                    help="rewrite kernel<<<...>>>(...) launches to hipLaunchKernelGGL(...)")
-    p.add_argument("--target-hip", metavar="VERSION",
-                   help="oldest HIP the port must build with (e.g. 5.2 for Debian 12): newer APIs are reported, not emitted")
+    add_target_argument(p)
     p.add_argument("--fix", action="store_true", help="apply every finding fix marked safe")
     p.add_argument("--annotate", action="store_true", help="write remaining findings as // PORTnnn: comments")
     p.add_argument("--no-findings", action="store_true", help="do not run the findings rules")
@@ -77,7 +77,7 @@ def run(args) -> int:
             to_stdout = True
     options = ConvertOptions(
         translate=TranslateOptions(roc=args.roc, kernel_launch_syntax=args.hip_kernel_execution_syntax,
-                                   target_hip=args.target_hip),
+                                   target_rocm=target_from(args)),
         fix=args.fix, annotate=args.annotate,
         # the rules run only when their result is used: fixes, annotations or statistics
         findings=not args.no_findings and (args.fix or args.annotate or args.print_stats or args.json or args.examine),

@@ -6,6 +6,7 @@ import json
 import sys
 
 from porter.cli.main import UsageError
+from porter.cli.target import add_target_argument, target_from
 
 _RANK = {"info": 0, "warning": 1, "error": 2}
 
@@ -23,6 +24,8 @@ def register(sub) -> None:
     p.add_argument("--category", action="append", metavar="NAME", help="only these categories (repeatable)")
     p.add_argument("-o", "--output", help="write the report to this file instead of stdout")
     p.add_argument("-j", "--jobs", type=int, default=0, help="worker processes for a folder (default: all cores)")
+    add_target_argument(p)
+    p.add_argument("--roc", action="store_true", help="judge the roc* library names (as porter convert --roc)")
     p.set_defaults(run=run)
 
 
@@ -45,7 +48,9 @@ def run(args) -> int:
     for cat in args.category or ():
         if cat not in CATEGORIES:
             raise UsageError(f"unknown category {cat}; one of: {', '.join(CATEGORIES)}")
-    result = scan_path(target, jobs=args.jobs)
+    from porter.translate import TranslateOptions
+
+    result = scan_path(target, jobs=args.jobs, options=TranslateOptions(roc=args.roc, target_rocm=target_from(args)))
     findings = result.findings
     if args.rule:
         wanted = {r.upper() for r in args.rule}

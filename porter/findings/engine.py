@@ -297,10 +297,13 @@ def active_rules(source: bytes) -> frozenset[str]:
 class Context:
     """What predicates see: the source, its index, and cached per-file facts."""
 
-    def __init__(self, source: bytes, index: SourceIndex, path: str):
+    def __init__(self, source: bytes, index: SourceIndex, path: str, options=None):
+        from porter.translate.engine import TranslateOptions
+
         self.source = source
         self.index = index
         self.path = path
+        self.options = options or TranslateOptions()  # the conversion's options: --roc, the target ROCm
         self._macros: dict[str, str] | None = None
         self.cache: dict = {}  # per-file scratch space for predicates
         self.reported: list[tuple[int, int, str]] = []  # (start, end, rule) found so far
@@ -407,8 +410,11 @@ def _internal_error(ctx: Context, path: str, rule_id: str, exc: BaseException, p
                    {"failed_rule": rule_id})
 
 
-def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None) -> list[Finding]:
-    """Every finding in one source file, sorted by position.  Never raises on odd input."""
+def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None, options=None) -> list[Finding]:
+    """Every finding in one source file, sorted by position.  Never raises on odd input.
+
+    ``options``: the conversion's ``TranslateOptions`` (the target ROCm release decides which
+    names are too new for it; default: the newest release porter knows)."""
     from porter.findings import predicates  # registers the predicates
 
     if isinstance(source, str):
@@ -416,7 +422,7 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None)
     rules = catalogue()
     if index is None:
         index = index_source(source)
-    ctx = Context(source, index, path)
+    ctx = Context(source, index, path, options)
     out: list[Finding] = []
     failed: set[str] = set()
     seen: set[tuple[str, int, int]] = set()

@@ -165,13 +165,13 @@ def convert_bytes(source: bytes, rel: str, options: ConvertOptions) -> tuple[byt
     found = []
     inserted_annot: list[tuple[int, int]] = []
     if findings_api is not None:
-        found = findings_api.scan(source, rel, index=index)
+        found = findings_api.scan(source, rel, index=index, options=options.translate)
         if options.fix:
             fixable = [f for f in found if f.fix is not None and f.fix.safe]
             if fixable:
                 work = findings_api.apply_fixes(source, fixable, safe_only=True)
                 report.fixes_applied = len(fixable)
-                found = findings_api.scan(work, rel) if work != source else found
+                found = findings_api.scan(work, rel, options=options.translate) if work != source else found
         if options.annotate:
             work, inserted_annot = _annotate(work, found)
     result = translate(work, rel, options.translate, index=index if work is source else None)

@@ -23,7 +23,7 @@ class ScanResult:
     lines: int = 0
 
 
-def _scan_one(_context, item: tuple[Path, str, str]) -> tuple[list[Finding], str | None, int]:
+def _scan_one(options, item: tuple[Path, str, str]) -> tuple[list[Finding], str | None, int]:
     """Findings of one file, or the one-line reason it could not be read; and its line count."""
     path, rel, kind = item
     try:
@@ -37,7 +37,7 @@ def _scan_one(_context, item: tuple[Path, str, str]) -> tuple[list[Finding], str
         except UnicodeDecodeError:
             text = data.decode("latin-1")
         return scan_build_file(text, rel), None, lines
-    return scan(data, rel), None, lines
+    return scan(data, rel, options=options), None, lines
 
 
 # beyond porter.project.files' classes: converted HIP sources, and setup.py (nvcc flags of a torch extension)
@@ -53,9 +53,10 @@ def _kind(path: Path, kind: str) -> str:
     return kind
 
 
-def scan_path(target: str | os.PathLike, exclude: list = (), jobs: int = 0) -> ScanResult:
+def scan_path(target: str | os.PathLike, exclude: list = (), jobs: int = 0, options=None) -> ScanResult:
     """Scan one file (as a source or build file by its name) or every source and build file under a
-    folder, on ``jobs`` worker processes (0: all cores); findings come in file order either way."""
+    folder, on ``jobs`` worker processes (0: all cores); findings come in file order either way.
+    ``options``: the conversion's ``TranslateOptions`` (--roc, the target ROCm)."""
     target = Path(target)
     result = ScanResult()
     if target.is_dir():
@@ -65,7 +66,7 @@ def scan_path(target: str | os.PathLike, exclude: list = (), jobs: int = 0) -> S
         kind = _kind(target, classify(target))
         items = [(target, str(target), "build" if kind == "build" else "source")]
     for (_path, rel, _kind_), (findings, error, lines) in zip(
-            items, run_per_file(_scan_one, None, items, job_count(jobs, len(items)), name=lambda item: item[1])):
+            items, run_per_file(_scan_one, options, items, job_count(jobs, len(items)), name=lambda item: item[1])):
         if error is not None:
             result.errors.append((rel, error))
             continue

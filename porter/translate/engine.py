@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from porter.mapping import Database, Entry, load_database
+from porter.mapping import NEWEST_ROCM, Database, Entry, load_database
 from porter.parse.lexical import whole_identifier
 from porter.translate import launch
 from porter.translate.source_index import IDENTIFIER, SourceIndex, index_source
@@ -59,8 +59,13 @@ class TranslateOptions:
     roc: bool = False  # map libraries to roc* where a roc name exists
     kernel_launch_syntax: bool = False  # rewrite <<<...>>> to hipLaunchKernelGGL
     add_runtime_include: bool = True
-    # the oldest HIP the port must compile with (e.g. "5.2"): names introduced later are reported, not emitted
-    target_hip: str | None = None
+    # the ROCm release the port must compile with (e.g. "6.1"; None: the newest the mapping data knows):
+    # a HIP name added later, or removed by then, is reported (PORT032), not emitted
+    target_rocm: str | None = None
+
+    @property
+    def target(self) -> str:
+        return self.target_rocm or NEWEST_ROCM
 
 
 @dataclass
@@ -331,6 +336,8 @@ def _followed_by(source: bytes, pos: int, token: bytes) -> bool:
 
 def _line_bounds(source: bytes, pos: int) -> tuple[int, int]:
     start = source.rfind(b"\n", 0, pos) + 1
+    if start == 0 and source.startswith(b"\xef\xbb\xbf"):
+        start = 3  # the first line's text starts after a UTF-8 byte order mark
     end = source.find(b"\n", pos)
     return start, len(source) if end < 0 else end
 
@@ -352,18 +359,13 @@ def _newline(source: bytes) -> bytes:
     return b"\r\n" if b"\r\n" in source[:4096] else b"\n"
 
 
-def _version(text: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in re.findall(r"\d+", text)[:3])
-
-
-def too_new(since_hip: str | None, target_hip: str | None) -> bool:
-    """True when an API introduced in ``since_hip`` is missing from HIP ``target_hip``.
-    ``since_hip`` may be ">X" (newer than X, exact version unknown)."""
-    if not since_hip or not target_hip:
-        return False
-    if since_hip.startswith(">"):
-        return _version(target_hip) <= _version(since_hip[1:])
-    return _version(since_hip) > _version(target_hip)
+def _version_why(entry: Entry, action: str, target: str, roc: bool) -> str:
+    name = entry.target(roc)
+    if action == "removed":
+        return f"{name} was removed in ROCm {entry.removed_hip}; the target is ROCm {target}"
+    since = entry.since_hip
+    when = f"a ROCm newer than {since[1:]}" if since.startswith(">") else f"ROCm {since}"
+    return f"{name} needs {when}; the target is ROCm {target}"
 
 
 class _Plan(NamedTuple):
@@ -371,7 +373,7 @@ class _Plan(NamedTuple):
 
     name: str
     namespace: Entry | None  # the namespace entry, used where the name is followed by ``::``
-    action: str | None  # remove | leftover | unsupported | too-new | rename | None (nothing)
+    action: str | None  # remove | leftover | unsupported | too-new | removed | rename | None (nothing)
     entry: Entry | None = None
     target: str | None = None
     tail: tuple = ()  # Reference fields after name, line, column
@@ -379,7 +381,7 @@ class _Plan(NamedTuple):
 
 
 @functools.cache
-def _plans(db_id: int, roc: bool, target_hip: str | None) -> dict[bytes, _Plan]:
+def _plans(db_id: int, roc: bool, target: str) -> dict[bytes, _Plan]:
     return {}
 
 
@@ -387,7 +389,7 @@ def _ref_tail(entry: Entry, roc: bool) -> tuple:
     return (entry.category, entry.status, entry.target(roc), entry.note, entry.alternative, entry.since_hip)
 
 
-def _plan(plans: dict, db: Database, word: bytes, roc: bool, target_hip: str | None) -> _Plan:
+def _plan(plans: dict, db: Database, word: bytes, roc: bool, target: str) -> _Plan:
     name = word.decode("ascii")
     ns = db.namespaces.get(name)
     removable = structure_rules()["remove"]
@@ -398,8 +400,8 @@ def _plan(plans: dict, db: Database, word: bytes, roc: bool, target_hip: str | N
         plan = _Plan(name, ns, "leftover" if _prepared_rules()[0].match(name) else None)
     elif not entry.renames:
         plan = _Plan(name, ns, "unsupported", entry, tail=_ref_tail(entry, roc))
-    elif too_new(entry.since_hip, target_hip):
-        plan = _Plan(name, ns, "too-new", entry, tail=_ref_tail(entry, roc))
+    elif entry.available_in(target):
+        plan = _Plan(name, ns, entry.available_in(target), entry, tail=_ref_tail(entry, roc))
     else:
         plan = _Plan(name, ns, "rename", entry, entry.target(roc), _ref_tail(entry, roc))
     plans[word] = plan
@@ -451,6 +453,13 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
                 leftovers.append(ref(None, inner, node.start_byte))
             hip_headers.add(inner)
             continue
+        why = entry.available_in(options.target)
+        if why:
+            unsupported.append(Reference(inner, *index.line_col(node.start_byte), entry.category, why,
+                                         entry.target(options.roc), _version_why(entry, why, options.target, options.roc),
+                                         entry.alternative, entry.since_hip))
+            hip_headers.add(inner)
+            continue
         if entry.renames:
             target = entry.target(options.roc)
             hip_headers.add(target)
@@ -464,7 +473,8 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     has_device_code = device_words and _device_code(index)
 
     wrap_calls: list[tuple[int, int, str, dict]] = []
-    plans = _plans(id(db), options.roc, options.target_hip)
+    target_rocm = options.target
+    plans = _plans(id(db), options.roc, target_rocm)
     arity, call_contexts = rules["arity"], rules["call_context"]
     structural = not options.roc
     typed = _typed_context(index, hits, call_contexts) if structural and typed_names.intersection(hits) else {}
@@ -472,7 +482,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     for start, word in occurrences(source, hits):
         if index.is_protected(start):
             continue
-        plan = plans.get(word) or _plan(plans, db, word, options.roc, options.target_hip)
+        plan = plans.get(word) or _plan(plans, db, word, options.roc, target_rocm)
         end = start + len(word)
         name = plan.name
         if name in qualified_inner and _preceded_by(source, start, b"::"):
@@ -518,9 +528,9 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
         if action == "unsupported":
             unsupported.append(Reference(name, line, col, *plan.tail))
             continue
-        if action == "too-new":
-            unsupported.append(Reference(name, line, col, entry.category, "too-new", plan.tail[2],
-                                         f"{plan.tail[2]} needs HIP {entry.since_hip}; the target is HIP {options.target_hip}",
+        if action in ("too-new", "removed"):
+            unsupported.append(Reference(name, line, col, entry.category, action, plan.tail[2],
+                                         _version_why(entry, action, target_rocm, options.roc),
                                          entry.alternative, entry.since_hip))
             continue
         target = plan.target

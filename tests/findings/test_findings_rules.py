@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from porter.findings import apply_fixes, catalogue, scan, scan_build_file
-from porter.translate import translate
+from porter.translate import TranslateOptions, translate
 
 FIXTURES = Path(__file__).with_name("fixtures")
 SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".h", ".hip"}
@@ -20,7 +20,10 @@ SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".h", ".hip"}
 
 def _scan(path: Path, data: bytes):
     if path.suffix in SOURCE_SUFFIXES:
-        return scan(data, path.name)
+        # a fixture may name the target ROCm it is scanned for: "porter-test: --target-rocm 5.2"
+        m = re.search(rb"porter-test: --target-rocm (\S+)", data)
+        options = TranslateOptions(target_rocm=m.group(1).decode()) if m else None
+        return scan(data, path.name, options=options)
     return scan_build_file(data.decode("utf-8"), path.name)
 
 

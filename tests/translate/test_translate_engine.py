@@ -140,12 +140,34 @@ def test_api_newer_than_the_target_hip_is_reported_not_emitted():
     db.add(Entry("cudaNewThing", "hipNewThing", since_hip="6.1"))
     db.add(Entry("cudaOldThing", "hipOldThing", since_hip="1.5"))
     src = b"void f(){ cudaNewThing(); cudaOldThing(); }\n"
-    t = translate(src, "t.cu", TranslateOptions(target_hip="5.2"), db=db)
+    t = translate(src, "t.cu", TranslateOptions(target_rocm="5.2"), db=db)
     assert t.output == b"void f(){ cudaNewThing(); hipOldThing(); }\n"
     [u] = t.unsupported
-    assert u.name == "cudaNewThing" and "HIP 6.1" in u.why
-    assert translate(src, "t.cu", TranslateOptions(target_hip="6.2"), db=db).output.count(b"hip") == 2
-    assert translate(src, "t.cu", db=db).output.count(b"hip") == 2
+    assert u.name == "cudaNewThing" and u.status == "too-new" and "ROCm 6.1" in u.why
+    assert translate(src, "t.cu", TranslateOptions(target_rocm="6.2"), db=db).output.count(b"hip") == 2
+    assert translate(src, "t.cu", db=db).output.count(b"hip") == 2  # default: the newest release porter knows
+
+
+def test_api_removed_by_the_target_rocm_is_reported_not_emitted():
+    from porter.mapping import Database, Entry
+
+    db = Database()
+    db.add(Entry("cudaGoneThing", "hipGoneThing", removed_hip="6.0"))
+    src = b"void f(){ cudaGoneThing(); }\n"
+    assert translate(src, "t.cu", TranslateOptions(target_rocm="5.7"), db=db).output == b"void f(){ hipGoneThing(); }\n"
+    t = translate(src, "t.cu", TranslateOptions(target_rocm="6.1"), db=db)
+    assert t.output == src
+    [u] = t.unsupported
+    assert u.status == "removed" and "removed in ROCm 6.0" in u.why
+
+
+def test_header_newer_than_the_target_rocm_stays_and_is_reported():
+    src = b"#include <math_constants.h>\n__device__ float inf() { return CUDART_INF_F; }\n"
+    old = translate(src, "t.cu", TranslateOptions(target_rocm="5.2"))
+    assert b"<math_constants.h>" in old.output and b"CUDART_INF_F" in old.output
+    assert {(u.name, u.status) for u in old.unsupported} == {("math_constants.h", "too-new"), ("CUDART_INF_F", "too-new")}
+    new = translate(src, "t.cu", TranslateOptions(target_rocm="6.1"))
+    assert b"#include <hip/hip_math_constants.h>" in new.output and b"return HIP_INF_F;" in new.output
 
 
 def test_header_whose_device_code_is_guarded_by_cudacc_gets_no_runtime_include():

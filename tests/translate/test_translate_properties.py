@@ -1,6 +1,6 @@
 """Property tests: every byte outside an edit is kept, and converting twice changes nothing."""
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from porter.translate import TranslateOptions, translate
@@ -31,6 +31,8 @@ def _spans_text(source: bytes):
 
 @settings_
 @given(sources, st.booleans())
+# found by Hypothesis: a directive on the first line after a byte order mark was not seen as one
+@example(b"\xef\xbb\xbf#ifdef __CUDA_ARCH__\n__global__ void k(float* a) { a[threadIdx.x] = 1.0f; }\n", False)
 def test_conversion_is_idempotent(src, launches):
     # launch rewriting needs a well-formed call; renames are idempotent on any input
     if launches:

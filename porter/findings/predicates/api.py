@@ -1,4 +1,6 @@
-"""PORT030 unsupported-api: every name the mapping database marks unsupported.
+"""PORT030 unsupported-api: every name the mapping database marks unsupported;
+PORT032 api-newer-than-target: every name whose HIP counterpart the target ROCm lacks
+(added later, or removed by then).
 
 The names come from the translator's own look-up (``translate(...).unsupported``),
 so the findings and the conversion agree and there is no second identifier scanner."""
@@ -53,11 +55,13 @@ def unsupported_names(ctx):
     present = _unsupported_present(ctx)
     if present is None:
         return []
-    result = translate(ctx.source, ctx.path, index=ctx.index, only=present)
+    result = translate(ctx.source, ctx.path, ctx.options, index=ctx.index, only=present)
     root = ctx.index.tree.root_node
     spans = []
     declared: set[str] = set()  # the file declares its own function or member with this name
     for ref in result.unsupported:
+        if ref.status in _VERSION_STATUSES:
+            continue  # PORT032's
         start = ctx.offset(ref.line, ref.column)
         raw = ref.name.encode("utf-8")
         if ctx.source[start:start + len(raw)] == raw:
@@ -77,4 +81,52 @@ def unsupported_names(ctx):
         why = f" ({ref.why.rstrip('.')})" if ref.why else ""
         hits.append(Hit(start, end, {"name": ref.name, "why": why, "alternative": alternative,
                                      "db_category": ref.category or ""}))
+    return hits
+
+
+_VERSION_STATUSES = ("too-new", "removed")
+
+
+@functools.cache
+def _unavailable(target: str) -> tuple[tuple[bytes, ...], frozenset[str]]:
+    """Names (and headers) whose HIP counterpart ROCm ``target`` lacks."""
+    from porter.mapping import load_database
+
+    db = load_database()
+    names = sorted(e.cuda.encode() for e in db.identifiers.values() if e.available_in(target))
+    headers = frozenset(e.cuda for e in db.headers.values() if e.available_in(target))
+    return tuple(names), headers
+
+
+@functools.cache
+def _unavailable_searcher(target: str):
+    import ahocorasick_rs
+
+    return ahocorasick_rs.BytesAhoCorasick(list(_unavailable(target)[0]))
+
+
+@file_check("PORT032")
+def newer_than_target(ctx):
+    from porter.translate import translate
+
+    target = ctx.options.target
+    names, headers = _unavailable(target)
+    source = ctx.source
+    found = frozenset(names[i] for i, start, end in _unavailable_searcher(target).find_matches_as_indexes(source, overlapping=True)
+                      if whole_identifier(source, start, end)) if names else frozenset()
+    if not found and not any(ctx.text(n)[1:-1] in headers for n in ctx.index.includes):
+        return []
+    result = translate(source, ctx.path, ctx.options, index=ctx.index, only=found)
+    hits = []
+    for ref in result.unsupported:
+        if ref.status not in _VERSION_STATUSES:
+            continue
+        start = ctx.offset(ref.line, ref.column)
+        raw = ref.name.encode("utf-8")
+        end = start + len(raw) + (0 if source[start:start + len(raw)] == raw else 2)
+        if ctx.covered(start, end):
+            continue
+        alternative = f"; {ref.alternative}" if ref.alternative else ""
+        hits.append(Hit(start, end, {"name": ref.name, "hip": ref.hip or "", "why": ref.why or "",
+                                     "target": target, "alternative": alternative}))
     return hits

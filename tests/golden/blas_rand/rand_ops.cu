@@ -19,7 +19,7 @@ void fill_uniform(float* d_out, size_t n, unsigned long long seed, hipStream_t s
 __global__ void pi_kernel(unsigned long long seed, int samples, unsigned long long* hits)
 {
     const int tid = blockIdx.x * blockDim.x + threadIdx.x;
-    hiprandState_t state;
+    hiprandState state;
     hiprand_init(seed, tid, 0, &state);
 
     unsigned int inside = 0;
