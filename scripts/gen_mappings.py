@@ -257,6 +257,49 @@ def _keep_public(name: str) -> bool:
     return len(name) > 1 and not name.startswith(("_ZN", "__nv_bf16_", "__internal"))
 
 
+_MEMBER = re.compile(r"(\w+)\s*(?:\[[^\]]*\]\s*)*(?::\s*\d+\s*)?;")
+
+
+def struct_members(text: str, struct: str) -> list[str]:
+    """The member names of ``struct`` (a ``struct X {...}`` or ``typedef struct X {...} X;`` in ``text``)."""
+    clean = strip_c(text)
+    m = re.search(r"struct\s+(?:__device_builtin__\s+)?" + re.escape(struct) + r"\s*\{", clean)
+    if not m:
+        return []
+    depth, i = 1, m.end()
+    while depth and i < len(clean):
+        depth += {"{": 1, "}": -1}.get(clean[i], 0)
+        i += 1
+    body = clean[m.end(): i - 1]
+    return sorted(set(_MEMBER.findall(body)) - {"struct", "union"})
+
+
+# structs whose members differ between CUDA and HIP: (snapshot, header under its root, struct)
+STRUCTS = {
+    "cuda_cudart": [("driver_types.h", "cudaDeviceProp")],
+    "hip_hip": [("hip/hip_runtime_api.h", "hipDeviceProp_t")],
+}
+
+
+def extract_struct_members(snap: Path) -> None:
+    """Add the members of the structs in STRUCTS to their (already written) snapshots."""
+    roots = {"cuda_cudart": CUDA_INCLUDE, "hip_hip": HIP_INCLUDE}
+    for set_name, structs in STRUCTS.items():
+        path = snap / f"{set_name}.json"
+        if not path.exists():
+            continue
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        members = {}
+        for rel, struct in structs:
+            header = roots[set_name] / rel
+            if header.exists():
+                members[struct] = struct_members(header.read_text(errors="replace"), struct)
+        if members:
+            doc["struct_members"] = members
+            path.write_text(json.dumps(doc, indent=0, sort_keys=True) + "\n", encoding="utf-8")
+            print(f"  {set_name}: struct members of {', '.join(members)}")
+
+
 def extract_torch() -> dict | None:
     try:
         import warnings
@@ -360,6 +403,8 @@ def extract(sources: Path, wheels: Path) -> None:
         write("cuda_headers", {"source": f"CUDA {cver} toolkit headers", "headers": dict(sorted(paths.items()))})
     else:
         print(f"  cuda: {CUDA_INCLUDE} missing; keeping the committed CUDA snapshots (install the CUDA 13 toolkit to refresh)")
+
+    extract_struct_members(snap)
 
     # hip-python bindings (a recent ROCm's names)
     for set_name, (prefix, members) in ROCM_BINDINGS.items():
@@ -671,6 +716,8 @@ class Builder:
                              f"of ROCm {truth.FLOOR}..{truth.NEXT}, no recent ROCm name snapshot and not in AMD's tables")
                 e["source"] = f"{e['source']}; rejected by the verification gate"
                 continue
+            if e.get("context") == "member":
+                continue  # dated by its struct rule: hip-python's snapshot says only "a recent ROCm"
             e.pop("since_hip", None)
             if found.since:
                 e["since_hip"] = found.since
@@ -833,6 +880,33 @@ class Builder:
             self.add("identifier", cuda, hip, category=cat, status=status, source=source,
                      header=header or lib.get("header"), since_hip=since, note=note, roc=roc, override=override)
 
+    # -- struct members (cudaDeviceProp fields hipDeviceProp_t lacks) --------
+    def add_members(self) -> None:
+        """A member of a CUDA struct that the HIP struct of the installed headers lacks: an entry with
+        context "member" (looked at only after ``.`` or ``->``), dated by the struct rule, or unsupported
+        when no recent ROCm declares it either."""
+        for rule in self.conv.get("struct_members", []):
+            cuda = set(self.src.get(rule["cuda_set"]).get("struct_members", {}).get(rule["cuda"], []))
+            hip = set(self.src.get(rule["hip_set"]).get("struct_members", {}).get(rule["hip"], []))
+            if not cuda or not hip:
+                continue
+            skip = set(rule.get("skip", []))
+            for name in sorted(cuda - hip - skip):
+                if ("identifier", name) in self.entries:
+                    continue
+                recent = self.truth.recent.get(name)
+                if recent:
+                    self.add("identifier", name, name, category=rule["category"], context="member",
+                             since_hip=rule["since"], header="hip/hip_runtime.h",
+                             source=f"{rule['cuda']} member; {rule['hip']} of HIP {truth.FLOOR} lacks it; {rule['since_source']}",
+                             note=f"a {rule['hip']} member only from ROCm {rule['since']} on")
+                else:
+                    self.add("identifier", name, None, category=rule["category"], context="member",
+                             status="unsupported",
+                             source=f"{rule['cuda']} member; no {rule['hip']} member of this name in HIP {truth.FLOOR} "
+                                    f"or a recent ROCm (hip-python)",
+                             note=f"{rule['hip']} has no {name}", alternative=rule.get("alternative"))
+
     # -- headers, guards, namespaces ----------------------------------------
     def add_headers(self) -> None:
         doc = self.src.get("cuda_headers")
@@ -990,6 +1064,7 @@ def transform(sources: Path = SOURCES, out: Path = DATA) -> tuple[dict, list[str
     b.add_hipify()
     b.add_torch()
     b.add_conventions()
+    b.add_members()
     b.add_headers()
     b.add_namespaces()
     b.add_guards()

@@ -38,6 +38,7 @@ NEWEST_ROCM = "6.3"
 KINDS = ("identifier", "header", "namespace")
 STATUSES = ("supported", "unsupported", "deprecated", "removed")
 _KIND_SET = frozenset(KINDS)
+CONTEXTS = frozenset({None, "defined", "member"})
 _STATUS_SET = frozenset(STATUSES)
 
 
@@ -55,7 +56,7 @@ class Entry(NamedTuple):
     note: str | None = None
     alternative: str | None = None
     source: str = "curated"
-    # "defined": rename only inside #ifdef/#ifndef/defined(...) tests
+    # "defined": rename only inside #ifdef/#ifndef/defined(...) tests; "member": only after . or ->
     context: str | None = None
     # the ROCm release that removed / deprecated the HIP name (since_hip: the one that added it,
     # ">5.2" when only "after 5.2" is known; none: already in HIP 5.2)
@@ -162,8 +163,8 @@ def _entry(raw: dict, where: str) -> Entry:
         what = "a header path" if kind == "header" else "a C identifier"
         bad = entry.hip if entry.hip and not check(entry.hip) else entry.roc
         raise MappingError(f"{where}: entry {name!r}: target name {bad!r} is not {what}")
-    if entry.context is not None and entry.context != "defined":
-        raise MappingError(f"{where}: entry {name!r} has context {entry.context!r}, expected 'defined' or none")
+    if entry.context not in CONTEXTS:
+        raise MappingError(f"{where}: entry {name!r} has context {entry.context!r}, expected 'defined', 'member' or none")
     return entry
 
 
@@ -232,7 +233,7 @@ def _bulk_ok(entries: list[Entry]) -> bool:
         return False
     if not all(e.hip or e.status == "unsupported" for e in entries):
         return False
-    if not {e.context for e in entries} <= {None, "defined"}:
+    if not {e.context for e in entries} <= CONTEXTS:
         return False
     if not all(type(e.source) is str and type(e.category) is str for e in entries):
         return False

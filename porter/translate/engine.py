@@ -515,8 +515,10 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
             continue
         if action is None:
             continue
-        if _is_member(source, start):
-            continue  # a struct member that happens to share the name (or a member that looks like CUDA)
+        entry = plan.entry
+        member = entry is not None and entry.context == "member"
+        if _is_member(source, start) != member:
+            continue  # a struct member that happens to share the name, or a member name used as something else
         if action == "leftover":
             line, col = line_col(start)
             leftovers.append(Reference(name, line, col, status="unknown"))

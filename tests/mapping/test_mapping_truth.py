@@ -31,6 +31,8 @@ def test_every_entry_carries_the_rocm_range_its_sources_give(db, truth):
     wrong = []
     for e in _emitted(db):
         d = truth.declared(e.hip)
+        if e.context == "member":
+            continue  # struct members are dated by their struct rule (tested below)
         if (e.since_hip, e.removed_hip) != (d.since, d.removed):
             wrong.append((e.cuda, e.hip, (e.since_hip, e.removed_hip), (d.since, d.removed)))
     assert wrong == [], wrong[:10]

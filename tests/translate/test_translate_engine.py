@@ -261,3 +261,13 @@ def test_cublas_enum_variables_passed_only_to_cusolver_take_hipsolver_types():
     assert "hipblasFillMode_t shared = HIPBLAS_FILL_MODE_UPPER;" in out  # also a cuBLAS argument
     assert "hipblasSsyrk(b, shared, HIPBLAS_OP_N," in out
     assert conv(out) == out
+
+
+def test_a_struct_member_entry_acts_only_after_a_member_access():
+    # cudaDeviceProp::sharedMemPerBlockOptin: a hipDeviceProp_t field only from ROCm 6.0 on
+    src = b"void f(cudaDeviceProp p, cudaDeviceProp* q) { int sharedMemPerBlockOptin = p.sharedMemPerBlockOptin + q->sharedMemPerBlockOptin; }\n"
+    t = translate(src, "t.cpp", TranslateOptions(target_rocm="5.2"))
+    fields = [src.index(b"p.sharedMem") + 2, src.index(b"q->sharedMem") + 3]  # the two field accesses, not the variable
+    assert [(u.name, u.status) for u in t.unsupported] == [("sharedMemPerBlockOptin", "too-new")] * 2
+    assert [t.index.line_col(pos)[1] for pos in fields] == [u.column for u in t.unsupported]
+    assert translate(src, "t.cpp", TranslateOptions(target_rocm="6.0")).unsupported == []
