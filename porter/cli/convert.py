@@ -6,7 +6,7 @@ import json
 import sys
 
 from porter.cli.main import UsageError
-from porter.cli.target import add_target_argument, target_from
+from porter.cli.target import add_target_argument, project_options
 
 
 def register(sub) -> None:
@@ -61,7 +61,6 @@ def run(args) -> int:
     from pathlib import Path
 
     from porter.project.convert import ConvertError, ConvertOptions, convert_tree, default_output
-    from porter.translate import TranslateOptions
 
     if args.inplace and args.output:
         raise UsageError("--inplace and --output are exclusive")
@@ -76,8 +75,7 @@ def run(args) -> int:
         else:
             to_stdout = True
     options = ConvertOptions(
-        translate=TranslateOptions(roc=args.roc, kernel_launch_syntax=args.hip_kernel_execution_syntax,
-                                   target_rocm=target_from(args)),
+        translate=project_options(src, args, kernel_launch_syntax=args.hip_kernel_execution_syntax),
         fix=args.fix, annotate=args.annotate,
         # the rules run only when their result is used: fixes, annotations or statistics
         findings=not args.no_findings and (args.fix or args.annotate or args.print_stats or args.json or args.examine),

@@ -1,11 +1,14 @@
 """``porter [PATH] [--output DIR]``: open the review app on a CUDA project.
 
 No PATH: the bundled sample project sample_projects/warp_reduce.  Default
-output: PATH-hip beside PATH.  The session is kept in DIR/.porter/."""
+output: PATH-hip beside PATH.  The session is kept in DIR/.porter/.  The target ROCm
+comes from --target-rocm, else PATH/porter.toml ([port] target_rocm), else the newest."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+from porter.cli.target import add_target_argument, project_options
 
 
 def _sample() -> Path:
@@ -17,6 +20,7 @@ def register(subparsers) -> None:
                               description="Open the review app on a CUDA project folder: CUDA and HIP side by side.")
     p.add_argument("path", nargs="?", help="the CUDA project folder (default: the bundled sample warp_reduce)")
     p.add_argument("-o", "--output", help="output folder (default: PATH-hip beside PATH)")
+    add_target_argument(p)
     p.set_defaults(run=run)
 
 
@@ -36,18 +40,19 @@ def run(args) -> int:
         from porter.tui.app import PorterApp
     except ImportError as exc:
         raise UsageError(f"the review app needs textual: {exc}") from None
-    project, store, messages = prepare(src, out)
+    options = project_options(src, args)
+    project, store, messages = prepare(src, out, options)
     PorterApp(project, store, messages).run()
     return 0
 
 
-def prepare(src: Path, out: Path):
+def prepare(src: Path, out: Path, options=None):
     """The project under review, its session store, and the messages to show at start
     (a restored or an unreadable session)."""
     from porter.project.review import ReviewProject
     from porter.project.session import SessionStore
 
-    project = ReviewProject(src, out)
+    project = ReviewProject(src, out, options)
     store = SessionStore(out)
     data, message = store.load(str(project.root))
     messages = [message] if message else []

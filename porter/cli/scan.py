@@ -6,7 +6,7 @@ import json
 import sys
 
 from porter.cli.main import UsageError
-from porter.cli.target import add_target_argument, target_from
+from porter.cli.target import add_target_argument, project_options
 
 _RANK = {"info": 0, "warning": 1, "error": 2}
 
@@ -48,9 +48,7 @@ def run(args) -> int:
     for cat in args.category or ():
         if cat not in CATEGORIES:
             raise UsageError(f"unknown category {cat}; one of: {', '.join(CATEGORIES)}")
-    from porter.translate import TranslateOptions
-
-    result = scan_path(target, jobs=args.jobs, options=TranslateOptions(roc=args.roc, target_rocm=target_from(args)))
+    result = scan_path(target, jobs=args.jobs, options=project_options(target, args))
     findings = result.findings
     if args.rule:
         wanted = {r.upper() for r in args.rule}

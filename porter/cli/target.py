@@ -23,3 +23,22 @@ def target_from(args) -> str | None:
         return parse_target(value)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+
+
+def project_options(root, args, **overrides):
+    """TranslateOptions from the project's porter.toml, with --target-rocm / --roc on the command line winning."""
+    from pathlib import Path
+
+    from porter.cli.main import UsageError
+    from porter.project.settings import SettingsError, load_settings
+
+    root = Path(root)
+    try:
+        settings = load_settings(root if root.is_dir() else root.parent)
+    except SettingsError as exc:
+        raise UsageError(str(exc)) from None
+    target = target_from(args) or settings.target_rocm
+    roc = bool(getattr(args, "roc", False)) or settings.roc
+    from porter.translate import TranslateOptions
+
+    return TranslateOptions(roc=roc, target_rocm=target, **overrides)

@@ -123,7 +123,7 @@ class ReviewError(Exception):
 
 
 def convert_file(rel: str, path: Path | None, kind: str, data: bytes | None = None,
-                 applied: tuple[str, ...] = ()) -> dict:
+                 applied: tuple[str, ...] = (), options=None) -> dict:
     """Read (unless ``data`` is given), scan and translate one file; picklable in and out,
     so it runs in a worker process.  Never raises: errors come back as
     ``{"status": "error", "error": one line}``."""
@@ -154,7 +154,7 @@ def convert_file(rel: str, path: Path | None, kind: str, data: bytes | None = No
 
             index = index_source(data)  # one parse for the rules and, without chosen fixes, the translator
             try:
-                findings = list(scan(data, rel, index=index))
+                findings = list(scan(data, rel, index=index, options=options))
             except Exception as exc:
                 warnings.append(f"findings scan failed: {type(exc).__name__}: {exc}")
         chosen = [f for f in findings if finding_key(f) in applied and f.fix]
@@ -168,9 +168,9 @@ def convert_file(rel: str, path: Path | None, kind: str, data: bytes | None = No
             if not chosen:
                 findings = list(m.findings)
         else:
-            from porter.translate import translate
+            from porter.translate import TranslateOptions, translate
 
-            t = translate(effective, rel, index=index if effective is data else None)
+            t = translate(effective, rel, options or TranslateOptions(), index=index if effective is data else None)
             warnings += list(t.warnings)
             hip = t.output.decode("utf-8", "replace")
             inserted = list(t.inserted_lines)
@@ -207,6 +207,7 @@ class FileReview:
     fixed: bool = False  # the HIP comes from the CUDA with fixes applied
     warnings: list[str] = field(default_factory=list)
     mode: int | None = None
+    options: object = None  # the project's TranslateOptions (target ROCm, --roc); None: the defaults
 
     def __repr__(self) -> str:  # short: workers and logs print it
         return f"FileReview({self.rel!r}, {self.state})"
@@ -215,12 +216,13 @@ class FileReview:
     @classmethod
     def from_text(cls, rel: str, cuda: str, kind: str = "source") -> "FileReview":
         fr = cls(rel=rel, kind=kind)
-        fr.apply_result(convert_file(rel, None, kind, data=cuda.encode("utf-8")))
+        fr.apply_result(convert_file(rel, None, kind, data=cuda.encode("utf-8"), options=fr.options))
         return fr
 
     def load(self) -> None:
         """Read and convert the file here; errors become ``status == "error"`` with a message."""
-        self.apply_result(convert_file(self.rel, self.path, self.kind, applied=tuple(self.applied_fixes)))
+        self.apply_result(convert_file(self.rel, self.path, self.kind, applied=tuple(self.applied_fixes),
+                                       options=self.options))
 
     def apply_result(self, res: dict) -> None:
         """Take what ``convert_file`` computed (here or in a worker process)."""
@@ -250,7 +252,7 @@ class FileReview:
     def _translate(self) -> None:
         """Re-translate the CUDA held in memory with the applied fixes."""
         res = convert_file(self.rel, self.path, self.kind, data=self.cuda.encode("utf-8"),
-                           applied=tuple(self.applied_fixes))
+                           applied=tuple(self.applied_fixes), options=self.options)
         if res["status"] == "error":
             raise ReviewError(res["error"])
         self._take_translation(res)
@@ -480,11 +482,12 @@ class WriteReport:
 class ReviewProject:
     """The files of one project under review and where its output goes."""
 
-    def __init__(self, root: str | os.PathLike, output: str | os.PathLike):
+    def __init__(self, root: str | os.PathLike, output: str | os.PathLike, options=None):
         self.root = Path(root).resolve()
         self.output = Path(output).resolve()
+        self.options = options  # TranslateOptions: the target ROCm and --roc (porter.toml or the command line)
         all_files = discover(self.root, exclude=[self.output])
-        self.files: list[FileReview] = [FileReview(rel=f.rel, path=f.path, kind=f.kind)
+        self.files: list[FileReview] = [FileReview(rel=f.rel, path=f.path, kind=f.kind, options=options)
                                         for f in all_files if f.kind in ("source", "build")]
         self.others: list[ProjectFile] = [f for f in all_files if f.kind not in ("source", "build")]
         self.by_rel = {f.rel: f for f in self.files}

@@ -240,7 +240,7 @@ class PorterApp(App):
                     break
                 self._in_flight.add(fr.rel)
                 try:
-                    fut = pool.submit(convert_file, fr.rel, fr.path, fr.kind, None, tuple(fr.applied_fixes))
+                    fut = pool.submit(convert_file, fr.rel, fr.path, fr.kind, None, tuple(fr.applied_fixes), fr.options)
                 except RuntimeError:  # shut down
                     return
                 futures[fut] = fr

@@ -1,0 +1,59 @@
+"""A project's porting settings: ``porter.toml`` at the CUDA project's root.
+
+    [port]
+    target_rocm = "6.1"   # the ROCm release the port must build with (default: the newest porter knows)
+    roc = false           # map libraries to roc* (rocBLAS, rocSPARSE, ...) instead of hip*
+
+The command line wins over the file (``--target-rocm``, ``--roc``).  A bad file is one
+line naming the file and the key (``SettingsError``); a missing file is the defaults."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+FILE = "porter.toml"
+_KEYS = {"target_rocm": str, "roc": bool}
+
+
+class SettingsError(ValueError):
+    """porter.toml cannot be used; the message is one line."""
+
+
+@dataclass(frozen=True)
+class PortSettings:
+    target_rocm: str | None = None
+    roc: bool = False
+
+    def translate_options(self, **overrides):
+        from porter.translate import TranslateOptions
+
+        return TranslateOptions(roc=self.roc, target_rocm=self.target_rocm, **overrides)
+
+
+def load_settings(root: str | Path) -> PortSettings:
+    path = Path(root) / FILE
+    if not path.is_file():
+        return PortSettings()
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise SettingsError(f"{path}: cannot read: {exc}") from None
+    port = doc.get("port", {})
+    if not isinstance(port, dict):
+        raise SettingsError(f"{path}: [port] must be a table")
+    for key, value in port.items():
+        if key not in _KEYS:
+            raise SettingsError(f"{path}: [port] has an unknown key {key!r} (known: {', '.join(sorted(_KEYS))})")
+        if not isinstance(value, _KEYS[key]):
+            raise SettingsError(f"{path}: [port] {key} must be a {_KEYS[key].__name__}, not {value!r}")
+    target = port.get("target_rocm")
+    if target is not None:
+        from porter.mapping import parse_target
+
+        try:
+            target = parse_target(target)
+        except ValueError as exc:
+            raise SettingsError(f"{path}: [port] {exc}".replace("--target-rocm ", "target_rocm ")) from None
+    return PortSettings(target_rocm=target, roc=port.get("roc", False))
