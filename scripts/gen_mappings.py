@@ -300,6 +300,33 @@ def extract_struct_members(snap: Path) -> None:
             print(f"  {set_name}: struct members of {', '.join(members)}")
 
 
+_USE_INSTEAD = re.compile(r'DEPRECATED\("use (\w+) instead"\)\s*(?:#[^\n]*\n\s*)*[^;{(]*?\b(\w+)\s*\(')
+
+
+def deprecated_replacements(texts: dict[str, str]) -> dict[str, str]:
+    """HIP's own ``DEPRECATED("use hipHostMalloc instead") hipError_t hipHostAlloc(...)``: old name -> new name."""
+    out = {}
+    for rel in sorted(texts):
+        for m in _USE_INSTEAD.finditer(texts[rel]):
+            new, old = m.group(1), m.group(2)
+            if old != new and old not in _NOT_NAMES:
+                out.setdefault(old, new)
+    return dict(sorted(out.items()))
+
+
+def extract_replacements(snap: Path) -> None:
+    """Add HIP's deprecated-name replacements to the hip_hip snapshot."""
+    path = snap / "hip_hip.json"
+    root, globs = HIP_SETS["hip"]
+    files = _files(root, globs, HIP_EXCLUDE)
+    if not path.exists() or not files:
+        return
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["replacements"] = deprecated_replacements(_read(files, root))
+    path.write_text(json.dumps(doc, indent=0, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"  hip_hip: {len(doc['replacements'])} deprecated names with a replacement")
+
+
 def extract_torch() -> dict | None:
     try:
         import warnings
@@ -405,6 +432,7 @@ def extract(sources: Path, wheels: Path) -> None:
         print(f"  cuda: {CUDA_INCLUDE} missing; keeping the committed CUDA snapshots (install the CUDA 13 toolkit to refresh)")
 
     extract_struct_members(snap)
+    extract_replacements(snap)
 
     # hip-python bindings (a recent ROCm's names)
     for set_name, (prefix, members) in ROCM_BINDINGS.items():
@@ -522,6 +550,7 @@ class Builder:
         self.entries: dict[tuple[str, str], dict] = {}
         self.from_torch: set[tuple[str, str]] = set()
         self.from_hipify: set[str] = set()
+        self.replacements: dict[str, str] = dict(src.get("hip_hip").get("replacements", {}))
         self.truth = truth.Truth(src.dir.parent, {**{k: v for k, v in src.docs.items()}})
         self.sources_used: dict[str, set[str]] = collections.defaultdict(set)
         hip_sets = {}
@@ -716,6 +745,12 @@ class Builder:
                              f"of ROCm {truth.FLOOR}..{truth.NEXT}, no recent ROCm name snapshot and not in AMD's tables")
                 e["source"] = f"{e['source']}; rejected by the verification gate"
                 continue
+            better = self.replacements.get(hip)
+            if better and better in t.floor:
+                # HIP's own headers deprecate the name and say what to use (hipHostAlloc -> hipHostMalloc)
+                e.setdefault("others", []).append(f"{e['source']}: {hip} (HIP's headers: deprecated, use {better})")
+                e["hip"] = hip = better
+                found = t.declared(hip)
             if e.get("context") == "member":
                 continue  # dated by its struct rule: hip-python's snapshot says only "a recent ROCm"
             e.pop("since_hip", None)

@@ -6,6 +6,9 @@
 ((call_expression (kernel_call_syntax)) @PORT090)
 ((call_expression function: (identifier) @fn) @PORT090
  (#match? @fn "^(cudaDeviceSynchronize|hipDeviceSynchronize|hipLaunchKernelGGL|cudaLaunchDevice|cudaGetParameterBuffer|cudaStreamFireAndForget|cudaStreamTailLaunch)$"))
+; the CUDA device runtime's API (cudaStreamCreateWithFlags, cudaGetLastError, cudaMalloc, ... in a kernel)
+((call_expression function: (identifier) @fn) @PORT090
+ (#match? @fn "^(cudaStreamCreateWithFlags|cudaStreamDestroy|cudaStreamWaitEvent|cudaEventCreateWithFlags|cudaEventRecord|cudaEventDestroy|cudaGetLastError|cudaPeekAtLastError|cudaGetErrorString|cudaGetDevice|cudaGetDeviceCount|cudaDeviceGetAttribute|cudaDeviceGetLimit|cudaFuncGetAttributes|cudaMemcpyAsync|cudaMemcpy2DAsync|cudaMemcpy3DAsync|cudaMemsetAsync|cudaMemset2DAsync|cudaMemset3DAsync|cudaMalloc|cudaFree|cudaRuntimeGetVersion|cudaOccupancyMaxActiveBlocksPerMultiprocessor)$"))
 
 ; PORT100: __CUDA_ARCH__ used as a number (comparisons, values)
 ((identifier) @PORT100

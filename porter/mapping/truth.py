@@ -149,6 +149,8 @@ class Truth:
                         experimental=version(r[f"{col}_experimental"]))
         self.header_names = read_header_names(sources / HEADER_NAMES)
         conv = tomllib.loads((sources / "conventions.toml").read_text(encoding="utf-8"))
+        self.floor_partial = [(re.compile(r["names"]), r["why"]) for r in conv.get("floor_partial", [])]
+        self.documented = {n: (d["since"], d["source"]) for d in conv.get("documented", []) for n in d["names"]}
         self.guards = {v["guard"]: f"include guard of {k} ({v['source']})" for k, v in conv.get("hip_guards", {}).items()}
 
     def declared(self, name: str) -> Declared | None:
@@ -162,23 +164,32 @@ class Truth:
             removed = _removed_after(seen[1])
         deprecated = table.deprecated if table else None
         experimental = table.experimental if table else None
-        if name in self.floor:  # the headers you have beat a table that says it came later
+        if name in self.floor and not self.partial(name):  # the headers you have beat a table that says it came later
             return Declared(name, self.floor[name], None, removed, deprecated, experimental)
+        runtime = _is_runtime_name(name)
         if table and table.since:
             since = table.since if later(table.since, FLOOR) else None
-            if since is None and seen is None and name not in self.recent and _is_runtime_name(name):
-                since = ">" + FLOOR  # the tables date it before 5.2, yet the 5.2 headers lack it
+            if since is None and runtime:
+                # the tables date it at or before 5.2, yet the installed 5.2 headers lack it (or have only some
+                # overloads): the first release whose headers have it, else "after 5.2"
+                since = version(seen[0]) if seen else ">" + FLOOR
             return Declared(name, table.where, since, removed, deprecated, experimental)
         if seen:
             return Declared(name, f"HIP headers {seen[0]}..{seen[1]}", version(seen[0]), removed)
         if table:  # listed without a version
             return Declared(name, table.where, None, removed, deprecated, experimental)
         if name in self.recent:
-            return Declared(name, self.recent[name], ">" + FLOOR if _is_runtime_name(name) else None)
+            return Declared(name, self.recent[name], ">" + FLOOR if runtime else None)
         if name in self.guards:
             return Declared(name, self.guards[name])
+        if name in self.documented:
+            since, where = self.documented[name]
+            return Declared(name, where, since)
         return None
 
+    def partial(self, name: str) -> bool:
+        """The 5.2 headers declare ``name`` for some argument types only (conventions.toml [[floor_partial]])."""
+        return any(pat.fullmatch(name) for pat, _why in self.floor_partial)
 
 def _is_runtime_name(name: str) -> bool:
     """A name of the HIP runtime itself (whose 5.2 headers are installed), not of a library that is not."""

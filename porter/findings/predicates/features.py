@@ -157,7 +157,9 @@ def texture_reference(ctx, node, caps):
 def device_launch(ctx, node, caps):
     if not ctx.in_device_code(node):
         return None
-    return Hit(node.start_byte, node.end_byte, {"call": compact(ctx.text(node), 50)})
+    launch = node.child_by_field_name("function") is None or "<<<" in ctx.text(node) or "Launch" in ctx.text(node)[:40]
+    return Hit(node.start_byte, node.end_byte, {"call": compact(ctx.text(node), 50),
+                                                "what": "launches work" if launch else "calls the device runtime"})
 
 
 # ---------------------------------------------------------------- arch-macro

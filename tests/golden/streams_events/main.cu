@@ -177,7 +177,7 @@ int main(int argc, char** argv)
     // Page-locked host memory: cudaMallocHost and cudaHostAlloc are equivalent here.
     CUDA_CHECK(hipHostMalloc(&h_x, bytes));
     CUDA_CHECK(hipHostMalloc(&h_y0, bytes));
-    CUDA_CHECK(hipHostAlloc(&h_out, bytes, hipHostMallocDefault));
+    CUDA_CHECK(hipHostMalloc(&h_out, bytes, hipHostMallocDefault));
     for (int i = 0; i < cfg.n; ++i) {
         h_x[i] = (float)((i * 7919) % 2001) / 1000.0f - 1.0f;   // in [-1, 1]
         h_y0[i] = (float)(i % 13) * 0.25f;
