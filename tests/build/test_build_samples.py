@@ -25,12 +25,29 @@ KNOWN_GAPS = {
                       "(translator or a findings fix must handle them)",
     "tiled_matmul": "cudaSharedmemCarveoutMaxShared not mapped; hipFuncSetAttribute needs a (const void*) kernel "
                     "argument; no sharedMemPerBlockOptin in HIP 5.2",
+    # issue 11, measured 2026-12-03 with HIP 5.2:
+    "driver_api": "nvcc -cubin is not migrated (hipcc --genco); hipDrvGetErrorString (ROCm 5.4) emitted without a "
+                  "finding; wrong driver-API names (hipDeviceAttributePciDomainId, hipComputemode, hipArray_format)",
+    "math_constants": "math_constants.h is kept (no finding) and HIP 5.2 has no hip/hip_math_constants.h",
+}
+# Samples whose port needs headers Debian 12 does not package at all, so that no
+# unit of them can compile here and the test could only measure the missing
+# library: they are not converted or built (issue 11's samples, measured by the
+# line-accuracy test instead).
+NOT_BUILDABLE_HERE = {
+    "cudnn_miopen": "cuDNN -> MIOpen: Debian 12 packages no MIOpen headers (miopen/miopen.h)",
+    "sparse_roc": "meant for --roc (rocSPARSE); the rocSPARSE headers are not installed "
+                  "(librocsparse-dev only as an unpacked .deb)",
 }
 
 
 def _samples():
-    return sorted(p.name for p in SAMPLES.iterdir() if p.is_dir() and any(
+    return sorted(p.name for p in SAMPLES.iterdir() if p.is_dir() and p.name not in NOT_BUILDABLE_HERE and any(
         (p / f).is_file() for f in ("Makefile", "CMakeLists.txt")))
+
+
+def test_samples_left_out_of_the_build_have_a_reason():
+    assert all((SAMPLES / name).is_dir() and reason for name, reason in NOT_BUILDABLE_HERE.items())
 
 
 def _convert(src: Path, out: Path):

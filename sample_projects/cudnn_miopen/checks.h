@@ -1,0 +1,35 @@
+// checks.h - error checking for the CUDA runtime and cuDNN calls of the
+// cudnn_miopen sample.
+#ifndef CUDNN_MIOPEN_CHECKS_H
+#define CUDNN_MIOPEN_CHECKS_H
+
+#include <cuda_runtime.h>
+#include <cudnn.h>
+#include <cstdio>
+#include <cstdlib>
+
+#define CUDA_CHECK(call)                                                       \
+    do {                                                                       \
+        cudaError_t err_ = (call);                                             \
+        if (err_ != cudaSuccess) {                                             \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,      \
+                    cudaGetErrorString(err_));                                 \
+            exit(EXIT_FAILURE);                                                \
+        }                                                                      \
+    } while (0)
+
+// e.g. CUDNN_CHECK(cudnnCreate(&handle)); prints cudnnGetErrorString's text.
+#define CUDNN_CHECK(call)                                                      \
+    do {                                                                       \
+        cudnnStatus_t st_ = (call);                                            \
+        if (st_ != CUDNN_STATUS_SUCCESS) {                                     \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,      \
+                    cudnnGetErrorString(st_));                                 \
+            exit(EXIT_FAILURE);                                                \
+        }                                                                      \
+    } while (0)
+
+// fill.cu: deterministic pseudo-random values in [-1, 1) on the device.
+void fill_uniform(float* d_data, int count, unsigned int seed, cudaStream_t stream);
+
+#endif  // CUDNN_MIOPEN_CHECKS_H
