@@ -21,10 +21,10 @@
 // e.g. CUDNN_CHECK(cudnnCreate(&handle)); prints cudnnGetErrorString's text.
 #define CUDNN_CHECK(call)                                                      \
     do {                                                                       \
-        hipdnnStatus_t st_ = (call);                                            \
-        if (st_ != HIPDNN_STATUS_SUCCESS) {                                     \
+        miopenStatus_t st_ = (call);                                            \
+        if (st_ != miopenStatusSuccess) {                                     \
             fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,      \
-                    cudnnGetErrorString(st_));                                 \
+                    miopenGetErrorString(st_));                                 \
             exit(EXIT_FAILURE);                                                \
         }                                                                      \
     } while (0)

@@ -13,13 +13,13 @@ struct Shape {
 };
 
 // The layout and data type of every tensor and filter in this sample.
-static const cudnnTensorFormat_t kFormat = CUDNN_TENSOR_NCHW;
-static const hipdnnDataType_t kType = HIPDNN_DATA_FLOAT;
+static const miopenTensorLayout_t kFormat = miopenTensorNCHW;
+static const miopenDataType_t kType = miopenFloat;
 
 static miopenTensorDescriptor_t make_tensor(const Shape& s)
 {
     miopenTensorDescriptor_t desc;
-    CUDNN_CHECK(cudnnCreateTensorDescriptor(&desc));
+    CUDNN_CHECK(miopenCreateTensorDescriptor(&desc));
     CUDNN_CHECK(cudnnSetTensor4dDescriptor(desc, kFormat, kType, s.n, s.c, s.h, s.w));
     return desc;
 }
@@ -68,16 +68,16 @@ int main()
     CUDNN_CHECK(miopenSetStream(handle, stream));
 
     miopenTensorDescriptor_t x_desc = make_tensor(xs);
-    cudnnFilterDescriptor_t w_desc;
-    CUDNN_CHECK(cudnnCreateFilterDescriptor(&w_desc));
+    miopenTensorDescriptor_t w_desc;
+    CUDNN_CHECK(hipdnnCreateFilterDescriptor(&w_desc));
     CUDNN_CHECK(cudnnSetFilter4dDescriptor(w_desc, kType, kFormat, K, xs.c, R, R));
 
-    cudnnConvolutionDescriptor_t conv_desc;
-    CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&conv_desc));
-    const cudnnConvolutionMode_t conv_mode = CUDNN_CROSS_CORRELATION;
+    miopenConvolutionDescriptor_t conv_desc;
+    CUDNN_CHECK(miopenCreateConvolutionDescriptor(&conv_desc));
+    const miopenConvolutionMode_t conv_mode = miopenConvolution;
     CUDNN_CHECK(cudnnSetConvolution2dDescriptor(conv_desc, pad, pad, 1, 1, 1, 1, conv_mode, kType));
     Shape ys;
-    CUDNN_CHECK(cudnnGetConvolution2dForwardOutputDim(conv_desc, x_desc, w_desc, &ys.n, &ys.c, &ys.h, &ys.w));
+    CUDNN_CHECK(miopenGetConvolutionForwardOutputDim(conv_desc, x_desc, w_desc, &ys.n, &ys.c, &ys.h, &ys.w));
     miopenTensorDescriptor_t y_desc = make_tensor(ys);
 
     float *d_x, *d_w, *d_y, *d_p;
@@ -89,29 +89,29 @@ int main()
     fill_uniform(d_w, K * xs.c * R * R, 99u, stream);
 
     // Convolution with an explicit algorithm and the workspace it asks for.
-    const cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+    const miopenConvFwdAlgorithm_t algo = miopenConvolutionFwdAlgoImplicitGEMM;
     size_t ws_bytes = 0;
-    CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(handle, x_desc, w_desc, conv_desc, y_desc, algo, &ws_bytes));
+    CUDNN_CHECK(miopenConvolutionForwardGetWorkSpaceSize(handle, x_desc, w_desc, conv_desc, y_desc, algo, &ws_bytes));
     void* d_ws = nullptr;
     if (ws_bytes > 0) {
         CUDA_CHECK(hipMalloc(&d_ws, ws_bytes));
     }
     const float one = 1.0f, zero = 0.0f;
-    CUDNN_CHECK(cudnnConvolutionForward(handle, &one, x_desc, d_x, w_desc, d_w, conv_desc, algo, d_ws, ws_bytes,
+    CUDNN_CHECK(miopenConvolutionForward(handle, &one, x_desc, d_x, w_desc, d_w, conv_desc, algo, d_ws, ws_bytes,
                                         &zero, y_desc, d_y));
 
     // ReLU in place.
-    cudnnActivationDescriptor_t act_desc;
-    CUDNN_CHECK(cudnnCreateActivationDescriptor(&act_desc));
-    const cudnnActivationMode_t act_mode = CUDNN_ACTIVATION_RELU;
-    const cudnnNanPropagation_t nan_opt = CUDNN_NOT_PROPAGATE_NAN;
+    miopenActivationDescriptor_t act_desc;
+    CUDNN_CHECK(miopenCreateActivationDescriptor(&act_desc));
+    const miopenActivationMode_t act_mode = miopenActivationRELU;
+    const miopenNanPropagation_t nan_opt = MIOPEN_NOT_PROPAGATE_NAN;
     CUDNN_CHECK(cudnnSetActivationDescriptor(act_desc, act_mode, nan_opt, 0.0));
-    CUDNN_CHECK(cudnnActivationForward(handle, act_desc, &one, y_desc, d_y, &zero, y_desc, d_y));
+    CUDNN_CHECK(miopenActivationForward(handle, act_desc, &one, y_desc, d_y, &zero, y_desc, d_y));
 
     // Softmax over the channels of each pixel.
-    const cudnnSoftmaxAlgorithm_t sm_algo = CUDNN_SOFTMAX_ACCURATE;
-    const cudnnSoftmaxMode_t sm_mode = CUDNN_SOFTMAX_MODE_CHANNEL;
-    CUDNN_CHECK(cudnnSoftmaxForward(handle, sm_algo, sm_mode, &one, y_desc, d_y, &zero, y_desc, d_p));
+    const miopenSoftmaxAlgorithm_t sm_algo = MIOPEN_SOFTMAX_ACCURATE;
+    const miopenSoftmaxMode_t sm_mode = MIOPEN_SOFTMAX_MODE_CHANNEL;
+    CUDNN_CHECK(miopenSoftmaxForward_V2(handle, sm_algo, sm_mode, &one, y_desc, d_y, &zero, y_desc, d_p));
 
     std::vector<float> h_x(xs.count()), h_w(K * xs.c * R * R), h_p(ys.count()), ref;
     CUDA_CHECK(hipMemcpyAsync(h_x.data(), d_x, h_x.size() * sizeof(float), hipMemcpyDeviceToHost, stream));
@@ -128,11 +128,11 @@ int main()
     printf("output %dx%dx%dx%d, workspace %zu bytes, %d of %zu wrong\n", ys.n, ys.c, ys.h, ys.w, ws_bytes,
            bad, ref.size());
 
-    CUDNN_CHECK(cudnnDestroyActivationDescriptor(act_desc));
-    CUDNN_CHECK(cudnnDestroyConvolutionDescriptor(conv_desc));
-    CUDNN_CHECK(cudnnDestroyFilterDescriptor(w_desc));
-    CUDNN_CHECK(cudnnDestroyTensorDescriptor(y_desc));
-    CUDNN_CHECK(cudnnDestroyTensorDescriptor(x_desc));
+    CUDNN_CHECK(miopenDestroyActivationDescriptor(act_desc));
+    CUDNN_CHECK(miopenDestroyConvolutionDescriptor(conv_desc));
+    CUDNN_CHECK(hipdnnDestroyFilterDescriptor(w_desc));
+    CUDNN_CHECK(miopenDestroyTensorDescriptor(y_desc));
+    CUDNN_CHECK(miopenDestroyTensorDescriptor(x_desc));
     CUDNN_CHECK(miopenDestroy(handle));
     CUDA_CHECK(hipFree(d_ws));
     CUDA_CHECK(hipFree(d_p));

@@ -25,7 +25,7 @@ static void print_device(hipDevice_t dev)
     DRV_CHECK(hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, dev));
     DRV_CHECK(hipDeviceGetAttribute(&minor, hipDeviceAttributeComputeCapabilityMinor, dev));
     DRV_CHECK(hipDeviceGetAttribute(&warp, hipDeviceAttributeWarpSize, dev));
-    DRV_CHECK(hipDeviceGetAttribute(&domain, hipDeviceAttributePciDomainId, dev));
+    DRV_CHECK(hipDeviceGetAttribute(&domain, hipDeviceAttributePciDomainID, dev));
     DRV_CHECK(hipDeviceGetAttribute(&bus, hipDeviceAttributePciBusId, dev));
     printf("%s: %d SMs, compute %d.%d, warp %d, %zu MiB, PCI %04x:%02x\n", name, sm_count, major,
            minor, warp, total_mem >> 20, domain, bus);
@@ -35,7 +35,7 @@ static bool device_usable(hipDevice_t dev)
 {
     int mode = 0;
     DRV_CHECK(hipDeviceGetAttribute(&mode, hipDeviceAttributeComputeMode, dev));
-    hipComputemode compute_mode = static_cast<hipComputemode>(mode);
+    hipComputeMode compute_mode = static_cast<hipComputeMode>(mode);
     if (compute_mode == hipComputeModeProhibited) {
         fprintf(stderr, "device is in prohibited compute mode\n");
         return false;
@@ -85,7 +85,7 @@ static bool run_texture(hipFunction_t fn, int width, int height)
         h_img[i] = static_cast<float>(i % 251);
     }
 
-    const hipArray_format format = HIP_AD_FORMAT_FLOAT;
+    const hipArray_Format format = HIP_AD_FORMAT_FLOAT;
     HIP_ARRAY_DESCRIPTOR desc;
     desc.Format = format;
     desc.NumChannels = 1;
@@ -95,24 +95,24 @@ static bool run_texture(hipFunction_t fn, int width, int height)
     DRV_CHECK(hipArrayCreate(&array, &desc));
 
     hip_Memcpy2D copy = {};
-    copy.srcMemoryType = hipMemTypeHost;
+    copy.srcMemoryType = hipMemoryTypeHost;
     copy.srcHost = h_img.data();
     copy.srcPitch = width * sizeof(float);
-    copy.dstMemoryType = hipMemTypeArray;
+    copy.dstMemoryType = hipMemoryTypeArray;
     copy.dstArray = array;
     copy.WidthInBytes = width * sizeof(float);
     copy.Height = height;
-    DRV_CHECK(cuMemcpy2D(&copy));
+    DRV_CHECK(hipMemcpyParam2D(&copy));
 
     HIP_RESOURCE_DESC res = {};
-    res.resType = hipResourceTypeArray;
+    res.resType = HIP_RESOURCE_TYPE_ARRAY;
     res.res.array.hArray = array;
 
-    const hipAddress_mode address = HIP_TR_ADDRESS_MODE_CLAMP;
-    CUDA_TEXTURE_DESC tex_desc = {};
+    const HIPaddress_mode address = HIP_TR_ADDRESS_MODE_CLAMP;
+    HIP_TEXTURE_DESC tex_desc = {};
     tex_desc.addressMode[0] = address;
     tex_desc.addressMode[1] = address;
-    tex_desc.filterMode = hipFilterModePoint;
+    tex_desc.filterMode = HIP_TR_FILTER_MODE_POINT;
     tex_desc.flags = 0;
 
     hipTextureObject_t tex;
@@ -163,9 +163,9 @@ int main(int argc, char** argv)
     }
 
     // Let the driver pick spinning or yielding; ask for blocking sync with -b.
-    unsigned int flags = HIP_CTX_SCHED_AUTO;
+    unsigned int flags = hipDeviceScheduleAuto;
     if (argc > 2 && argv[2][0] == 'b') {
-        flags = HIP_CTX_SCHED_BLOCKING_SYNC;
+        flags = hipDeviceScheduleBlockingSync;
     }
     hipCtx_t ctx;
     DRV_CHECK(hipCtxCreate(&ctx, flags, dev));

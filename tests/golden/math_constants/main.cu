@@ -2,7 +2,7 @@
 // CUDA's math_constants.h (CUDART_INF_F, CUDART_NAN_F, CUDART_PI_F, ...), in
 // float and double, checked on the host.
 #include <hip/hip_runtime.h>
-#include <math_constants.h>
+#include <hip/hip_math_constants.h>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -21,16 +21,16 @@
 // the phase of a complex number into [-pi, pi).
 __device__ float safe_log(float x)
 {
-    if (x == 0.0f) return -CUDART_INF_F;
-    if (x < 0.0f) return CUDART_NAN_F;
+    if (x == 0.0f) return -HIP_INF_F;
+    if (x < 0.0f) return HIP_NAN_F;
     return logf(x);
 }
 
 __device__ float wrap_phase(float a)
 {
-    float t = fmodf(a + CUDART_PI_F, 2.0f * CUDART_PI_F);
-    if (t < 0.0f) t += 2.0f * CUDART_PI_F;
-    return t - CUDART_PI_F;
+    float t = fmodf(a + HIP_PI_F, 2.0f * HIP_PI_F);
+    if (t < 0.0f) t += 2.0f * HIP_PI_F;
+    return t - HIP_PI_F;
 }
 
 __global__ void float_kernel(const float* in, float* log_out, float* phase_out, float* clamp_out, int n)
@@ -38,10 +38,10 @@ __global__ void float_kernel(const float* in, float* log_out, float* phase_out, 
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
         log_out[i] = safe_log(in[i]);
-        phase_out[i] = wrap_phase(in[i] * CUDART_PIO2_F);
+        phase_out[i] = wrap_phase(in[i] * HIP_PIO2_F);
         // Saturate overflowing products to the largest finite float.
         float p = in[i] * 1e38f;
-        clamp_out[i] = isinf(p) ? copysignf(CUDART_MAX_NORMAL_F, p) : p;
+        clamp_out[i] = isinf(p) ? copysignf(HIP_MAX_NORMAL_F, p) : p;
     }
 }
 
@@ -50,7 +50,7 @@ __global__ void double_kernel(const double* in, double* out, int n)
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
         double x = in[i];
-        out[i] = x == 0.0 ? CUDART_INF : (x < 0.0 ? CUDART_NAN : CUDART_PI / x);
+        out[i] = x == 0.0 ? HIP_INF : (x < 0.0 ? HIP_NAN : HIP_PI / x);
     }
 }
 
