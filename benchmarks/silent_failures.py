@@ -7,7 +7,8 @@ ROCm, compile the port file by file with the installed hipcc (no link), and scan
 project with the same target.  Every compile error on a line of the project is matched with the
 findings on that CUDA line:
 
-* flagged -- some finding (any rule) is on the line the error points at;
+* flagged -- some finding (any rule) is on the line the error points at, or on the line of a macro
+  definition the error was expanded from;
 * library -- the error is a header of a library that is not installed here (hipBLAS, MIOpen,
   PyTorch...): an environment gap, not a porting one, counted apart;
 * silent  -- neither: the port fails where porter said nothing.  Listed one per line.
@@ -63,9 +64,18 @@ def measure(project: Path, target: str, arch: str, work: Path) -> dict:
             continue
         seen.add(key)
         result["errors"] += 1
+        # the error and the macro definitions it was expanded from ("expanded from macro" notes)
+        places = [(rel, line)]
+        for n in d.get("notes", []):
+            if n.get("message", "").startswith("expanded from macro") and n.get("source_file") and n.get("source_line"):
+                try:
+                    places.append((Path(n["source_file"]).resolve().relative_to(project.resolve()).as_posix(),
+                                   n["source_line"]))
+                except ValueError:
+                    pass
         if d.get("message", "").startswith("missing library"):
             result["library"] += 1
-        elif line in flagged_lines.get(rel, ()):
+        elif any(ln in flagged_lines.get(f, ()) for f, ln in places):
             result["flagged"] += 1
         else:
             result["silent"].append(f"{rel}:{line}: {d.get('message')}")
