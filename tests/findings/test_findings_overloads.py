@@ -1,4 +1,4 @@
-"""PORT032: overloads that become one function because two CUDA types map to one HIP type.
+"""PORT033: overloads that become one function because two CUDA types map to one HIP type.
 
 CUDA facts: CUresult (driver API, cuda.h) and cudaError_t (runtime API) are distinct enums,
 so C++ overloads a function on them; HIP has one hipError_t for both, so the ported overloads
@@ -16,11 +16,11 @@ from porter.findings import apply_fixes, scan
 from porter.mapping import load_database
 from porter.translate import translate
 
-POSITIVE = Path(__file__).with_name("fixtures") / "PORT032" / "positive.cu"
+POSITIVE = Path(__file__).with_name("fixtures") / "PORT033" / "positive.cu"
 
 
 def _reported(data: bytes, path: str = "t.cu"):
-    return [f for f in scan(data, path) if f.rule in ("PORT032", "PORT900")]
+    return [f for f in scan(data, path) if f.rule in ("PORT033", "PORT900")]
 
 
 def test_every_pair_the_database_maps_to_one_hip_name_is_found():
@@ -46,7 +46,7 @@ def test_the_fix_keeps_crlf_and_wraps_the_whole_second_overload():
     assert f.line == 5 and "`code(T *, cudaError_t)`" in f.message and "(line 3)" in f.message
     fixed = apply_fixes(src, [f], safe_only=False)
     assert fixed == src.replace(b"template <typename T>\r\nstatic int code(T* p, cudaError_t",
-                                b"#if !defined(__HIP_PLATFORM_AMD__)  // porter PORT032: cudaError_t and CUresult are one "
+                                b"#if !defined(__HIP_PLATFORM_AMD__)  // porter PORT033: cudaError_t and CUresult are one "
                                 b"type in HIP\r\ntemplate <typename T>\r\nstatic int code(T* p, cudaError_t") + b"#endif\r\n"
     assert _reported(fixed) == []
 

@@ -1,4 +1,4 @@
-"""PORT032: overloads that become one function in HIP.
+"""PORT033: overloads that become one function in HIP.
 
 Two CUDA types that HIP names alike (``CUresult`` and ``cudaError_t`` are both
 ``hipError_t``) make two overloads with the same HIP signature: the second is a
@@ -135,7 +135,7 @@ def _key(ctx, declarator, function):
             b" ".join(head.split()), b" ".join(tail.split()))
 
 
-@file_check("PORT032")
+@file_check("PORT033")
 def collapsing_overloads(ctx):
     present = _present(ctx)
     if not present:
@@ -213,7 +213,7 @@ def _wrap(ctx, function, pairs) -> Fix:
     end = len(source) if end < 0 else end + 1
     tail = "" if source[end - 1:end] == b"\n" else nl  # the file ends without a newline
     what = ", ".join(f"{a} and {b}" for a, b in pairs)
-    open_ = f"{lead}#if !defined({GUARD})  // porter PORT032: {what} are one type in HIP{nl}"
+    open_ = f"{lead}#if !defined({GUARD})  // porter PORT033: {what} are one type in HIP{nl}"
     close = f"{tail}#endif{nl}"
     return Fix(False, f"keep this overload for CUDA only (#if !defined({GUARD})): on AMD the other overload "
                       f"takes the same type; check that its body handles this overload's callers",
