@@ -16,7 +16,7 @@ from typing import NamedTuple
 from porter.mapping import NEWEST_ROCM, Database, Entry, load_database
 from porter.parse.lexical import whole_identifier
 from porter.translate import launch
-from porter.translate.source_index import IDENTIFIER, SourceIndex, index_source
+from porter.translate.source_index import IDENTIFIER, IncludePath, SourceIndex, index_source
 
 _RULES_FILE = Path(__file__).with_name("rules.toml")
 _IDENT = rb"[A-Za-z_][A-Za-z0-9_]*"
@@ -443,7 +443,8 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
         return Reference(name, line, col, *_ref_tail(entry, options.roc))
 
     # 1. #include paths
-    hip_headers: set[str] = set()
+    # (the include, the path the port includes, whether the database knows the CUDA header), in order
+    included: list[tuple[IncludePath, str, bool]] = []
     for node in index.includes:
         raw = source[node.start_byte:node.end_byte]
         inner = raw[1:-1].decode("utf-8", "replace")
@@ -451,18 +452,18 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
         if entry is None:
             if leftover_re.match(inner):
                 leftovers.append(ref(None, inner, node.start_byte))
-            hip_headers.add(inner)
+            included.append((node, inner, False))
             continue
         why = entry.available_in(options.target)
-        if why:
+        if why:  # the target ROCm lacks the HIP header: the include stays as written (PORT032)
             unsupported.append(Reference(inner, *index.line_col(node.start_byte), entry.category, why,
                                          entry.target(options.roc), _version_why(entry, why, options.target, options.roc),
                                          entry.alternative, entry.since_hip))
-            hip_headers.add(inner)
+            included.append((node, inner, True))
             continue
+        included.append((node, entry.target(options.roc) or inner, True))
         if entry.renames:
             target = entry.target(options.roc)
-            hip_headers.add(target)
             if target != inner:
                 edits.append(Edit(node.start_byte + 1, node.end_byte - 1, target.encode(), "header", inner))
                 converted.append(ref(entry, inner, node.start_byte))
@@ -479,6 +480,8 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     structural = not options.roc
     typed = _typed_context(index, hits, call_contexts) if structural and typed_names.intersection(hits) else {}
     line_col = index.line_col
+    runtime = rules["device_code"]["runtime_header"]
+    uses_runtime = False  # a name the HIP runtime header declares is emitted
     for start, word in occurrences(source, hits):
         if index.is_protected(start):
             continue
@@ -536,6 +539,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
                                          entry.alternative, entry.since_hip))
             continue
         target = plan.target
+        uses_runtime = uses_runtime or entry.header == runtime
         if structural and name in arity:
             n = launch.argument_count(index.tree, start, end)
             target = arity[name].get(str(n), target)
@@ -565,11 +569,10 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     if options.kernel_launch_syntax:
         edits = launch.rewrite_launches(index, edits)
 
-    # 5. the HIP runtime header for device code
+    # 5. the HIP runtime header, where the CUDA code had the runtime without including it
     inserted: list[tuple[int, int]] = []
-    runtime = rules["device_code"]["runtime_header"]
-    if (options.add_runtime_include and has_device_code
-            and not hip_headers.intersection(rules["device_code"]["runtime_headers"])):
+    if options.add_runtime_include and only is None and _needs_runtime_include(
+            index, path, included, has_device_code, device_words, uses_runtime):
         pos = _include_position(index)
         nl = _newline(source)
         text = b"#include <" + runtime.encode() + b">" + nl
@@ -598,19 +601,82 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.M)
 
 
+def _is_cuda_unit(path: str | None) -> bool:
+    """A file nvcc compiles as a CUDA translation unit, with cuda_runtime.h included implicitly."""
+    return path is not None and path.endswith(".cu")
+
+
+@functools.cache
+def _include_roles() -> tuple[frozenset[str], frozenset[str], frozenset[str], tuple[str, ...]]:
+    dc = structure_rules()["device_code"]
+    return (frozenset(dc["runtime_headers"]), frozenset(dc["needs_runtime_first"]), frozenset(dc["host_headers"]),
+            tuple(dc["host_header_prefixes"]))
+
+
+def _needs_runtime_include(index: SourceIndex, path: str | None, included: list[tuple[IncludePath, str, bool]],
+                           has_device_code: bool, device_words: bool, uses_runtime: bool) -> bool:
+    """The port needs ``#include <hip/hip_runtime.h>`` inserted ahead of its first #include.
+
+    The file relies on the runtime when it has device code, includes a HIP header that compiles
+    only after the runtime (hip_cooperative_groups.h), or, being a .cu, uses a name the runtime
+    declares: nvcc includes cuda_runtime.h implicitly there, so even guarded device code and
+    host-only runtime calls count.  It gets the include unless one that provides the runtime
+    already comes before every include that needs it (a needs-first HIP header; in a .cu, any
+    header other than the C/C++/POSIX ones, since nvcc's implicit include preceded it)."""
+    providers, needs_first, host, host_prefixes = _include_roles()
+    cu = _is_cuda_unit(path)
+    relies = (has_device_code or any(name in needs_first for _, name, _ in included)
+              or (cu and (uses_runtime or (device_words and _any_device_code(index)))))
+    if not relies:
+        return False
+    first_provider = first_needing = None
+    for k, (_node, name, known) in enumerate(included):
+        if first_provider is None and name in providers:
+            first_provider = k
+        elif first_needing is None and (name in needs_first or (
+                cu and not known and name not in host and not name.startswith(host_prefixes))):
+            first_needing = k
+    return first_provider is None or (first_needing is not None and first_needing < first_provider)
+
+
+def _any_device_code(index: SourceIndex) -> bool:
+    """A device-code word or a launch outside comments, literals and member names, guarded or not."""
+    source = index.source
+    return any(not index.is_protected(p) and not _is_member(source, p) for p in _device_positions(source))
+
+
 _GUARD = re.compile(rb"[ \t]*#[ \t]*ifndef[ \t]+(\w+)[^\n]*\n[ \t]*#[ \t]*define[ \t]+(\w+)[^\n]*\n")
 _PRAGMA_ONCE = re.compile(rb"[ \t]*#[ \t]*pragma[ \t]+once[^\n]*\n")
 
 
+def _outside_conditionals(index: SourceIndex, pos: int) -> int:
+    """``pos``, or the start of the outermost conditional group (``#if``/``#ifdef`` line) enclosing
+    it that is not the file's include guard: an include inserted there is seen whatever the
+    conditions say (the first include of a file may sit in ``#ifdef _WIN32``)."""
+    source = index.source
+    stack: list[tuple[int, bool]] = []  # (line start of the #if, is an include guard)
+    for c in index.conditionals:
+        if c.start_byte >= pos:
+            break
+        if c.keyword in ("if", "ifdef", "ifndef"):
+            guard = _GUARD.match(source, c.start_byte)
+            stack.append((c.start_byte, bool(guard) and guard.group(1) == guard.group(2)))
+        elif c.keyword == "endif" and stack:
+            stack.pop()
+    outer = next((start for start, guard in stack if not guard), None)
+    return pos if outer is None else source.rfind(b"\n", 0, outer) + 1
+
+
 def _include_position(index: SourceIndex) -> int:
-    """Where to insert the runtime include: before the first #include, else after
-    an include guard / #pragma once, else after the leading comments."""
+    """Where to insert the runtime include: before the first #include (before the conditional
+    group holding it, if any), else after an include guard / #pragma once, else after the
+    leading comments."""
     source = index.source
     for inc in index.includes:  # the first #include line that is not inside a block comment
         directive = inc.directive_byte
         line_start = source.rfind(b"\n", 0, directive) + 1
         if not source[line_start:directive].strip() and not (line_start and index.is_protected(line_start - 1)):
-            return line_start
+            return _outside_conditionals(index, line_start)
     pos = 3 if source.startswith(b"\xef\xbb\xbf") else 0
     # skip leading blank space and comments
     while True:

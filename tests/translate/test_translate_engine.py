@@ -3,8 +3,8 @@
 from porter.translate import TranslateOptions, translate
 
 
-def conv(src: str, **opts) -> str:
-    return translate(src.encode(), "t.cu", TranslateOptions(**opts)).output.decode()
+def conv(src: str, path: str = "t.cu", **opts) -> str:
+    return translate(src.encode(), path, TranslateOptions(**opts)).output.decode()
 
 
 def test_runtime_api_calls_and_types_are_renamed():
@@ -173,7 +173,7 @@ def test_header_newer_than_the_target_rocm_stays_and_is_reported():
 def test_header_whose_device_code_is_guarded_by_cudacc_gets_no_runtime_include():
     src = ("#pragma once\n#include <cstdio>\n#ifdef __CUDACC__\n#define HD __host__ __device__\n#else\n#define HD\n#endif\n"
            "HD inline int div_up(int a, int b) { return (a + b - 1) / b; }\n")
-    assert conv(src) == src.replace("__CUDACC__", "__HIPCC__")
+    assert conv(src, "div_up.h") == src.replace("__CUDACC__", "__HIPCC__")
 
 
 def test_cudart_cb_is_removed_and_headers_that_bring_the_runtime_get_no_extra_include():

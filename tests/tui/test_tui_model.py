@@ -77,7 +77,8 @@ def test_applying_a_fix_changes_the_cuda_before_translation(monkeypatch):
     assert [f.rule for f in fr.findings] == ["PORT900"]
     assert fr.apply_fix(fr.findings[0])
     fr.accept_all()
-    assert fr.output_text() == "unsigned m = 0xffffffffffffffffull;\nhipFree(p);\n"
+    # a .cu calling the runtime relied on nvcc's implicit cuda_runtime.h: the port includes it
+    assert fr.output_text() == "#include <hip/hip_runtime.h>\nunsigned m = 0xffffffffffffffffull;\nhipFree(p);\n"
     assert not fr.apply_fix(fr.findings[0])  # once only
 
 
@@ -180,7 +181,7 @@ def test_the_composed_highlight_query_is_up_to_date_and_compiles():
 
 def test_identical_hunks_get_their_own_decisions():
     src = "int a;\ncudaFree(p);\nint a;\n" * 3
-    fr = FileReview.from_text("r.cu", src)
+    fr = FileReview.from_text("r.cpp", src)  # a .cpp: no runtime include to insert, just the three renames
     assert len(fr.hunks) == 3 and len({h.key for h in fr.hunks}) == 3
     fr.decide(1, REJECTED)
     assert [fr.decision(i) for i in range(3)] == ["pending", REJECTED, "pending"]

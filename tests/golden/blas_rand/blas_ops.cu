@@ -1,4 +1,5 @@
 // blas_ops.cu - thin wrappers over cuBLAS and cuSPARSE.
+#include <hip/hip_runtime.h>
 #include "checks.h"
 #include "ops.h"
 

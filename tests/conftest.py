@@ -1,4 +1,4 @@
-"""Shared fixtures for the findings tests: the hipcc compile helper."""
+"""Fixtures shared by every test folder: the hipcc compile helper."""
 
 from __future__ import annotations
 
