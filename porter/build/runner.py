@@ -408,23 +408,25 @@ def _make_commands(run: _Runner, makefile: str, cache: Cache) -> list[dict]:
     """Compile commands from a dry run (``make -n -B``), cached by Makefile content."""
     key = sha256_bytes(json.dumps([cache.file_hash(str(run.root / makefile)), _make_vars(run)]).encode())
     memo = cache.extra.get("make_commands")
-    if isinstance(memo, dict) and memo.get("key") == key:
+    if isinstance(memo, dict) and memo.get("key") == key and "links" in memo:
         return memo["commands"]
     r = proc.run([run.tc.make or "make", "-n", "-B", *_make_vars(run)], timeout=60, cwd=run.root, env=run.env)
-    commands = []
+    commands, links = [], []
     for line in r.stdout.splitlines():
         try:
             words = shlex.split(line)
         except ValueError:
             continue
         if "-c" not in words:
+            if words and "-o" in words[:-1] and any(w.endswith(".o") for w in words):  # a link: its program
+                links.append(words[words.index("-o") + 1])
             continue
         srcs = [w for w in words if w.endswith(UNIT_SUFFIXES) and (run.root / w).is_file()]
         if not srcs:
             continue
         out = words[words.index("-o") + 1] if "-o" in words[:-1] else ""
         commands.append({"directory": str(run.root), "arguments": words, "file": srcs[0], "output": out})
-    cache.extra["make_commands"] = {"key": key, "commands": commands}
+    cache.extra["make_commands"] = {"key": key, "commands": commands, "links": links}
     cache.dirty = True
     return commands
 
@@ -460,8 +462,12 @@ def _build_make(run: _Runner, report: BuildReport, makefile: str) -> None:
         failed = any(d.unit == "make" and d.severity == "error" and d.file == c["file"] for d in ds)
         status = ("failed" if failed or now is None else "up-to-date" if now == before[c["file"]] else "compiled")
         report.units.append(UnitResult(c["file"], status, None, c["output"]))
-    _record_code_objects(report, run.root, [str(run.root / c["output"]) for c in commands
-                                            if c["output"] and (run.root / c["output"]).is_file()])
+    programs = [p for p in cache.extra["make_commands"].get("links", []) if (run.root / p).is_file()]
+    if r.ok:
+        report.outputs.extend(programs)
+    _record_code_objects(report, run.root, [str(run.root / p) for p in
+                                            [c["output"] for c in commands if c["output"]] + programs
+                                            if (run.root / p).is_file()])
     report.units.append(UnitResult("make", "cancelled" if r.cancelled else "timeout" if r.timed_out
                                    else "compiled" if r.ok else "failed", r.duration_s, kind="step"))
     report.cancelled = r.cancelled
