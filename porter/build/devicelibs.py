@@ -16,8 +16,8 @@ shipped 940 file (``llvm-dis-19 oclc_isa_version_940.bc``)::
 ``.bc`` and the generated ISA-version files, assembled from a small ``.ll``
 text by ``llvm-as-NN`` (or by clang itself).  It is idempotent and safe to run
 from several processes at once (files are written under a temporary name and
-renamed).  ``python -m porter.build.devicelibs`` runs it for the clang found
-on this machine (the set-up script does).
+renamed).  ``main()`` runs it for the clang found on this machine (the set-up
+script does; a build does it too when the folder is missing).
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def isa_module_text(arch: str, datalayout: str = "") -> str:
 def folder_for(src_dir: str, clang: str) -> Path:
     real = os.path.realpath(clang)
     key = hashlib.sha256(f"{os.path.realpath(src_dir)}\0{real}".encode()).hexdigest()[:12]
-    m = re.search(r"(\d+)", os.path.basename(real))
+    m = re.search(r"-(\d+)$", os.path.basename(clang)) or re.search(r"llvm-(\d+)", real)
     return cache_root() / "devicelibs" / f"llvm{m.group(1) if m else ''}-{key}"
 
 

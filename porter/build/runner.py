@@ -77,6 +77,7 @@ def _toolchain(root: Path, arch: str | None, kind: str = "auto") -> Toolchain:
         if data.get("key") == key:
             d = dict(data["toolchain"])
             d.pop("found", None)
+            d.pop("name", None)
             tc = Toolchain(**d)
             if not tc.device_lib_path or os.path.isdir(tc.device_lib_path):  # a cleared cache: detect again
                 return tc

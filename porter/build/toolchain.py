@@ -153,6 +153,7 @@ class Toolchain:
     def as_dict(self) -> dict:
         d = asdict(self)
         d["found"] = self.found
+        d["name"] = self.name
         return d
 
 
@@ -453,9 +454,15 @@ def install_hints(tc: Toolchain | None = None) -> list[str]:
     if tc is None or not tc.found:
         hints.append("Debian 12 / Ubuntu: sudo apt-get install hipcc libamdhip64-dev rocm-device-libs "
                      "(ROCm 5.2-5.7 from the distribution; knows gfx90a/gfx940, not gfx942)")
+        hints.append("gfx942 on Debian 12 without ROCm 6: also sudo apt-get install clang-19 lld-19 llvm-19 "
+                     "(LLVM 19 generates gfx942 code over those headers and device libraries)")
         hints.append("ROCm 6 or newer (MI300X, gfx942): install AMD's repository package, then "
                      "sudo apt-get install rocm-hip-sdk (see rocm.docs.amd.com, 'Quick start installation')")
     elif tc.arch_supported is False:
+        plain = tc.compiler_kind == "clang" or any(o.get("kind") == "clang" for o in tc.others)
+        if not plain and tc.arch.split(":")[0] == "gfx942":
+            hints.append("gfx942 offline on Debian 12: sudo apt-get install clang-19 lld-19 llvm-19 (porter then builds "
+                         "with clang++-19 against the installed ROCm headers and device libraries)")
         hints.append(f"{tc.arch} needs a newer compiler: install ROCm 6 or newer (sudo apt-get install rocm-hip-sdk "
                      "from AMD's repository), or build for an arch this one knows with --arch")
     if tc is None or not tc.cmake:
