@@ -37,6 +37,10 @@ LINK_LIBS = {"hipblas": "-lhipblas", "hipblaslt": "-lhipblaslt", "hiprand": "-lh
              "rocsparse": "-lrocsparse", "rccl": "-lrccl", "roctracer/roctx": "-lroctx64", "rocsolver": "-lrocsolver"}
 _INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([\w./+-]+)[>"]', re.M)
 _MAIN = re.compile(rb"\bint\s+main\s*\(")
+# the project asks for relocatable device code (separable compilation): per-file builds need -fgpu-rdc
+# at compile and link time, or their verdict differs from the project's own build
+_RDC = re.compile(r"(?<![\w-])-fgpu-rdc\b|(?<![\w-])-rdc[ =]true\b|--relocatable-device-code[ =]true\b|"
+                  r"(?<![\w-])-dc\b|\b(?:CMAKE_)?(?:CUDA|HIP)_SEPARABLE_COMPILATION\s+(?:ON|TRUE|1|YES)\b", re.I)
 
 
 class BuildError(Exception):
@@ -119,16 +123,19 @@ def _units(root: Path) -> list[str]:
 
 def _build_file_flags(root: Path) -> tuple[list[str], list[str]]:
     """-D/-I flags and -l flags from the tree's (migrated) Makefile / CMakeLists
-    (what a per-file build needs to compile like the project does)."""
+    (what a per-file build needs to compile like the project does); -fgpu-rdc
+    in both when the project asks for separable compilation."""
     defines: list[str] = []
     libs: list[str] = []
     incs: list[str] = []
+    rdc = False
     for name in (*MAKEFILES, "CMakeLists.txt"):
         p = root / name
         if not p.is_file():
             continue
         text = p.read_text(errors="replace")
         text = re.sub(r"#[^\n]*", "", text)
+        rdc = rdc or _RDC.search(text) is not None
         if name == "CMakeLists.txt":
             for m in re.finditer(r"(?is)\b(?:add_compile_definitions|target_compile_definitions)\s*\(([^)]*)\)", text):
                 words = m.group(1).split()
@@ -150,6 +157,9 @@ def _build_file_flags(root: Path) -> tuple[list[str], list[str]]:
             for w in re.findall(r"(?<![\w-])-I\s*([^\s$()]+)", text):
                 if not os.path.isabs(w) and (root / w).is_dir():
                     incs.append("-I" + w)
+    if rdc:
+        defines.append("-fgpu-rdc")
+        libs.insert(0, "-fgpu-rdc")
     return list(dict.fromkeys(incs + defines)), list(dict.fromkeys(libs))
 
 
@@ -317,7 +327,7 @@ def _link(run: _Runner, report: BuildReport, plans, keys, cache: Cache, make_lib
                 if inc.startswith(key + "/") or inc == key + ".h":
                     libs.append(flag)
     for flag in make_libs:
-        if flag.startswith("-l") and flag != "-lcudart":
+        if (flag.startswith("-l") and flag != "-lcudart") or flag == "-fgpu-rdc":
             libs.append(flag)
     libs = list(dict.fromkeys(libs))
     if not mains:

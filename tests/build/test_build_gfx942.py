@@ -176,3 +176,33 @@ def test_cli_build_with_no_flag_compiles_for_gfx942(need_hipcc, need_clang19, tm
     assert last.startswith("build ok: make for gfx942 with clang++-19"), last
     assert "warp_reduce holds amdgcn-amd-amdhsa--gfx942" in r.stdout
     assert "hipv4-amdgcn-amd-amdhsa--gfx942" in _llvm_targets(out / "warp_reduce", tmp_path)
+
+
+RDC_LIB = """#include <hip/hip_runtime.h>
+__device__ float twice(float x) { return 2.0f * x; }
+"""
+RDC_MAIN = """#include <hip/hip_runtime.h>
+__device__ float twice(float x);
+__global__ void k(float* x) { x[threadIdx.x] = twice(x[threadIdx.x]); }
+int main() { hipLaunchKernelGGL(k, dim3(1), dim3(64), 0, 0, nullptr); return 0; }
+"""
+
+
+@pytest.mark.parametrize("build_file", [("Makefile", "HIPFLAGS := -O2 -fgpu-rdc\n"),
+                                        ("CMakeLists.txt", "set_target_properties(app PROPERTIES "
+                                                           "CUDA_SEPARABLE_COMPILATION ON)\n")])
+def test_per_file_build_uses_fgpu_rdc_when_the_project_asks(toolchain942, tmp_path, build_file):
+    """A device function defined in another file links only with relocatable
+    device code: the per-file build must do what the project's build does."""
+    (tmp_path / "lib.hip").write_text(RDC_LIB)
+    (tmp_path / "main.hip").write_text(RDC_MAIN)
+    (tmp_path / build_file[0]).write_text(build_file[1])
+    report = run_build(tmp_path, BuildOptions(per_file=True), toolchain=toolchain942)
+    assert report.ok, "\n".join(d.one_line() for d in report.errors)
+    cmd = json.loads((tmp_path / "compile_commands.json").read_text())[0]["arguments"]
+    assert "-fgpu-rdc" in cmd
+    assert report.code_objects[report.outputs[0]] == ["amdgcn-amd-amdhsa--gfx942"]
+    # and without the request, the same tree does not link (the verdict really depends on it)
+    (tmp_path / build_file[0]).write_text("\n")
+    plain = run_build(tmp_path, BuildOptions(per_file=True), toolchain=toolchain942)
+    assert not plain.ok

@@ -146,3 +146,11 @@ def test_every_build_finding_rule_has_a_catalogue_page():
         ids |= {f["id"] for f in doc.get("finding", [])}
     cat = catalogue()
     assert ids and all(i in cat and cat[i].category == "build-flag" for i in ids), ids - set(cat)
+
+
+def test_cmake_find_package_drops_cudas_version():
+    """find_package(CUDAToolkit 11.0 REQUIRED) asks for CUDA 11; ROCm's hip package has its own versions."""
+    out = migrate("CMakeLists.txt", "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX CUDA)\n"
+                  "find_package(CUDAToolkit 11.0 REQUIRED)\nfind_package(CUDA 10 QUIET)\n").output
+    assert "find_package(hip REQUIRED)" in out and "find_package(hip QUIET)" in out
+    assert "11.0" not in out and "hip 10" not in out
