@@ -491,8 +491,30 @@ def _build_make(run: _Runner, report: BuildReport, makefile: str) -> None:
 
 # ---------------------------------------------------------------- cmake
 
+def hip_language_problem(root: Path, rocm_path: str) -> str:
+    """Why CMake's HIP language cannot configure here, or "".  CMake (3.21+) looks for
+    ROCM_ROOT/lib/cmake/hip-lang/hip-lang-config.cmake; Debian 12 ships that package
+    under lib/x86_64-linux-gnu/cmake/hip-lang, where CMake does not look (measured:
+    "The ROCm root directory: /usr does not contain the HIP runtime CMake package")."""
+    try:
+        text = re.sub(r"#[^\n]*", "", (root / "CMakeLists.txt").read_text(errors="replace"))
+    except OSError:
+        return ""
+    if not re.search(r"(?is)\b(project|enable_language)\s*\([^)]*\bHIP\b", text):
+        return ""
+    for r in {rocm_path or "/usr", "/opt/rocm"}:
+        if os.path.isfile(os.path.join(r, "lib", "cmake", "hip-lang", "hip-lang-config.cmake")):
+            return ""
+    return (f"CMake's HIP language needs ROCm's hip-lang package at {rocm_path or '/usr'}/lib/cmake/hip-lang/ "
+            "(Debian 12 puts it under lib/x86_64-linux-gnu/cmake/, where CMake does not look)")
+
+
 def _build_cmake(run: _Runner, report: BuildReport) -> bool:
     """Configure + build with CMake; False when configuring fails (the caller falls back)."""
+    why = hip_language_problem(run.root, run.tc.rocm_path)
+    if why:
+        report.messages.append(why)
+        return False
     bdir = run.state / "cmake"
     cache = Cache(run.state / "cache.json")
     lists = sorted(str(p) for p in run.root.rglob("CMakeLists.txt") if ".porter" not in p.parts)
@@ -619,7 +641,8 @@ def run_build(directory: str | os.PathLike, options: BuildOptions = BuildOptions
     elif system == "cmake":
         if not _build_cmake(run, report):
             report.system = "per-file"
-            report.messages.append("building per file instead (porter build --per-file)")
+            report.messages.append("building per file instead, with the definitions, include folders and "
+                                   "libraries of CMakeLists.txt (porter build --per-file)")
             _build_per_file(run, report)
     else:
         _build_per_file(run, report)

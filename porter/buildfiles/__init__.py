@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from porter.buildfiles.rewrite import (Context, apply_edits, cmake_insertions, collect_edits, comment_spans,
+from porter.buildfiles.rewrite import (Context, apply_edits, arch_set_once, cmake_insertions, collect_edits, comment_spans,
                                        make_insertions)
 from porter.buildfiles.rules import load_rules
 from porter.findings.model import Finding
@@ -152,6 +152,6 @@ def migrate(path: str, text: str, arch: str = "gfx942") -> Migration:
         edits += make_insertions(text, ctx, ruleset)
     else:
         probe = apply_edits(text, edits)
-        edits += cmake_insertions(text, probe, ctx)
+        edits = arch_set_once(text, edits + cmake_insertions(text, probe, ctx))
     output = apply_edits(text, edits)
     return Migration(str(path), kind, output, _changes(text, edits), _findings(str(path), text, ruleset, edits))

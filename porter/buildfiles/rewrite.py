@@ -285,6 +285,35 @@ def cmake_insertions(text: str, new_text_probe: str, ctx: Context) -> list[Edit]
     return edits
 
 
+_IF_NOT_DEFINED = re.compile(r"(?im)^[ \t]*if[ \t]*\([ \t]*NOT[ \t]+DEFINED[ \t]+CMAKE_CUDA_ARCHITECTURES[ \t]*\)[ \t]*\r?\n\Z")
+_ENDIF = re.compile(r"(?i)[ \t]*endif[ \t]*\([^)]*\)[ \t]*(?:\r?\n|\Z)")
+
+
+def arch_set_once(text: str, edits: list[Edit]) -> list[Edit]:
+    """When porter sets CMAKE_HIP_ARCHITECTURES before project() (cmake.arch-default),
+    a later set(CMAKE_CUDA_ARCHITECTURES ...) would set it a second time, and an
+    ``if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)`` around it can no longer run:
+    both go (the whole if block when the set is all it holds)."""
+    if not any(e.rule == "cmake.arch-default" for e in edits):
+        return edits
+    drops: list[tuple[int, int]] = []
+    for e in edits:
+        if e.rule != "cmake.arch-set":
+            continue
+        a, b = line_start(text, e.start), _call_line_end(text, e.end)
+        if text[a:e.start].strip() or text[e.end:b].strip():
+            continue  # shares its line with something else: leave it
+        m1, m2 = _IF_NOT_DEFINED.search(text[:a]), _ENDIF.match(text, b)
+        if m1 and m2:
+            a, b = m1.start(), m2.end()
+        drops.append((a, b))
+    if not drops:
+        return edits
+    kept = [e for e in edits if not any(a <= e.start and e.end <= b and not (e.start == e.end == a) for a, b in drops)]
+    return kept + [Edit(a, b, "", "cmake.arch-once", "CMAKE_HIP_ARCHITECTURES is set once, before project(); "
+                        "a second set, or an if(NOT DEFINED ...) that cannot run, goes") for a, b in drops]
+
+
 def apply_edits(text: str, edits: list[Edit]) -> str:
     out, last = [], 0
     for e in sorted(edits, key=lambda e: (e.start, e.end)):

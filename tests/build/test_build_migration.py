@@ -154,3 +154,21 @@ def test_cmake_find_package_drops_cudas_version():
                   "find_package(CUDAToolkit 11.0 REQUIRED)\nfind_package(CUDA 10 QUIET)\n").output
     assert "find_package(hip REQUIRED)" in out and "find_package(hip QUIET)" in out
     assert "11.0" not in out and "hip 10" not in out
+
+
+def test_cmake_hip_architectures_is_set_once():
+    """The arch default goes before project(); the body's CUDA arch set (here in an
+    if(NOT DEFINED) that can no longer run) must not set it a second time."""
+    sample = (Path(__file__).resolve().parents[2] / "sample_projects" / "warp_reduce" / "CMakeLists.txt").read_text()
+    out = migrate("CMakeLists.txt", sample, arch="gfx942").output
+    assert out.count("CMAKE_HIP_ARCHITECTURES") == 1, out
+    assert out.index("set(CMAKE_HIP_ARCHITECTURES gfx942 CACHE") < out.index("project(")
+    assert "if(NOT DEFINED" not in out and "endif()" not in out
+    assert "set(CMAKE_HIP_STANDARD 17)\n\nfind_package(hip REQUIRED)" in out  # the lines around it stay
+    plain = migrate("CMakeLists.txt", "project(p LANGUAGES CXX CUDA)\nset(CMAKE_CUDA_ARCHITECTURES 80)\n"
+                    "add_executable(a a.cu)\n", arch="gfx90a").output
+    assert plain.count("CMAKE_HIP_ARCHITECTURES") == 1 and "gfx90a" in plain
+    # an arch set before project() (no default inserted) is kept, translated
+    early = migrate("CMakeLists.txt", "set(CMAKE_CUDA_ARCHITECTURES 80)\nproject(p LANGUAGES CXX CUDA)\n"
+                    "add_executable(a a.cu)\n").output
+    assert early.count("CMAKE_HIP_ARCHITECTURES") == 1
