@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from porter.buildfiles.rewrite import (Context, apply_edits, arch_set_once, cmake_insertions, collect_edits, comment_spans,
+from porter.buildfiles.rewrite import (Context, apply_edits, arch_foreach_once, arch_set_once, cmake_insertions,
+                                       collect_edits, comment_spans,
                                        make_insertions)
 from porter.buildfiles.rules import load_rules
 from porter.findings.model import Finding
@@ -149,6 +150,7 @@ def migrate(path: str, text: str, arch: str = "gfx942") -> Migration:
     ctx = Context(kind, arch, [])
     edits = collect_edits(text, ruleset, ctx)
     if kind == "make":
+        edits = arch_foreach_once(text, edits, f"--offload-arch=$({ruleset.settings.get('arch_variable', 'HIP_ARCH')})")
         edits += make_insertions(text, ctx, ruleset)
     else:
         probe = apply_edits(text, edits)

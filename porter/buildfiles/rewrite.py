@@ -314,6 +314,48 @@ def arch_set_once(text: str, edits: list[Edit]) -> list[Edit]:
                         "a second set, or an if(NOT DEFINED ...) that cannot run, goes") for a, b in drops]
 
 
+_FOREACH = re.compile(r"\$\(foreach[ \t]+\w+[ \t]*,")
+
+
+def _paren_end(text: str, start: int) -> int:
+    """The index after the ``)`` closing the ``$(`` at ``start`` (-1: none)."""
+    depth, i = 0, start + 1
+    while i < len(text):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        elif text[i] == "\n" and text[i - 1:i] != "\\":
+            return -1
+        i += 1
+    return -1
+
+
+def arch_foreach_once(text: str, edits: list[Edit], arch_flag: str) -> list[Edit]:
+    """A Makefile ``$(foreach a,$(ARCHS),-gencode ...)`` whose body became
+    ``arch_flag`` gives the same --offload-arch once per NVIDIA arch: the loop
+    becomes the flag itself."""
+    out = list(edits)
+    for m in _FOREACH.finditer(text):
+        end = _paren_end(text, m.start())
+        if end < 0:
+            continue
+        inside = [e for e in out if m.start() <= e.start and e.end <= end]
+        if not inside:
+            continue
+        local = [Edit(e.start - m.start(), e.end - m.start(), e.text, e.rule, e.why) for e in inside]
+        new = apply_edits(text[m.start():end], local)
+        body = new[new.index(",", new.index(",") + 1) + 1:-1] if new.count(",") >= 2 else ""
+        if body.strip() != arch_flag:
+            continue
+        out = [e for e in out if e not in inside]
+        out.append(Edit(m.start(), end, arch_flag, "make.arch-foreach",
+                        "one AMD GPU target: a loop over NVIDIA archs would repeat the same --offload-arch"))
+    return out
+
+
 def apply_edits(text: str, edits: list[Edit]) -> str:
     out, last = [], 0
     for e in sorted(edits, key=lambda e: (e.start, e.end)):

@@ -172,3 +172,19 @@ def test_cmake_hip_architectures_is_set_once():
     early = migrate("CMakeLists.txt", "set(CMAKE_CUDA_ARCHITECTURES 80)\nproject(p LANGUAGES CXX CUDA)\n"
                     "add_executable(a a.cu)\n").output
     assert early.count("CMAKE_HIP_ARCHITECTURES") == 1
+
+
+def test_make_foreach_over_nvidia_archs_gives_one_offload_arch():
+    text = ("NVCC := nvcc\nARCHS := 60 70 80\n"
+            "GENCODE := $(foreach a,$(ARCHS),-gencode arch=compute_$(a),code=sm_$(a))\n"
+            "FLAGS := -O2 -Wno-deprecated-gpu-targets\n"
+            "app: k.cu\n\t$(NVCC) $(FLAGS) $(GENCODE) -o app k.cu\n")
+    m = migrate("Makefile", text)
+    assert "GENCODE := --offload-arch=$(HIP_ARCH)\n" in m.output
+    assert m.output.count("--offload-arch") == 1 and "foreach" not in m.output
+    assert "HIP_ARCH ?= gfx942" in m.output
+    assert "-Wno-deprecated-gpu-targets" not in m.output and "FLAGS := -O2\n" in m.output
+    assert migrate("Makefile", m.output).output == m.output
+    # a loop that does something else is left alone
+    other = "SRCS := $(foreach d,a b,$(wildcard $(d)/*.cu))\n"
+    assert migrate("Makefile", other).output == other
