@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass, field
 
 from porter.buildfiles.rewrite import (Context, apply_edits, arch_foreach_once, arch_set_once, cmake_insertions,
-                                       collect_edits, comment_spans,
+                                       collect_edits, comment_spans, empty_genex_goes,
                                        make_insertions)
 from porter.buildfiles.rules import load_rules
 from porter.findings.model import Finding
@@ -154,6 +154,6 @@ def migrate(path: str, text: str, arch: str = "gfx942") -> Migration:
         edits += make_insertions(text, ctx, ruleset)
     else:
         probe = apply_edits(text, edits)
-        edits = arch_set_once(text, edits + cmake_insertions(text, probe, ctx))
+        edits = empty_genex_goes(text, arch_set_once(text, edits + cmake_insertions(text, probe, ctx)))
     output = apply_edits(text, edits)
     return Migration(str(path), kind, output, _changes(text, edits), _findings(str(path), text, ruleset, edits))

@@ -356,6 +356,48 @@ def arch_foreach_once(text: str, edits: list[Edit], arch_flag: str) -> list[Edit
     return out
 
 
+_GENEX_CUDA = re.compile(r"\$<\$<COMPILE_LANGUAGE:CUDA>:")
+
+
+def _genex_end(text: str, start: int) -> int:
+    """The index after the ``>`` closing the generator expression at ``start``."""
+    depth, i = 0, start
+    while i < len(text):
+        if text.startswith("$<", i):
+            depth += 1
+            i += 2
+            continue
+        if text[i] == ">":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return -1
+
+
+def empty_genex_goes(text: str, edits: list[Edit]) -> list[Edit]:
+    """``$<$<COMPILE_LANGUAGE:CUDA>:-Wno-deprecated-gpu-targets>`` whose flags all
+    went would be left as an empty ``$<$<COMPILE_LANGUAGE:HIP>:>``: it goes whole."""
+    out = list(edits)
+    for m in _GENEX_CUDA.finditer(text):
+        end = _genex_end(text, m.start())
+        if end < 0:
+            continue
+        inside = [e for e in out if m.start() <= e.start and e.end <= end]
+        local = [Edit(e.start - m.start(), e.end - m.start(), e.text, e.rule, e.why) for e in inside]
+        new = apply_edits(text[m.start():end], local)
+        if not re.fullmatch(r"\$<\$<COMPILE_LANGUAGE:(?:HIP|CUDA)>:\s*>", new):
+            continue
+        start = m.start()
+        while start > 0 and text[start - 1] in " \t":
+            start -= 1
+        if any(e.start < start < e.end or e.start < end < e.end for e in out if e not in inside):
+            continue
+        out = [e for e in out if e not in inside]
+        out.append(Edit(start, end, "", "cmake.empty-genex", "nothing is left for the HIP language in it"))
+    return out
+
+
 def apply_edits(text: str, edits: list[Edit]) -> str:
     out, last = [], 0
     for e in sorted(edits, key=lambda e: (e.start, e.end)):

@@ -188,3 +188,14 @@ def test_make_foreach_over_nvidia_archs_gives_one_offload_arch():
     # a loop that does something else is left alone
     other = "SRCS := $(foreach d,a b,$(wildcard $(d)/*.cu))\n"
     assert migrate("Makefile", other).output == other
+
+
+def test_cmake_genex_left_with_no_flag_goes_whole():
+    text = ("cmake_minimum_required(VERSION 3.18)\nproject(p LANGUAGES CXX CUDA)\nadd_executable(a a.cu)\n"
+            "target_compile_options(a PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Wno-deprecated-gpu-targets> -Wall)\n"
+            "target_compile_options(a PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)\n")
+    out = migrate("CMakeLists.txt", text).output
+    assert "COMPILE_LANGUAGE:HIP>:>" not in out
+    assert "target_compile_options(a PRIVATE -Wall)\n" in out
+    assert "target_compile_options(a PRIVATE $<$<COMPILE_LANGUAGE:HIP>:-gline-tables-only>)\n" in out
+    assert migrate("CMakeLists.txt", out).output == out
