@@ -398,6 +398,23 @@ def empty_genex_goes(text: str, edits: list[Edit]) -> list[Edit]:
     return out
 
 
+def unused_rocm_path_goes(text: str, edits: list[Edit]) -> list[Edit]:
+    """A CUDA_HOME / CUDA_PATH definition renamed to ROCM_PATH that nothing uses any
+    more (its only use was the nvcc path, now plain hipcc) is removed, line and all."""
+    renames = [e for e in edits if e.rule == "make.cuda-path-var"]
+    if not renames:
+        return edits
+    output = apply_edits(text, edits)
+    if re.search(r"\$[({]ROCM_PATH[)}]", output):
+        return edits
+    out = [e for e in edits if e not in renames]
+    for e in renames:
+        end = _call_line_end(text, e.end) if text[e.end:e.end + 1] in ("\n", "\r") else e.end
+        out.append(Edit(line_start(text, e.start), end, "", "make.unused-rocm-path",
+                        "the toolkit root variable is used nowhere once nvcc is hipcc"))
+    return out
+
+
 def apply_edits(text: str, edits: list[Edit]) -> str:
     out, last = [], 0
     for e in sorted(edits, key=lambda e: (e.start, e.end)):

@@ -199,3 +199,12 @@ def test_cmake_genex_left_with_no_flag_goes_whole():
     assert "target_compile_options(a PRIVATE -Wall)\n" in out
     assert "target_compile_options(a PRIVATE $<$<COMPILE_LANGUAGE:HIP>:-gline-tables-only>)\n" in out
     assert migrate("CMakeLists.txt", out).output == out
+
+
+def test_make_rocm_path_only_when_used():
+    """CUDA_HOME was only the nvcc path: once nvcc is hipcc, ROCM_PATH would be defined and never used."""
+    out = migrate("Makefile", "CUDA_HOME ?= /usr/local/cuda\nNVCC ?= $(CUDA_HOME)/bin/nvcc\n"
+                  "app: k.cu\n\t$(NVCC) -o app k.cu\n").output
+    assert "ROCM_PATH" not in out and "CUDA_HOME" not in out and out.startswith("HIPCC ?= hipcc\n")
+    used = migrate("Makefile", "CUDA_HOME ?= /usr/local/cuda\nLIBS := -L$(CUDA_HOME)/lib64 -lcudart\n").output
+    assert "ROCM_PATH ?= /opt/rocm\n" in used and "$(ROCM_PATH)/lib" in used
