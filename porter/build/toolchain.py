@@ -140,14 +140,21 @@ class Toolchain:
             def knows(t) -> str:
                 archs = t["supported_archs"]
                 return ", ".join(a for a in archs if a.startswith("gfx9")) or ", ".join(archs) or "nothing"
-            parts = [f"{self.name} knows {knows(self.summary())}"] + [f"{o['name']} knows {knows(o)}" for o in self.others]
             extra = "; ".join(p for p in self.problems if "device librar" in p)
-            has_plain = self.compiler_kind == "clang" or any(o["kind"] == "clang" for o in self.others)
-            return (f"no toolchain here builds --offload-arch={self.arch} ({'; '.join(parts)})"
-                    + (f" [{extra}]" if extra else "")
-                    + ": pick one with --arch, or install "
-                    + ("a newer LLVM or ROCm 6" if has_plain else "clang-19 lld-19 (Debian 12, for gfx942) or ROCm 6")
-                    + f" for {self.arch}")
+            plain_here = self.compiler_kind == "clang" or any(o["kind"] == "clang" for o in self.others)
+            if self.others:
+                parts = [f"{self.name} knows {knows(self.summary())}"] + [f"{o['name']} knows {knows(o)}"
+                                                                           for o in self.others]
+                head = f"no toolchain here builds --offload-arch={self.arch} ({'; '.join(parts)})"
+            else:
+                head = f"{self.name} does not know --offload-arch={self.arch}; it knows {knows(self.summary())}"
+            if plain_here or self.compiler_kind == "clang":
+                todo = "pick one with --arch, or install a newer LLVM or ROCm 6"
+            elif find_plain_clangs():
+                todo = "pick one with --arch, or build with --toolchain clang"
+            else:
+                todo = "pick one with --arch, or install clang-19 lld-19 (Debian 12, for gfx942) or ROCm 6"
+            return head + (f" [{extra}]" if extra else "") + f": {todo} for {self.arch}"
         return None
 
     def as_dict(self) -> dict:
