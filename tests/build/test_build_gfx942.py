@@ -206,3 +206,10 @@ def test_per_file_build_uses_fgpu_rdc_when_the_project_asks(toolchain942, tmp_pa
     (tmp_path / build_file[0]).write_text("\n")
     plain = run_build(tmp_path, BuildOptions(per_file=True), toolchain=toolchain942)
     assert not plain.ok
+
+
+def test_hipcc_only_for_gfx942_points_to_the_clang_toolchain(need_hipcc, need_clang19):
+    tc = detect_toolchain("gfx942", kind="hipcc")
+    assert tc.compiler_kind == "hipcc" and tc.arch == "gfx942" and tc.arch_supported is False
+    msg = tc.arch_problem()
+    assert msg.startswith("hipcc (clang 15") and "--toolchain clang" in msg and "\n" not in msg
