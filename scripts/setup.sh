@@ -10,7 +10,10 @@ want_test=0
 [ "${1:-}" = "--test" ] && want_test=1
 
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-  pkgs=(hipcc libamdhip64-dev rocm-device-libs libhipsparse-dev libhiprand-dev librocrand-dev librocprim-dev cmake make tmux)
+  # clang-19/lld-19/llvm-19 (Debian 12 main): gfx942 (MI300X) code generation over the same ROCm 5.2
+  # headers and device libraries, which hipcc 5.2 (clang 15) cannot do
+  pkgs=(hipcc libamdhip64-dev rocm-device-libs libhipsparse-dev libhiprand-dev librocrand-dev librocprim-dev cmake make tmux
+        clang-19 lld-19 llvm-19)
   missing=()
   for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
   if [ ${#missing[@]} -gt 0 ]; then
@@ -29,3 +32,5 @@ if [ $want_test = 1 ]; then
 else
   .venv/bin/python -m pip install -q -e .
 fi
+# the device-library folder clang-19 needs for gfx942 (porter's cache, never /usr; idempotent)
+.venv/bin/python -c 'import sys; from porter.build.devicelibs import main; sys.exit(main())' || echo "porter: could not prepare the gfx942 device libraries (porter doctor says why)" >&2

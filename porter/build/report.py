@@ -39,6 +39,8 @@ class BuildReport:
     outputs: list[str] = field(default_factory=list)  # linked programs
     cancelled: bool = False
     compile_commands: str | None = None
+    toolchain: str = ""  # e.g. "clang++-19 (clang 19.1.7)"
+    code_objects: dict[str, list[str]] = field(default_factory=dict)  # output -> GPU targets in its fat binary
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -55,12 +57,13 @@ class BuildReport:
         for u in self.units:
             counts[u.status] = counts.get(u.status, 0) + 1
         return {
-            "ok": self.ok, "arch": self.arch, "compiler": self.compiler, "system": self.system,
+            "ok": self.ok, "arch": self.arch, "compiler": self.compiler, "toolchain": self.toolchain,
+            "system": self.system,
             "directory": self.directory, "duration_s": round(self.duration_s, 3), "cancelled": self.cancelled,
             "summary": {"units": counts, "errors": len(self.errors),
                         "warnings": sum(1 for d in self.diagnostics if d.severity == "warning")},
             "units": [u.as_dict() for u in self.units],
             "diagnostics": [d.as_dict() for d in self.diagnostics],
             "messages": list(self.messages), "outputs": list(self.outputs),
-            "compile_commands": self.compile_commands,
+            "compile_commands": self.compile_commands, "code_objects": dict(self.code_objects),
         }

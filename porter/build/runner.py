@@ -1,6 +1,8 @@
 """``run_build(dir, options, on_line=, cancel=) -> BuildReport``: build a
-converted tree with hipcc, through its Makefile, its CMake project, or unit
-by unit (``hipcc -c`` in parallel, then a link when there is a ``main``).
+converted tree with hipcc or a plain clang++-NN (toolchain.py picks the one
+that knows the arch), through its Makefile, its CMake project, or unit by
+unit (``-c`` in parallel, then a link when there is a ``main``).  A Makefile
+built with a plain clang gets ``HIPCC=`` a hipcc-like script (hipdriver.py).
 
 Every tool runs time-limited in its own process group; ``cancel`` (a
 threading.Event) or Ctrl-C stops them all.  Per-file builds are incremental
@@ -23,7 +25,7 @@ from porter import proc
 from porter.build.cache import Cache, read_depfile, sha256_bytes
 from porter.build.diagnostics import Diagnostic, SourceMap, parse
 from porter.build.report import BuildReport, UnitResult
-from porter.build.toolchain import Toolchain, detect_toolchain, valid_arch_name
+from porter.build.toolchain import KINDS, Toolchain, detect_toolchain, find_plain_clangs, valid_arch_name
 
 STATE_DIR = os.path.join(".porter", "build")
 UNIT_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".hip")
@@ -35,6 +37,10 @@ LINK_LIBS = {"hipblas": "-lhipblas", "hipblaslt": "-lhipblaslt", "hiprand": "-lh
              "rocsparse": "-lrocsparse", "rccl": "-lrccl", "roctracer/roctx": "-lroctx64", "rocsolver": "-lrocsolver"}
 _INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([\w./+-]+)[>"]', re.M)
 _MAIN = re.compile(rb"\bint\s+main\s*\(")
+# the project asks for relocatable device code (separable compilation): per-file builds need -fgpu-rdc
+# at compile and link time, or their verdict differs from the project's own build
+_RDC = re.compile(r"(?<![\w-])-fgpu-rdc\b|(?<![\w-])-rdc[ =]true\b|--relocatable-device-code[ =]true\b|"
+                  r"(?<![\w-])-dc\b|\b(?:CMAKE_)?(?:CUDA|HIP)_SEPARABLE_COMPILATION\s+(?:ON|TRUE|1|YES)\b", re.I)
 
 
 class BuildError(Exception):
@@ -52,20 +58,22 @@ class BuildOptions:
     opt: str = "-O2"
     extra_flags: tuple[str, ...] = ()
     link: bool = True
+    toolchain: str = "auto"  # auto | hipcc | clang (toolchain.KINDS)
 
 
 # ---------------------------------------------------------------- toolchain (cached)
 
-def _toolchain(root: Path, arch: str | None) -> Toolchain:
+def _toolchain(root: Path, arch: str | None, kind: str = "auto") -> Toolchain:
     import shutil
 
-    hipcc = shutil.which("hipcc") or shutil.which("amdclang++")
-    try:
-        st = os.stat(hipcc) if hipcc else None
-    except OSError:
-        st = None
-    key = json.dumps([hipcc, st.st_mtime_ns if st else 0, os.environ.get("PATH"), os.environ.get("ROCM_PATH"),
-                      os.environ.get("HIP_PATH"), arch])
+    stamps = []
+    for tool in [shutil.which("hipcc") or shutil.which("amdclang++"), *find_plain_clangs()]:
+        try:
+            stamps.append([tool, os.stat(tool).st_mtime_ns if tool else 0])
+        except OSError:
+            stamps.append([tool, 0])
+    key = json.dumps([stamps, os.environ.get("PATH"), os.environ.get("ROCM_PATH"),
+                      os.environ.get("HIP_PATH"), os.environ.get("PORTER_CACHE_DIR"), arch, kind])
     path = root / STATE_DIR / "toolchain.json"
     try:
         with open(path, encoding="utf-8") as fh:
@@ -73,10 +81,13 @@ def _toolchain(root: Path, arch: str | None) -> Toolchain:
         if data.get("key") == key:
             d = dict(data["toolchain"])
             d.pop("found", None)
-            return Toolchain(**d)
+            d.pop("name", None)
+            tc = Toolchain(**d)
+            if not tc.device_lib_path or os.path.isdir(tc.device_lib_path):  # a cleared cache: detect again
+                return tc
     except (OSError, ValueError, KeyError, TypeError):
         pass
-    tc = detect_toolchain(arch)
+    tc = detect_toolchain(arch, kind)
     if tc.found and not tc.problems:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -112,16 +123,19 @@ def _units(root: Path) -> list[str]:
 
 def _build_file_flags(root: Path) -> tuple[list[str], list[str]]:
     """-D/-I flags and -l flags from the tree's (migrated) Makefile / CMakeLists
-    (what a per-file build needs to compile like the project does)."""
+    (what a per-file build needs to compile like the project does); -fgpu-rdc
+    in both when the project asks for separable compilation."""
     defines: list[str] = []
     libs: list[str] = []
     incs: list[str] = []
+    rdc = False
     for name in (*MAKEFILES, "CMakeLists.txt"):
         p = root / name
         if not p.is_file():
             continue
         text = p.read_text(errors="replace")
         text = re.sub(r"#[^\n]*", "", text)
+        rdc = rdc or _RDC.search(text) is not None
         if name == "CMakeLists.txt":
             for m in re.finditer(r"(?is)\b(?:add_compile_definitions|target_compile_definitions)\s*\(([^)]*)\)", text):
                 words = m.group(1).split()
@@ -143,6 +157,9 @@ def _build_file_flags(root: Path) -> tuple[list[str], list[str]]:
             for w in re.findall(r"(?<![\w-])-I\s*([^\s$()]+)", text):
                 if not os.path.isabs(w) and (root / w).is_dir():
                     incs.append("-I" + w)
+    if rdc:
+        defines.append("-fgpu-rdc")
+        libs.insert(0, "-fgpu-rdc")
     return list(dict.fromkeys(incs + defines)), list(dict.fromkeys(libs))
 
 
@@ -192,7 +209,7 @@ class _Runner:
 
 def _compile_argv(run: _Runner, rel: str, obj: str, dep: str, defines: list[str]) -> list[str]:
     o = run.options
-    argv = [run.tc.compiler, f"--offload-arch={run.arch}"]
+    argv = run.tc.compile_prefix(run.arch)
     if not rel.endswith(".c"):
         argv.append(f"-std={o.std}")
     argv += [o.opt, *defines, "-I.", *(f"-I{d}" for d in ("include", "src") if (run.root / d).is_dir()),
@@ -243,7 +260,7 @@ def _build_per_file(run: _Runner, report: BuildReport) -> None:
         r = proc.stream(argv, timeout=run.options.timeout, cwd=root, env=run.env, cancel=run.cancel,
                         on_line=run.emit)
         ds = run.diags(r.stdout, rel)
-        step = run.failed_step(r, f"hipcc {rel}")
+        step = run.failed_step(r, f"{os.path.basename(run.tc.compiler)} {rel}")
         if step:
             step.unit = rel
             ds.append(step)
@@ -258,7 +275,8 @@ def _build_per_file(run: _Runner, report: BuildReport) -> None:
         cache.forget(rel)
         if not any(d.severity == "error" for d in ds):
             tail = r.stdout.strip().splitlines()[-1:] or ["no output"]
-            ds.append(Diagnostic(rel, 0, 0, "error", f"hipcc failed (exit {r.returncode}): {tail[0][:300]}", unit=rel))
+            ds.append(Diagnostic(rel, 0, 0, "error", f"{os.path.basename(run.tc.compiler)} failed (exit {r.returncode}): "
+                                 f"{tail[0][:300]}", unit=rel))
         return UnitResult(rel, "failed", r.duration_s, _rel(obj, root)), ds
 
     pool = ThreadPoolExecutor(max_workers=min(_jobs(run.options), len(plans)))
@@ -309,7 +327,7 @@ def _link(run: _Runner, report: BuildReport, plans, keys, cache: Cache, make_lib
                 if inc.startswith(key + "/") or inc == key + ".h":
                     libs.append(flag)
     for flag in make_libs:
-        if flag.startswith("-l") and flag != "-lcudart":
+        if (flag.startswith("-l") and flag != "-lcudart") or flag == "-fgpu-rdc":
             libs.append(flag)
     libs = list(dict.fromkeys(libs))
     if not mains:
@@ -321,12 +339,13 @@ def _link(run: _Runner, report: BuildReport, plans, keys, cache: Cache, make_lib
         name = root.name if len(mains) == 1 else Path(rel).stem
         out = str(bindir / name)
         objs = [obj] + [o for _, o in others]
-        argv = [run.tc.compiler, f"--offload-arch={run.arch}", *objs, "-o", out, *libs]
+        argv = [*run.tc.link_prefix(run.arch), *objs, "-o", out, *libs, *run.tc.link_libs()]
         key = sha256_bytes(json.dumps([argv, [keys.get(r, "") for r, _ in [(rel, obj), *others]]]).encode())
         link_id = f"link:{name}"
         if cache.units.get(link_id, {}).get("key") == key and os.path.exists(out):
             report.units.append(UnitResult(name, "cached", 0.0, _rel(out, root), kind="link"))
             report.outputs.append(_rel(out, root))
+            _record_code_objects(report, root, [out])
             continue
         run.emit(f"[link] {name}")
         r = proc.stream(argv, timeout=run.options.timeout, cwd=root, env=run.env, cancel=run.cancel,
@@ -339,6 +358,7 @@ def _link(run: _Runner, report: BuildReport, plans, keys, cache: Cache, make_lib
             cache.record(link_id, key, [])
             report.units.append(UnitResult(name, "linked", r.duration_s, _rel(out, root), kind="link"))
             report.outputs.append(_rel(out, root))
+            _record_code_objects(report, root, [out])
         else:
             cache.forget(link_id)
             if not any(d.severity == "error" for d in ds):
@@ -352,29 +372,72 @@ def _link(run: _Runner, report: BuildReport, plans, keys, cache: Cache, make_lib
     cache.save()
 
 
+def _record_code_objects(report: BuildReport, root: Path, paths: list[str]) -> None:
+    """The GPU targets each output's fat binary holds (what was really built)."""
+    from porter.build import fatbin
+
+    for p in paths:
+        try:
+            found = fatbin.targets(p)
+        except fatbin.FatbinError:
+            continue
+        if found:
+            report.code_objects[_rel(p, root)] = found
+
+
 # ---------------------------------------------------------------- make
+
+def _make_vars(run: _Runner) -> list[str]:
+    """make's command-line variables: the arch, and for a plain clang a
+    hipcc-like script as $(HIPCC) (command-line variables beat ?= and :=)."""
+    out = [f"HIP_ARCH={run.arch}"]
+    if run.tc.compiler_kind == "clang":
+        out.append(f"HIPCC={_driver_script(run)}")
+    return out
+
+
+def _driver_script(run: _Runner) -> str:
+    import sys
+
+    from porter.build import hipdriver
+
+    cfg = {"clang": run.tc.compiler, "flags": run.tc.hip_flags(), "link": run.tc.link_libs()}
+    conf = run.state / "hipcc.json"
+    script = run.state / "hipcc"
+    text = json.dumps(cfg, indent=1) + "\n"
+    body = (f"#!/bin/sh\n# porter: hipcc-like front for {run.tc.name} (porter/build/hipdriver.py)\n"
+            f"exec {shlex.quote(sys.executable)} -SE {shlex.quote(hipdriver.__file__)} {shlex.quote(str(conf))} \"$@\"\n")
+    if not conf.is_file() or conf.read_text() != text:
+        conf.write_text(text)
+    if not script.is_file() or script.read_text() != body:
+        script.write_text(body)
+        script.chmod(0o755)
+    return str(script)
+
 
 def _make_commands(run: _Runner, makefile: str, cache: Cache) -> list[dict]:
     """Compile commands from a dry run (``make -n -B``), cached by Makefile content."""
-    key = sha256_bytes(json.dumps([cache.file_hash(str(run.root / makefile)), run.arch]).encode())
+    key = sha256_bytes(json.dumps([cache.file_hash(str(run.root / makefile)), _make_vars(run)]).encode())
     memo = cache.extra.get("make_commands")
-    if isinstance(memo, dict) and memo.get("key") == key:
+    if isinstance(memo, dict) and memo.get("key") == key and "links" in memo:
         return memo["commands"]
-    r = proc.run([run.tc.make or "make", "-n", "-B", f"HIP_ARCH={run.arch}"], timeout=60, cwd=run.root, env=run.env)
-    commands = []
+    r = proc.run([run.tc.make or "make", "-n", "-B", *_make_vars(run)], timeout=60, cwd=run.root, env=run.env)
+    commands, links = [], []
     for line in r.stdout.splitlines():
         try:
             words = shlex.split(line)
         except ValueError:
             continue
         if "-c" not in words:
+            if words and "-o" in words[:-1] and any(w.endswith(".o") for w in words):  # a link: its program
+                links.append(words[words.index("-o") + 1])
             continue
         srcs = [w for w in words if w.endswith(UNIT_SUFFIXES) and (run.root / w).is_file()]
         if not srcs:
             continue
         out = words[words.index("-o") + 1] if "-o" in words[:-1] else ""
         commands.append({"directory": str(run.root), "arguments": words, "file": srcs[0], "output": out})
-    cache.extra["make_commands"] = {"key": key, "commands": commands}
+    cache.extra["make_commands"] = {"key": key, "commands": commands, "links": links}
     cache.dirty = True
     return commands
 
@@ -395,7 +458,7 @@ def _build_make(run: _Runner, report: BuildReport, makefile: str) -> None:
     for c in commands:
         p = run.root / c["output"] if c["output"] else None
         before[c["file"]] = p.stat().st_mtime_ns if p and p.exists() else None
-    argv = [run.tc.make or "make", "-k", f"-j{_jobs(run.options)}", f"HIP_ARCH={run.arch}"]
+    argv = [run.tc.make or "make", "-k", f"-j{_jobs(run.options)}", *_make_vars(run)]
     run.emit("[make] " + " ".join(argv))
     r = proc.stream(argv, timeout=run.options.timeout, cwd=run.root, env=run.env, cancel=run.cancel,
                     on_line=run.emit)
@@ -410,6 +473,12 @@ def _build_make(run: _Runner, report: BuildReport, makefile: str) -> None:
         failed = any(d.unit == "make" and d.severity == "error" and d.file == c["file"] for d in ds)
         status = ("failed" if failed or now is None else "up-to-date" if now == before[c["file"]] else "compiled")
         report.units.append(UnitResult(c["file"], status, None, c["output"]))
+    programs = [p for p in cache.extra["make_commands"].get("links", []) if (run.root / p).is_file()]
+    if r.ok:
+        report.outputs.extend(programs)
+    _record_code_objects(report, run.root, [str(run.root / p) for p in
+                                            [c["output"] for c in commands if c["output"]] + programs
+                                            if (run.root / p).is_file()])
     report.units.append(UnitResult("make", "cancelled" if r.cancelled else "timeout" if r.timed_out
                                    else "compiled" if r.ok else "failed", r.duration_s, kind="step"))
     report.cancelled = r.cancelled
@@ -422,12 +491,35 @@ def _build_make(run: _Runner, report: BuildReport, makefile: str) -> None:
 
 # ---------------------------------------------------------------- cmake
 
+def hip_language_problem(root: Path, rocm_path: str) -> str:
+    """Why CMake's HIP language cannot configure here, or "".  CMake (3.21+) looks for
+    ROCM_ROOT/lib/cmake/hip-lang/hip-lang-config.cmake; Debian 12 ships that package
+    under lib/x86_64-linux-gnu/cmake/hip-lang, where CMake does not look (measured:
+    "The ROCm root directory: /usr does not contain the HIP runtime CMake package")."""
+    try:
+        text = re.sub(r"#[^\n]*", "", (root / "CMakeLists.txt").read_text(errors="replace"))
+    except OSError:
+        return ""
+    if not re.search(r"(?is)\b(project|enable_language)\s*\([^)]*\bHIP\b", text):
+        return ""
+    for r in {rocm_path or "/usr", "/opt/rocm"}:
+        if os.path.isfile(os.path.join(r, "lib", "cmake", "hip-lang", "hip-lang-config.cmake")):
+            return ""
+    return (f"CMake's HIP language needs ROCm's hip-lang package at {rocm_path or '/usr'}/lib/cmake/hip-lang/ "
+            "(Debian 12 puts it under lib/x86_64-linux-gnu/cmake/, where CMake does not look)")
+
+
 def _build_cmake(run: _Runner, report: BuildReport) -> bool:
     """Configure + build with CMake; False when configuring fails (the caller falls back)."""
+    why = hip_language_problem(run.root, run.tc.rocm_path)
+    if why:
+        report.messages.append(why)
+        return False
     bdir = run.state / "cmake"
     cache = Cache(run.state / "cache.json")
     lists = sorted(str(p) for p in run.root.rglob("CMakeLists.txt") if ".porter" not in p.parts)
-    key = sha256_bytes(json.dumps([[cache.file_hash(p) for p in lists], run.arch, run.tc.compiler]).encode())
+    key = sha256_bytes(json.dumps([[cache.file_hash(p) for p in lists], run.arch, run.tc.compiler,
+                                   run.tc.device_lib_path]).encode())
     failed_before = cache.extra.get("cmake_failed")
     if isinstance(failed_before, dict) and failed_before.get("key") == key:
         report.messages.append(f"CMake configure failed before with this CMakeLists.txt: {failed_before['why']}")
@@ -435,6 +527,8 @@ def _build_cmake(run: _Runner, report: BuildReport) -> bool:
     if not (bdir / "CMakeCache.txt").is_file():
         argv = [run.tc.cmake, "-S", str(run.root), "-B", str(bdir), f"-DCMAKE_HIP_ARCHITECTURES={run.arch}",
                 "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", "-DCMAKE_BUILD_TYPE=Release"]
+        if run.tc.compiler_kind == "clang":
+            argv += [f"-DCMAKE_HIP_COMPILER={run.tc.compiler}", f"-DCMAKE_HIP_FLAGS={' '.join(run.tc.hip_flags())}"]
         run.emit("[cmake] configure")
         r = proc.stream(argv, timeout=run.options.timeout, cwd=run.root, env=run.env, cancel=run.cancel,
                         on_line=run.emit)
@@ -518,18 +612,23 @@ def run_build(directory: str | os.PathLike, options: BuildOptions = BuildOptions
     root = root.resolve()
     if options.arch is not None and not valid_arch_name(options.arch):
         raise BuildError(f"--arch {options.arch!r} is not an AMD GPU target (e.g. gfx942, gfx90a)")
+    if options.toolchain not in KINDS:
+        raise BuildError(f"--toolchain {options.toolchain!r}: one of {', '.join(KINDS)}")
     cancel = cancel or threading.Event()
-    tc = toolchain or _toolchain(root, options.arch)
+    tc = toolchain or _toolchain(root, options.arch, options.toolchain)
     if options.arch and tc.arch != options.arch:
         tc = replace(tc, arch=options.arch)
     arch = tc.arch
-    report = BuildReport(False, arch, tc.compiler, "none", str(root))
+    report = BuildReport(False, arch, tc.compiler, "none", str(root), toolchain=tc.name if tc.found else "")
     problem = tc.arch_problem()
     if problem:
         report.diagnostics.append(Diagnostic("", 0, 0, "error", problem))
         report.duration_s = time.monotonic() - start
         return report
     run = _Runner(root, options, tc, arch, on_line, cancel)
+    if tc.reason:
+        report.messages.append(f"toolchain: {tc.reason}")
+    run.emit(f"[toolchain] {tc.reason or tc.name} for {arch}")
     system = choose_system(root, options, tc, report.messages)
     if system == "make" and not tc.make:
         raise BuildError("make is not installed (apt-get install make)")
@@ -542,7 +641,8 @@ def run_build(directory: str | os.PathLike, options: BuildOptions = BuildOptions
     elif system == "cmake":
         if not _build_cmake(run, report):
             report.system = "per-file"
-            report.messages.append("building per file instead (porter build --per-file)")
+            report.messages.append("building per file instead, with the definitions, include folders and "
+                                   "libraries of CMakeLists.txt (porter build --per-file)")
             _build_per_file(run, report)
     else:
         _build_per_file(run, report)

@@ -1,9 +1,19 @@
-"""Find the HIP toolchain: hipcc / amdclang++, versions, the archs the compiler
-knows, and the arch to build for.
+"""Find the HIP toolchain and the arch to build for.
 
-``detect_toolchain(arch=None) -> Toolchain``.  Nothing here changes the arch
-it was asked for: when the compiler does not know it, ``arch_supported`` is
-False and ``arch_problem()`` says so in one line.
+Two kinds: ``hipcc`` (ROCm's driver, or ``amdclang++``) and a plain
+``clang++-NN`` that compiles ``-x hip`` against ROCm's HIP headers and device
+libraries (``--rocm-path``, ``--rocm-device-lib-path``).  Each knows a set of
+archs; ``detect_toolchain(arch=None, kind="auto") -> Toolchain`` picks the
+first that knows the target (``arch``, else the local GPU, else gfx942),
+hipcc before a plain clang, and says why in ``reason``.  Nothing here changes
+the arch it was asked for: when no toolchain knows it, ``arch_supported`` is
+False and ``arch_problem()`` says in one line what each one can build.
+
+Measured on Debian 12: clang-19 (LLVM 19.1.7, Debian main) generates gfx942
+code against ROCm 5.2's headers and device libraries once the device-library
+folder has ``oclc_isa_version_942.bc`` (porter makes it: devicelibs.py).  That
+is LLVM 19's gfx942 code generation with ROCm 5.2 headers and libraries, not
+a ROCm 6 toolchain.
 
 Measured on Debian 12 (ROCm 5.2, clang 15): ``hipcc`` is a perl script that
 picks the NVIDIA platform when it finds nvcc unless HIP_PLATFORM=amd is set;
@@ -22,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from porter import proc
+from porter.build import devicelibs
 
 DEFAULT_ARCH = "gfx942"  # AMD Instinct MI300X
 PROBE_TIMEOUT = 20.0
@@ -39,13 +50,16 @@ LIBRARY_HEADERS = {
     "rocprim": ("rocprim/rocprim.hpp",),
     "rocthrust": ("thrust/system/hip/config.h",),
 }
+# plain clang++-NN tried, newest first (LLVM 17 is the first with gfx942)
+PLAIN_CLANG_VERSIONS = tuple(range(22, 16, -1))
+KINDS = ("auto", "hipcc", "clang")
 _ARCH_RE = re.compile(r"^gfx[0-9a-f]{3,5}(:[a-z-]+[+-])*$")
 
 
 @dataclass(slots=True)
 class Toolchain:
     compiler: str | None = None  # absolute path of hipcc (or amdclang++)
-    compiler_kind: str = ""  # "hipcc" | "amdclang++" | ""
+    compiler_kind: str = ""  # "hipcc" | "amdclang++" | "clang" (a plain clang++-NN, -x hip) | ""
     clang: str | None = None  # the clang the compiler drives
     hip_version: str = ""
     clang_version: str = ""
@@ -61,6 +75,10 @@ class Toolchain:
     libraries: dict[str, bool] = field(default_factory=dict)
     include_dirs: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    device_lib_path: str = ""  # plain clang: --rocm-device-lib-path
+    hip_lib_dir: str = ""  # plain clang: where libamdhip64.so is (-L)
+    reason: str = ""  # why this toolchain was picked, one line
+    others: list[dict] = field(default_factory=list)  # the other toolchains found: summary()
 
     @property
     def found(self) -> bool:
@@ -77,19 +95,72 @@ class Toolchain:
             env["ROCM_PATH"] = self.rocm_path
         return env
 
+    @property
+    def name(self) -> str:
+        """How the log names it: "hipcc (clang 15.0.6)", "clang++-19 (clang 19.1.7)"."""
+        base = os.path.basename(self.compiler) if self.compiler else "none"
+        return f"{base} (clang {self.clang_version or '?'})"
+
+    def summary(self) -> dict:
+        return {"kind": self.compiler_kind, "compiler": self.compiler, "name": self.name,
+                "clang_version": self.clang_version, "supported_archs": list(self.supported_archs),
+                "device_lib_path": self.device_lib_path, "problems": list(self.problems)}
+
+    def hip_flags(self) -> list[str]:
+        """What a plain clang needs beside ``--offload-arch`` (nothing for hipcc)."""
+        if self.compiler_kind != "clang":
+            return []
+        flags = [f"--rocm-path={self.rocm_path}"] if self.rocm_path else []
+        if self.device_lib_path:
+            flags.append(f"--rocm-device-lib-path={self.device_lib_path}")
+        return flags
+
+    def compile_prefix(self, arch: str) -> list[str]:
+        """argv up to the flags of one compile: ``hipcc --offload-arch=A`` or
+        ``clang++-19 -x hip --offload-arch=A --rocm-path=.. --rocm-device-lib-path=..``."""
+        head = [self.compiler, "-x", "hip"] if self.compiler_kind == "clang" else [self.compiler]
+        return [*head, f"--offload-arch={arch}", *self.hip_flags()]
+
+    def link_prefix(self, arch: str) -> list[str]:
+        head = [self.compiler, "--hip-link"] if self.compiler_kind == "clang" else [self.compiler]
+        return [*head, f"--offload-arch={arch}", *self.hip_flags()]
+
+    def link_libs(self) -> list[str]:
+        """hipcc adds the HIP runtime itself; a plain clang is told."""
+        if self.compiler_kind != "clang":
+            return []
+        return ([f"-L{self.hip_lib_dir}"] if self.hip_lib_dir else []) + ["-lamdhip64"]
+
     def arch_problem(self) -> str | None:
         """One line when the compiler cannot build for ``arch``; else None."""
         if not self.found:
-            return "no HIP compiler found (hipcc or amdclang++): run `porter doctor` for the install command"
+            return ("no HIP compiler found (hipcc, amdclang++ or clang++-17 or newer with ROCm's HIP headers): "
+                    "run `porter doctor` for the install command")
         if self.arch_supported is False:
-            known = ", ".join(a for a in self.supported_archs if a.startswith("gfx9")) or ", ".join(self.supported_archs)
-            return (f"{self.compiler_kind} (clang {self.clang_version or '?'}) does not know --offload-arch={self.arch}; "
-                    f"it knows {known}: pick one with --arch, or install ROCm 6 or newer for {self.arch}")
+            def knows(t) -> str:
+                archs = t["supported_archs"]
+                return ", ".join(a for a in archs if a.startswith("gfx9")) or ", ".join(archs) or "nothing"
+            extra = "; ".join(p for p in self.problems if "device librar" in p)
+            plain_here = self.compiler_kind == "clang" or any(o["kind"] == "clang" for o in self.others)
+            if self.others:
+                parts = [f"{self.name} knows {knows(self.summary())}"] + [f"{o['name']} knows {knows(o)}"
+                                                                           for o in self.others]
+                head = f"no toolchain here builds --offload-arch={self.arch} ({'; '.join(parts)})"
+            else:
+                head = f"{self.name} does not know --offload-arch={self.arch}; it knows {knows(self.summary())}"
+            if plain_here or self.compiler_kind == "clang":
+                todo = "pick one with --arch, or install a newer LLVM or ROCm 6"
+            elif find_plain_clangs():
+                todo = "pick one with --arch, or build with --toolchain clang"
+            else:
+                todo = "pick one with --arch, or install clang-19 lld-19 (Debian 12, for gfx942) or ROCm 6"
+            return head + (f" [{extra}]" if extra else "") + f": {todo} for {self.arch}"
         return None
 
     def as_dict(self) -> dict:
         d = asdict(self)
         d["found"] = self.found
+        d["name"] = self.name
         return d
 
 
@@ -236,32 +307,150 @@ def valid_arch_name(arch: str) -> bool:
     return bool(_ARCH_RE.match(arch))
 
 
-def detect_toolchain(arch: str | None = None) -> Toolchain:
-    """What HIP toolchain this machine has and which arch to build for.
+def find_plain_clangs() -> list[str]:
+    """``clang++-NN`` on PATH (NN from 22 down to 17), one per real binary, newest first."""
+    out, seen = [], set()
+    for v in PLAIN_CLANG_VERSIONS:
+        p = shutil.which(f"clang++-{v}")
+        if p and os.path.realpath(p) not in seen:
+            seen.add(os.path.realpath(p))
+            out.append(p)
+    return out
 
-    ``arch``: the user's ``--arch``; otherwise the local GPU, otherwise gfx942.
-    Never raises for a missing or broken toolchain: see ``.problems``."""
+
+def _hip_root() -> str:
+    """Where ROCm's HIP headers are (include/hip/hip_runtime.h): $ROCM_PATH, /opt/rocm, /usr."""
+    for root in (os.environ.get("ROCM_PATH"), os.environ.get("HIP_PATH"), "/opt/rocm", "/usr"):
+        if root and os.path.isfile(os.path.join(root, "include", "hip", "hip_runtime.h")):
+            return root
+    return ""
+
+
+def _hip_header_version(root: str) -> str:
+    try:
+        text = Path(root, "include", "hip", "hip_version.h").read_text(errors="replace")
+    except OSError:
+        return ""
+    parts = [re.search(rf"#define HIP_VERSION_{k}\s+(\d+)", text) for k in ("MAJOR", "MINOR", "PATCH")]
+    return ".".join(m.group(1) for m in parts if m)
+
+
+def _hip_lib_dir(root: str) -> str:
+    for d in (os.path.join(root, "lib"), os.path.join(root, "lib64"), "/usr/lib/x86_64-linux-gnu",
+              "/usr/lib/aarch64-linux-gnu", "/opt/rocm/lib"):
+        if os.path.isfile(os.path.join(d, "libamdhip64.so")):
+            return d
+    return ""
+
+
+def _detect_plain(clang: str, env: dict[str, str]) -> Toolchain:
+    """A plain clang++-NN over ROCm's HIP headers and device libraries: its
+    archs are those its backend generates *and* that have (or can be given)
+    an ISA-version device library."""
+    tc = Toolchain(compiler=clang, compiler_kind="clang", clang=clang)
+    r = _run([clang, "--version"], env)
+    m = re.search(r"clang version\s+(\S+)", r.stdout)
+    tc.clang_version = m.group(1) if m else ""
+    if not r.ok:
+        tc.problems.append(f"`{clang} --version` failed: {(r.error or r.stderr.strip() or 'no output')[:200]}")
+    tc.rocm_path = _hip_root()
+    if not tc.rocm_path:
+        tc.problems.append("no HIP headers (include/hip/hip_runtime.h): apt-get install libamdhip64-dev")
+    else:
+        tc.hip_version = _hip_header_version(tc.rocm_path)
+        tc.hip_lib_dir = _hip_lib_dir(tc.rocm_path)
+    backend = _supported_archs(tc, env)
+    src = devicelibs.find_bitcode_dir(tc.rocm_path)
+    if src is None:
+        tc.problems.append("no ROCm device libraries (amdgcn/bitcode/ocml.bc): apt-get install rocm-device-libs")
+        tc.supported_archs = []
+        return tc
+    tc.device_lib_path = src
+    libs = set(devicelibs.isa_archs(src)) | set(devicelibs.ISA_VERSIONS)
+    tc.supported_archs = [a for a in backend if a in libs] if tc.rocm_path else []
+    return tc
+
+
+def _detect_hipcc(env: dict[str, str]) -> Toolchain:
     tc = Toolchain()
-    env = tc.env()
     _find_compiler(tc, env)
     if tc.found:
         _versions(tc, env)
         tc.supported_archs = _supported_archs(tc, env)
+    return tc
+
+
+def _knows(tc: Toolchain, arch: str, env: dict[str, str]) -> bool | None:
+    if not tc.found:
+        return None
+    if tc.supported_archs:
+        return arch.split(":")[0] in tc.supported_archs
+    if tc.compiler_kind == "clang":
+        return False
+    return arch_known(tc, arch, env)
+
+
+def _ready_device_libs(tc: Toolchain) -> None:
+    """A plain clang building an arch whose ISA-version library ROCm did not
+    ship: point it at porter's folder (made now if need be)."""
+    if tc.compiler_kind != "clang" or not tc.device_lib_path:
+        return
+    base = tc.arch.split(":")[0]
+    if base in devicelibs.isa_archs(tc.device_lib_path):
+        return
+    got = devicelibs.prepare(tc.device_lib_path, tc.compiler)
+    if got.folder and base in got.archs:
+        tc.device_lib_path = got.folder
+    else:
+        tc.arch_supported = False
+        tc.problems.append(f"no device library for {base}: " + (got.problem or "porter could not make it"))
+
+
+def detect_toolchain(arch: str | None = None, kind: str = "auto") -> Toolchain:
+    """What HIP toolchain this machine has and which arch to build for.
+
+    ``arch``: the user's ``--arch``; otherwise the local GPU, otherwise gfx942.
+    ``kind``: "auto" (the first toolchain that knows the arch: hipcc, then a
+    plain clang++-NN), "hipcc" or "clang".  Never raises for a missing or
+    broken toolchain: see ``.problems``."""
+    if kind not in KINDS:
+        raise ValueError(f"toolchain kind {kind!r}: one of {', '.join(KINDS)}")
+    env = Toolchain().env()
+    cands: list[Toolchain] = []
+    if kind in ("auto", "hipcc"):
+        h = _detect_hipcc(env)
+        if h.found or kind == "hipcc":
+            cands.append(h)
+    if kind in ("auto", "clang"):
+        cands += [_detect_plain(c, env) for c in find_plain_clangs()]
+    if not cands:
+        cands.append(Toolchain(problems=["no plain clang++-17 or newer on PATH (apt-get install clang-19 lld-19)"]
+                               if kind == "clang" else []))
+        if kind == "auto":
+            cands[0].problems.append("hipcc not found on PATH, under $ROCM_PATH/bin or /opt/rocm/bin")
+    local_gpus, source = _local_gpus(env)
+    if arch:
+        target, arch_source = arch, "option"
+    elif local_gpus:
+        target, arch_source = local_gpus[0], source
+    else:
+        target, arch_source = DEFAULT_ARCH, "default"
+    known = [_knows(t, target, env) for t in cands]
+    pick = next((i for i, k in enumerate(known) if k), None)
+    if pick is None:
+        pick = next((i for i, t in enumerate(cands) if t.found), 0)
+    tc = cands[pick]
+    tc.arch, tc.arch_source, tc.local_gpus, tc.arch_supported = target, arch_source, local_gpus, known[pick]
+    tc.others = [t.summary() for i, t in enumerate(cands) if i != pick and t.found]
+    why = {"option": "asked for with --arch", "default": "the default (MI300X)"}.get(arch_source, f"the local GPU ({arch_source})")
+    if tc.found and tc.arch_supported:
+        skipped = [t.name for t in cands[:pick] if t.found]
+        tc.reason = (f"{tc.name} for {target} ({why})"
+                     + (f"; {', '.join(skipped)} does not know {target}" if skipped else ""))
     tc.cmake = shutil.which("cmake")
     tc.make = shutil.which("make")
-    tc.local_gpus, source = _local_gpus(env)
-    if arch:
-        tc.arch, tc.arch_source = arch, "option"
-    elif tc.local_gpus:
-        tc.arch, tc.arch_source = tc.local_gpus[0], source
-    else:
-        tc.arch, tc.arch_source = DEFAULT_ARCH, "default"
-    if tc.found:
-        base = tc.arch.split(":")[0]
-        if tc.supported_archs:
-            tc.arch_supported = base in tc.supported_archs
-        else:
-            tc.arch_supported = arch_known(tc, tc.arch, env)
+    if tc.found and tc.arch_supported:
+        _ready_device_libs(tc)
     _libraries(tc)
     return tc
 
@@ -272,9 +461,15 @@ def install_hints(tc: Toolchain | None = None) -> list[str]:
     if tc is None or not tc.found:
         hints.append("Debian 12 / Ubuntu: sudo apt-get install hipcc libamdhip64-dev rocm-device-libs "
                      "(ROCm 5.2-5.7 from the distribution; knows gfx90a/gfx940, not gfx942)")
+        hints.append("gfx942 on Debian 12 without ROCm 6: also sudo apt-get install clang-19 lld-19 llvm-19 "
+                     "(LLVM 19 generates gfx942 code over those headers and device libraries)")
         hints.append("ROCm 6 or newer (MI300X, gfx942): install AMD's repository package, then "
                      "sudo apt-get install rocm-hip-sdk (see rocm.docs.amd.com, 'Quick start installation')")
     elif tc.arch_supported is False:
+        plain = tc.compiler_kind == "clang" or any(o.get("kind") == "clang" for o in tc.others)
+        if not plain and tc.arch.split(":")[0] == "gfx942":
+            hints.append("gfx942 offline on Debian 12: sudo apt-get install clang-19 lld-19 llvm-19 (porter then builds "
+                         "with clang++-19 against the installed ROCm headers and device libraries)")
         hints.append(f"{tc.arch} needs a newer compiler: install ROCm 6 or newer (sudo apt-get install rocm-hip-sdk "
                      "from AMD's repository), or build for an arch this one knows with --arch")
     if tc is None or not tc.cmake:

@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from porter.buildfiles.rewrite import (Context, apply_edits, cmake_insertions, collect_edits, comment_spans,
+from porter.buildfiles.rewrite import (Context, apply_edits, arch_foreach_once, arch_set_once, cmake_insertions,
+                                       collect_edits, comment_spans, empty_genex_goes, unused_rocm_path_goes,
                                        make_insertions)
 from porter.buildfiles.rules import load_rules
 from porter.findings.model import Finding
@@ -149,9 +150,11 @@ def migrate(path: str, text: str, arch: str = "gfx942") -> Migration:
     ctx = Context(kind, arch, [])
     edits = collect_edits(text, ruleset, ctx)
     if kind == "make":
+        edits = arch_foreach_once(text, edits, f"--offload-arch=$({ruleset.settings.get('arch_variable', 'HIP_ARCH')})")
         edits += make_insertions(text, ctx, ruleset)
+        edits = unused_rocm_path_goes(text, edits)
     else:
         probe = apply_edits(text, edits)
-        edits += cmake_insertions(text, probe, ctx)
+        edits = empty_genex_goes(text, arch_set_once(text, edits + cmake_insertions(text, probe, ctx)))
     output = apply_edits(text, edits)
     return Migration(str(path), kind, output, _changes(text, edits), _findings(str(path), text, ruleset, edits))

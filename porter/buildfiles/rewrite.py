@@ -285,6 +285,136 @@ def cmake_insertions(text: str, new_text_probe: str, ctx: Context) -> list[Edit]
     return edits
 
 
+_IF_NOT_DEFINED = re.compile(r"(?im)^[ \t]*if[ \t]*\([ \t]*NOT[ \t]+DEFINED[ \t]+CMAKE_CUDA_ARCHITECTURES[ \t]*\)[ \t]*\r?\n\Z")
+_ENDIF = re.compile(r"(?i)[ \t]*endif[ \t]*\([^)]*\)[ \t]*(?:\r?\n|\Z)")
+
+
+def arch_set_once(text: str, edits: list[Edit]) -> list[Edit]:
+    """When porter sets CMAKE_HIP_ARCHITECTURES before project() (cmake.arch-default),
+    a later set(CMAKE_CUDA_ARCHITECTURES ...) would set it a second time, and an
+    ``if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)`` around it can no longer run:
+    both go (the whole if block when the set is all it holds)."""
+    if not any(e.rule == "cmake.arch-default" for e in edits):
+        return edits
+    drops: list[tuple[int, int]] = []
+    for e in edits:
+        if e.rule != "cmake.arch-set":
+            continue
+        a, b = line_start(text, e.start), _call_line_end(text, e.end)
+        if text[a:e.start].strip() or text[e.end:b].strip():
+            continue  # shares its line with something else: leave it
+        m1, m2 = _IF_NOT_DEFINED.search(text[:a]), _ENDIF.match(text, b)
+        if m1 and m2:
+            a, b = m1.start(), m2.end()
+        drops.append((a, b))
+    if not drops:
+        return edits
+    kept = [e for e in edits if not any(a <= e.start and e.end <= b and not (e.start == e.end == a) for a, b in drops)]
+    return kept + [Edit(a, b, "", "cmake.arch-once", "CMAKE_HIP_ARCHITECTURES is set once, before project(); "
+                        "a second set, or an if(NOT DEFINED ...) that cannot run, goes") for a, b in drops]
+
+
+_FOREACH = re.compile(r"\$\(foreach[ \t]+\w+[ \t]*,")
+
+
+def _paren_end(text: str, start: int) -> int:
+    """The index after the ``)`` closing the ``$(`` at ``start`` (-1: none)."""
+    depth, i = 0, start + 1
+    while i < len(text):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        elif text[i] == "\n" and text[i - 1:i] != "\\":
+            return -1
+        i += 1
+    return -1
+
+
+def arch_foreach_once(text: str, edits: list[Edit], arch_flag: str) -> list[Edit]:
+    """A Makefile ``$(foreach a,$(ARCHS),-gencode ...)`` whose body became
+    ``arch_flag`` gives the same --offload-arch once per NVIDIA arch: the loop
+    becomes the flag itself."""
+    out = list(edits)
+    for m in _FOREACH.finditer(text):
+        end = _paren_end(text, m.start())
+        if end < 0:
+            continue
+        inside = [e for e in out if m.start() <= e.start and e.end <= end]
+        if not inside:
+            continue
+        local = [Edit(e.start - m.start(), e.end - m.start(), e.text, e.rule, e.why) for e in inside]
+        new = apply_edits(text[m.start():end], local)
+        body = new[new.index(",", new.index(",") + 1) + 1:-1] if new.count(",") >= 2 else ""
+        if body.strip() != arch_flag:
+            continue
+        out = [e for e in out if e not in inside]
+        out.append(Edit(m.start(), end, arch_flag, "make.arch-foreach",
+                        "one AMD GPU target: a loop over NVIDIA archs would repeat the same --offload-arch"))
+    return out
+
+
+_GENEX_CUDA = re.compile(r"\$<\$<COMPILE_LANGUAGE:CUDA>:")
+
+
+def _genex_end(text: str, start: int) -> int:
+    """The index after the ``>`` closing the generator expression at ``start``."""
+    depth, i = 0, start
+    while i < len(text):
+        if text.startswith("$<", i):
+            depth += 1
+            i += 2
+            continue
+        if text[i] == ">":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return -1
+
+
+def empty_genex_goes(text: str, edits: list[Edit]) -> list[Edit]:
+    """``$<$<COMPILE_LANGUAGE:CUDA>:-Wno-deprecated-gpu-targets>`` whose flags all
+    went would be left as an empty ``$<$<COMPILE_LANGUAGE:HIP>:>``: it goes whole."""
+    out = list(edits)
+    for m in _GENEX_CUDA.finditer(text):
+        end = _genex_end(text, m.start())
+        if end < 0:
+            continue
+        inside = [e for e in out if m.start() <= e.start and e.end <= end]
+        local = [Edit(e.start - m.start(), e.end - m.start(), e.text, e.rule, e.why) for e in inside]
+        new = apply_edits(text[m.start():end], local)
+        if not re.fullmatch(r"\$<\$<COMPILE_LANGUAGE:(?:HIP|CUDA)>:\s*>", new):
+            continue
+        start = m.start()
+        while start > 0 and text[start - 1] in " \t":
+            start -= 1
+        if any(e.start < start < e.end or e.start < end < e.end for e in out if e not in inside):
+            continue
+        out = [e for e in out if e not in inside]
+        out.append(Edit(start, end, "", "cmake.empty-genex", "nothing is left for the HIP language in it"))
+    return out
+
+
+def unused_rocm_path_goes(text: str, edits: list[Edit]) -> list[Edit]:
+    """A CUDA_HOME / CUDA_PATH definition renamed to ROCM_PATH that nothing uses any
+    more (its only use was the nvcc path, now plain hipcc) is removed, line and all."""
+    renames = [e for e in edits if e.rule == "make.cuda-path-var"]
+    if not renames:
+        return edits
+    output = apply_edits(text, edits)
+    if re.search(r"\$[({]ROCM_PATH[)}]", output):
+        return edits
+    out = [e for e in edits if e not in renames]
+    for e in renames:
+        end = _call_line_end(text, e.end) if text[e.end:e.end + 1] in ("\n", "\r") else e.end
+        out.append(Edit(line_start(text, e.start), end, "", "make.unused-rocm-path",
+                        "the toolkit root variable is used nowhere once nvcc is hipcc"))
+    return out
+
+
 def apply_edits(text: str, edits: list[Edit]) -> str:
     out, last = [], 0
     for e in sorted(edits, key=lambda e: (e.start, e.end)):

@@ -12,13 +12,17 @@ from porter.cli.main import UsageError
 
 
 def register(sub) -> None:
-    p = sub.add_parser("build", help="compile a converted tree with hipcc", description=(
+    p = sub.add_parser("build", help="compile a converted tree with hipcc or clang++-19", description=(
         "Build a converted tree: through its Makefile or CMake project when it has one, otherwise (or with "
-        "--per-file) each translation unit with `hipcc -c` in parallel, linking when there is a main(). "
+        "--per-file) each translation unit with `-c` in parallel, linking when there is a main(). "
+        "The toolchain is the first that knows the arch: hipcc, else a plain clang++-NN (e.g. Debian's clang-19 "
+        "for gfx942 against ROCm's HIP headers and device libraries). "
         "Rebuilds only what changed. Compiler messages are mapped back to the reviewed source lines."))
     p.add_argument("directory", help="the converted project folder (porter convert's output)")
     p.add_argument("--arch", help="AMD GPU target, e.g. gfx942 (MI300X), gfx90a (MI250X); "
                                   "default: the local GPU, else gfx942")
+    p.add_argument("--toolchain", choices=("auto", "hipcc", "clang"), default="auto",
+                   help="hipcc, a plain clang++-NN, or auto: the first that knows the arch (default)")
     p.add_argument("-j", "--jobs", type=int, default=0, help="parallel compiles (default: all cores)")
     p.add_argument("--per-file", action="store_true", help="ignore Makefile/CMake and compile unit by unit")
     p.add_argument("--system", choices=("auto", "make", "cmake", "per-file"), default="auto",
@@ -39,12 +43,16 @@ def _print_text(report, out) -> None:
             print("    " + n.one_line(), file=out)
     for m in report.messages:
         print(f"note: {m}", file=out)
+    for path, targets in report.code_objects.items():
+        if path in report.outputs:
+            print(f"note: {path} holds {', '.join(targets)}", file=out)
     counts: dict[str, int] = {}
     for u in report.units:
         counts[u.status] = counts.get(u.status, 0) + 1
     states = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing built"
     verdict = "ok" if report.ok else ("cancelled" if report.cancelled else "FAILED")
-    print(f"build {verdict}: {report.system} for {report.arch}, {states}, {len(report.errors)} errors, "
+    with_tc = f" with {report.toolchain}" if report.toolchain else ""
+    print(f"build {verdict}: {report.system} for {report.arch}{with_tc}, {states}, {len(report.errors)} errors, "
           f"{report.duration_s:.1f} s" + (f"; programs: {', '.join(report.outputs)}" if report.outputs else ""), file=out)
 
 
@@ -56,7 +64,8 @@ def run(args) -> int:
     if args.timeout <= 0:
         raise UsageError("--timeout must be more than 0 seconds")
     options = BuildOptions(arch=args.arch, jobs=args.jobs, per_file=args.per_file, system=args.system,
-                           timeout=args.timeout, extra_flags=tuple(args.flag), link=not args.no_link)
+                           timeout=args.timeout, extra_flags=tuple(args.flag), link=not args.no_link,
+                           toolchain=args.toolchain)
     cancel = threading.Event()
     on_line = (lambda line: print(line, file=sys.stderr, flush=True)) if args.verbose else None
     # SIGTERM (how a UI or a job runner cancels) behaves like Ctrl-C: the

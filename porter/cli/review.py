@@ -21,12 +21,20 @@ def register(subparsers) -> None:
     p.add_argument("path", nargs="?", help="the CUDA project folder (default: the bundled sample warp_reduce)")
     p.add_argument("-o", "--output", help="output folder (default: PATH-hip beside PATH)")
     add_target_argument(p)
+    p.add_argument("--arch", help="AMD GPU target the compile key builds for, e.g. gfx90a (default: the local GPU, "
+                                  "else gfx942; kept in the session; the command palette changes it)")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
     from porter.cli.main import UsageError
 
+    arch = getattr(args, "arch", None)
+    if arch is not None:
+        from porter.build.toolchain import valid_arch_name
+
+        if not valid_arch_name(arch):
+            raise UsageError(f"--arch {arch!r} is not an AMD GPU target (e.g. gfx942, gfx90a)")
     src = Path(args.path) if args.path else _sample()
     if not src.exists():
         raise UsageError(f"no such folder: {src}")
@@ -42,6 +50,8 @@ def run(args) -> int:
         raise UsageError(f"the review app needs textual: {exc}") from None
     options = project_options(src, args)
     project, store, messages = prepare(src, out, options)
+    if arch is not None:
+        project.build_arch = arch
     PorterApp(project, store, messages).run()
     return 0
 

@@ -165,6 +165,42 @@ def verdict(info: dict) -> dict:
     return {"compile": compile_b, "smoke": smoke_b, "notes": notes, "line": line}
 
 
+def _archs_text(archs: list[str]) -> str:
+    gfx9 = [a for a in archs if a.startswith("gfx9")]
+    if not archs:
+        return "knows no arch here"
+    return f"knows {', '.join(gfx9)}" + (f" (+{len(archs) - len(gfx9)} more)" if len(archs) > len(gfx9) else "")
+
+
+def toolchain_lines(tc: dict) -> list[str]:
+    """One line per toolchain found (the one a build uses first), what each
+    builds, and what is missing."""
+    if not tc.get("found"):
+        return [f"toolchain   none found ({tc.get('arch_problem') or 'no HIP compiler'})"]
+    used = {"kind": tc.get("compiler_kind"), "compiler": tc.get("compiler"), "name": tc.get("name") or tc.get("compiler"),
+            "supported_archs": tc.get("supported_archs") or [], "device_lib_path": tc.get("device_lib_path", ""),
+            "problems": tc.get("problems") or []}
+    out = []
+    for t in [used, *(tc.get("others") or [])]:
+        here = t is used and tc.get("arch_supported")
+        line = f"toolchain   {t['name']} at {t['compiler']}; {_archs_text(t['supported_archs'])}"
+        if here:
+            line += f"; builds {tc.get('arch')} by default"
+        out.append(line)
+        if t["kind"] == "clang":
+            out.append(f"            device libraries {t['device_lib_path'] or 'missing'}")
+        for p in t["problems"]:
+            out.append(f"            missing: {p}")
+    if tc.get("reason"):
+        out.append(f"chosen      {tc['reason']}")
+    if tc.get("compiler_kind") == "clang" and tc.get("arch_supported"):
+        ver = (tc.get("clang_version") or "").split(".")[0]
+        out.append(f"note        {tc.get('arch')}: real {tc.get('arch')} code generation by LLVM {ver} against ROCm "
+                   f"{tc.get('hip_version') or '?'} headers and device libraries (porter made the missing ISA-version "
+                   "library), not a ROCm 6 toolchain")
+    return out
+
+
 def format_text(info: dict) -> str:
     o, p, t, tc, r, e = (info[k] for k in ("os", "python", "torch", "toolchain", "rocm", "env"))
     lines = [f"OS          {o['distribution'] or o['system']} ({o['system']} {o['release']}, {o['machine']})",
@@ -186,10 +222,7 @@ def format_text(info: dict) -> str:
         lines.append(f"torch       MISSING: {t['error']}")
     lines.append(f"ROCm        {r['rocm_version'] or 'no /opt/rocm'}; HIP (hipcc) {tc.get('hip_version') or '?'}"
                  + (f"; torch HIP {t['hip']}" if t.get("hip") else ""))
-    archs = tc.get("supported_archs") or []
-    gfx9 = [a for a in archs if a.startswith("gfx9")]
-    lines.append(f"hipcc       {tc.get('compiler') or 'not found'}" + (f", clang {tc['clang_version']}" if tc.get("clang_version") else "")
-                 + (f"; knows {', '.join(gfx9)}" + (f" (+{len(archs) - len(gfx9)} more)" if len(archs) > len(gfx9) else "") if archs else ""))
+    lines += toolchain_lines(tc)
     lines.append("smi         " + ", ".join(f"{k} {'yes' if v else 'no'}" for k, v in r["tools"].items())
                  + (f" ({r['amd_smi_version']})" if r.get("amd_smi_version") else ""))
     lines.append("visible     " + (", ".join(f"{k}={v}" for k, v in e["visible_devices"].items()) or "no *_VISIBLE_DEVICES set"))

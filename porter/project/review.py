@@ -486,6 +486,7 @@ class ReviewProject:
         self.root = Path(root).resolve()
         self.output = Path(output).resolve()
         self.options = options  # TranslateOptions: the target ROCm and --roc (porter.toml or the command line)
+        self.build_arch: str | None = None  # the arch `c` compiles for; None: porter build's default (kept in the session)
         all_files = discover(self.root, exclude=[self.output])
         self.files: list[FileReview] = [FileReview(rel=f.rel, path=f.path, kind=f.kind, options=options)
                                         for f in all_files if f.kind in ("source", "build")]
@@ -579,11 +580,17 @@ class ReviewProject:
             fr = self.by_rel.get(rel)
             if fr is not None and fr.status == S_WAITING:
                 files[rel] = d
-        return {"project": str(self.root), "files": files}
+        d = {"project": str(self.root), "files": files}
+        if self.build_arch:
+            d["build_arch"] = self.build_arch
+        return d
 
     def restore(self, data: dict) -> int:
         """Take a saved session's decisions; returns how many files had some."""
         files = data.get("files") or {}
+        arch = data.get("build_arch")
+        if isinstance(arch, str) and arch and self.build_arch is None:
+            self.build_arch = arch
         self._restored_files = {}
         n = 0
         for rel, d in files.items():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import json
 import os
 import sys
 import threading
@@ -38,6 +39,8 @@ from porter.tui.widgets.info_bar import InfoBar
 
 SEV_LETTER = {"error": ("E", "bold #ff5f5f"), "warning": ("W", "#ffaf00"), "info": ("I", "#5fafff")}
 BUILD_TIMEOUT_S = 900.0
+# the palette's "Compile for ..." commands
+COMPILE_ARCHS = (("gfx942", "MI300X"), ("gfx90a", "MI250X / MI210"), ("gfx950", "MI355X"))
 SMOKE_TIMEOUT_S = 1800.0
 
 # (key, action, description, id): the review keys, shown in the footer and the command palette
@@ -122,6 +125,7 @@ class PorterApp(App):
         self._hl_cache: dict[tuple, tuple] = {}
         self._job_worker: Worker | None = None
         self.diagnostics: list[Diagnostic] = []
+        self.last_build = ""  # "gfx942 with clang++-19 (clang 19.1.7): ok", from the last build's report
         self.convert_in_background = convert_in_background
         self.started = False  # the main screen and its widgets are up
 
@@ -287,8 +291,12 @@ class PorterApp(App):
     # ---- showing a file ----------------------------------------------------------
     def update_summary(self) -> None:
         p = self.project
+        build = f"   build {p.build_arch}" if p.build_arch else ""
+        if self.last_build:
+            build = f"   build {self.last_build}"
         self.main.query_one("#summary", InfoBar).update(
-            Text.assemble(("porter ", "bold"), (f"{p.root.name} → {p.output.name}   ", ""), (p.header(), "bold")))
+            Text.assemble(("porter ", "bold"), (f"{p.root.name} → {p.output.name}   ", ""), (p.header(), "bold"),
+                          (build, "")))
 
     def open_file(self, rel: str) -> None:
         fr = self.project.by_rel.get(rel)
@@ -622,8 +630,32 @@ class PorterApp(App):
         if not self.project.output.exists():
             self.notify("nothing written yet: w writes the output first", severity="warning")
             return
-        self.start_job("build", [sys.executable, "-m", "porter", "build", str(self.project.output), "--json"],
-                       BUILD_TIMEOUT_S)
+        argv = [sys.executable, "-m", "porter", "build", str(self.project.output), "--json"]
+        if self.project.build_arch:
+            argv += ["--arch", self.project.build_arch]
+        self.start_job("build", argv, BUILD_TIMEOUT_S)
+
+    def compile_for(self, arch: str | None) -> None:
+        """The palette's "Compile for ARCH": kept for this session, then compiled."""
+        self.project.build_arch = arch
+        self.last_build = ""
+        self.update_summary()
+        self.save_session()
+        self.notify(f"compiling for {arch or 'the default arch (local GPU, else gfx942)'}", timeout=3)
+        self.action_compile()
+
+    def _build_report_line(self, line: str) -> None:
+        """The header shows the arch and toolchain of the last build (its --json report)."""
+        if not line.startswith("{") or '"toolchain"' not in line:
+            return
+        try:
+            rep = json.loads(line)
+        except ValueError:
+            return
+        if isinstance(rep, dict) and rep.get("arch"):
+            verdict = "ok" if rep.get("ok") else "failed"
+            self.last_build = f"{rep['arch']}" + (f" with {rep['toolchain']}" if rep.get("toolchain") else "") + f": {verdict}"
+            self.update_summary()
 
     def action_smoke(self) -> None:
         if importlib.util.find_spec("porter.cli.smoke") is None:
@@ -650,6 +682,8 @@ class PorterApp(App):
 
         def batch(lines: list[str]) -> None:
             log.write(Text.from_ansi("\n".join(lines)))
+            for line in lines:
+                self._build_report_line(line)
             found = [d for line in lines for d in parse_diagnostics(line)]
             if found:
                 self.diagnostics.extend(found)
@@ -743,3 +777,8 @@ class PorterApp(App):
                     continue
                 yield SystemCommand(f"{desc} ({KEY_LABEL.get(k, k)})", f"review key {KEY_LABEL.get(k, k)}",
                                     functools.partial(screen.run_action, f"app.{action}"))
+            for arch, what in COMPILE_ARCHS:
+                yield SystemCommand(f"Compile for {arch} ({what})", f"build with --arch {arch} from now on "
+                                    "(kept in the session)", functools.partial(self.compile_for, arch))
+            yield SystemCommand("Compile for the default arch", "the local GPU, else gfx942",
+                                functools.partial(self.compile_for, None))

@@ -23,3 +23,39 @@ def toolchain90a():
     from porter.build.toolchain import detect_toolchain
 
     return detect_toolchain("gfx90a")
+
+
+def _need_clang19():
+    """Debian 12's clang-19 (with lld-19 and llvm-19): porter's gfx942 toolchain."""
+    missing = [t for t in ("clang++-19", "ld.lld-19", "llvm-dis-19") if not shutil.which(t)]
+    if not missing:
+        return
+    if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
+        pytest.fail(f"clang-19 is required (PORTER_REQUIRE_HIPCC=1) but {', '.join(missing)} is not installed")
+    pytest.skip(f"{', '.join(missing)} not installed (apt-get install clang-19 lld-19 llvm-19)")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _porter_cache(tmp_path_factory):
+    """The generated device libraries go to a folder of this test session, not ~/.cache."""
+    old = os.environ.get("PORTER_CACHE_DIR")
+    os.environ["PORTER_CACHE_DIR"] = str(tmp_path_factory.mktemp("porter-cache"))
+    yield
+    if old is None:
+        os.environ.pop("PORTER_CACHE_DIR", None)
+    else:
+        os.environ["PORTER_CACHE_DIR"] = old
+
+
+@pytest.fixture
+def need_clang19():
+    _need_clang19()
+
+
+@pytest.fixture(scope="session")
+def toolchain942(_porter_cache):
+    _need_hipcc()  # the HIP headers and libamdhip64 come with Debian's hipcc packages
+    _need_clang19()
+    from porter.build.toolchain import detect_toolchain
+
+    return detect_toolchain("gfx942", kind="clang")

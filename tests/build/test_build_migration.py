@@ -146,3 +146,65 @@ def test_every_build_finding_rule_has_a_catalogue_page():
         ids |= {f["id"] for f in doc.get("finding", [])}
     cat = catalogue()
     assert ids and all(i in cat and cat[i].category == "build-flag" for i in ids), ids - set(cat)
+
+
+def test_cmake_find_package_drops_cudas_version():
+    """find_package(CUDAToolkit 11.0 REQUIRED) asks for CUDA 11; ROCm's hip package has its own versions."""
+    out = migrate("CMakeLists.txt", "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX CUDA)\n"
+                  "find_package(CUDAToolkit 11.0 REQUIRED)\nfind_package(CUDA 10 QUIET)\n").output
+    assert "find_package(hip REQUIRED)" in out and "find_package(hip QUIET)" in out
+    assert "11.0" not in out and "hip 10" not in out
+
+
+def test_cmake_hip_architectures_is_set_once():
+    """The arch default goes before project(); the body's CUDA arch set (here in an
+    if(NOT DEFINED) that can no longer run) must not set it a second time."""
+    sample = (Path(__file__).resolve().parents[2] / "sample_projects" / "warp_reduce" / "CMakeLists.txt").read_text()
+    out = migrate("CMakeLists.txt", sample, arch="gfx942").output
+    assert out.count("CMAKE_HIP_ARCHITECTURES") == 1, out
+    assert out.index("set(CMAKE_HIP_ARCHITECTURES gfx942 CACHE") < out.index("project(")
+    assert "if(NOT DEFINED" not in out and "endif()" not in out
+    assert "set(CMAKE_HIP_STANDARD 17)\n\nfind_package(hip REQUIRED)" in out  # the lines around it stay
+    plain = migrate("CMakeLists.txt", "project(p LANGUAGES CXX CUDA)\nset(CMAKE_CUDA_ARCHITECTURES 80)\n"
+                    "add_executable(a a.cu)\n", arch="gfx90a").output
+    assert plain.count("CMAKE_HIP_ARCHITECTURES") == 1 and "gfx90a" in plain
+    # an arch set before project() (no default inserted) is kept, translated
+    early = migrate("CMakeLists.txt", "set(CMAKE_CUDA_ARCHITECTURES 80)\nproject(p LANGUAGES CXX CUDA)\n"
+                    "add_executable(a a.cu)\n").output
+    assert early.count("CMAKE_HIP_ARCHITECTURES") == 1
+
+
+def test_make_foreach_over_nvidia_archs_gives_one_offload_arch():
+    text = ("NVCC := nvcc\nARCHS := 60 70 80\n"
+            "GENCODE := $(foreach a,$(ARCHS),-gencode arch=compute_$(a),code=sm_$(a))\n"
+            "FLAGS := -O2 -Wno-deprecated-gpu-targets\n"
+            "app: k.cu\n\t$(NVCC) $(FLAGS) $(GENCODE) -o app k.cu\n")
+    m = migrate("Makefile", text)
+    assert "GENCODE := --offload-arch=$(HIP_ARCH)\n" in m.output
+    assert m.output.count("--offload-arch") == 1 and "foreach" not in m.output
+    assert "HIP_ARCH ?= gfx942" in m.output
+    assert "-Wno-deprecated-gpu-targets" not in m.output and "FLAGS := -O2\n" in m.output
+    assert migrate("Makefile", m.output).output == m.output
+    # a loop that does something else is left alone
+    other = "SRCS := $(foreach d,a b,$(wildcard $(d)/*.cu))\n"
+    assert migrate("Makefile", other).output == other
+
+
+def test_cmake_genex_left_with_no_flag_goes_whole():
+    text = ("cmake_minimum_required(VERSION 3.18)\nproject(p LANGUAGES CXX CUDA)\nadd_executable(a a.cu)\n"
+            "target_compile_options(a PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Wno-deprecated-gpu-targets> -Wall)\n"
+            "target_compile_options(a PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)\n")
+    out = migrate("CMakeLists.txt", text).output
+    assert "COMPILE_LANGUAGE:HIP>:>" not in out
+    assert "target_compile_options(a PRIVATE -Wall)\n" in out
+    assert "target_compile_options(a PRIVATE $<$<COMPILE_LANGUAGE:HIP>:-gline-tables-only>)\n" in out
+    assert migrate("CMakeLists.txt", out).output == out
+
+
+def test_make_rocm_path_only_when_used():
+    """CUDA_HOME was only the nvcc path: once nvcc is hipcc, ROCM_PATH would be defined and never used."""
+    out = migrate("Makefile", "CUDA_HOME ?= /usr/local/cuda\nNVCC ?= $(CUDA_HOME)/bin/nvcc\n"
+                  "app: k.cu\n\t$(NVCC) -o app k.cu\n").output
+    assert "ROCM_PATH" not in out and "CUDA_HOME" not in out and out.startswith("HIPCC ?= hipcc\n")
+    used = migrate("Makefile", "CUDA_HOME ?= /usr/local/cuda\nLIBS := -L$(CUDA_HOME)/lib64 -lcudart\n").output
+    assert "ROCM_PATH ?= /opt/rocm\n" in used and "$(ROCM_PATH)/lib" in used

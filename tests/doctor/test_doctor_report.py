@@ -100,3 +100,22 @@ def test_cli_smoke_without_torch_is_one_line(tmp_path):
     assert p.returncode == 1
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("porter smoke: error: torch is not installed") and "Traceback" not in p.stderr
+
+
+def test_doctor_names_each_toolchain_and_the_gfx942_one():
+    import shutil
+
+    if not (shutil.which("hipcc") and shutil.which("clang++-19")):
+        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
+            pytest.fail("hipcc and clang-19 are required (PORTER_REQUIRE_HIPCC=1)")
+        pytest.skip("needs hipcc and clang-19 (apt-get install hipcc clang-19 lld-19 llvm-19)")
+    info = doctor.collect()
+    text = doctor.format_text(info)
+    lines = [ln for ln in text.splitlines() if ln.startswith("toolchain")]
+    assert any(ln.startswith("toolchain   hipcc (clang 15") for ln in lines)
+    assert any(ln.startswith("toolchain   clang++-19 (clang 19") for ln in lines)
+    if not info["toolchain"]["local_gpus"]:
+        assert "builds gfx942 by default" in next(ln for ln in lines if "clang++-19" in ln)
+        assert ("real gfx942 code generation by LLVM 19 against ROCm 5.2" in text
+                and "not a ROCm 6 toolchain" in text)
+        assert info["verdict"]["compile"] == []

@@ -1,0 +1,218 @@
+"""A device-library folder for a plain ``clang++-NN -x hip`` build against
+ROCm's shipped bitcode (``ocml.bc``, ``ockl.bc``, ``oclc_*.bc``).
+
+clang links ``oclc_isa_version_<N>.bc`` for the target it compiles for.
+Debian 12's rocm-device-libs (ROCm 5.2) ship ``oclc_isa_version_940.bc`` but
+not ``_942.bc`` / ``_950.bc``, so LLVM 19, whose AMDGPU backend generates
+gfx942 code (gfx950 needs LLVM 20: clang-19 rejects --offload-arch=gfx950),
+stops with "cannot find ROCm device library for gfx942".  The missing file holds one constant, ``__oclc_ISA_version`` (upstream
+device-libs: 9402 for gfx942, 9500 for gfx950), in the same form as the
+shipped 940 file (``llvm-dis-19 oclc_isa_version_940.bc``)::
+
+    @__oclc_ISA_version = linkonce_odr protected local_unnamed_addr addrspace(4) constant i32 9400, align 4
+
+``prepare(src_dir, clang, archs) -> Prepared`` makes a porter-owned folder
+(under the user's cache, never under /usr) with a link to every shipped
+``.bc`` and the generated ISA-version files, assembled from a small ``.ll``
+text by ``llvm-as-NN`` (or by clang itself).  It is idempotent and safe to run
+from several processes at once (files are written under a temporary name and
+renamed).  ``main()`` runs it for the clang found on this machine (the set-up
+script does; a build does it too when the folder is missing).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from porter import proc
+
+# upstream ROCm-Device-Libs' value of __oclc_ISA_version for the targets ROCm 5.2 lacks
+ISA_VERSIONS = {"gfx942": 9402, "gfx950": 9500}
+TIMEOUT = 30.0
+# where Debian / ROCm put the device bitcode
+BITCODE_DIRS = ("/usr/lib/x86_64-linux-gnu/amdgcn/bitcode", "/usr/lib/aarch64-linux-gnu/amdgcn/bitcode",
+                "/opt/rocm/amdgcn/bitcode", "/opt/rocm/lib/llvm/lib/clang/amdgcn/bitcode")
+_ISA_FILE = re.compile(r"^oclc_isa_version_([0-9a-f]+)\.bc$")
+
+
+@dataclass(slots=True)
+class Prepared:
+    folder: str | None  # the folder to pass as --rocm-device-lib-path (None: could not make it)
+    archs: list[str] = field(default_factory=list)  # gfx targets that have an ISA-version file in it
+    generated: list[str] = field(default_factory=list)  # files porter made (this run or before)
+    problem: str = ""  # one line when something could not be made
+
+
+def cache_root() -> Path:
+    """porter's cache: $PORTER_CACHE_DIR, else $XDG_CACHE_HOME/porter, else ~/.cache/porter."""
+    if os.environ.get("PORTER_CACHE_DIR"):
+        return Path(os.environ["PORTER_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "porter"
+
+
+def find_bitcode_dir(rocm_path: str = "") -> str | None:
+    """The shipped device-library folder (the one holding ocml.bc)."""
+    dirs = []
+    if rocm_path:
+        dirs += [os.path.join(rocm_path, "amdgcn", "bitcode"), os.path.join(rocm_path, "lib", "amdgcn", "bitcode")]
+    dirs += list(BITCODE_DIRS)
+    for d in dirs:
+        if os.path.isfile(os.path.join(d, "ocml.bc")):
+            return d
+    return None
+
+
+def isa_archs(folder: str) -> list[str]:
+    """gfx targets with an oclc_isa_version file in ``folder``."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return sorted(("gfx" + m.group(1) for m in map(_ISA_FILE.match, names) if m), key=lambda a: (len(a), a))
+
+
+def isa_file_name(arch: str) -> str:
+    return f"oclc_isa_version_{arch.split(':')[0][3:]}.bc"
+
+
+def _tool_next_to(clang: str, name: str) -> str | None:
+    """``llvm-as-19`` for ``clang++-19``; ``llvm-as`` beside an unversioned clang."""
+    m = re.search(r"-(\d+)$", os.path.basename(clang))
+    real_dir = os.path.dirname(os.path.realpath(clang))
+    cands = [f"{name}-{m.group(1)}"] if m else []
+    for cand in [*cands, name]:
+        p = os.path.join(real_dir, cand)
+        if os.path.isfile(p) and os.access(p, os.X_OK):
+            return p
+    for cand in cands:
+        found = shutil.which(cand)
+        if found:
+            return found
+    return None
+
+
+def _datalayout(clang: str) -> str:
+    """The AMDGPU data layout this clang emits (so llvm-link does not warn
+    that the generated module's layout differs); "" when it cannot tell."""
+    r = proc.run([clang, "--target=amdgcn-amd-amdhsa", "-nogpulib", "-S", "-emit-llvm", "-x", "c", os.devnull,
+                  "-o", "-"], timeout=TIMEOUT)
+    m = re.search(r'^target datalayout = "([^"\n]*)"', r.stdout, re.M) if r.ok else None
+    return m.group(1) if m else ""
+
+
+def isa_module_text(arch: str, datalayout: str = "") -> str:
+    """The LLVM IR of oclc_isa_version_<N>.bc for ``arch`` (KeyError: value unknown)."""
+    value = ISA_VERSIONS[arch.split(":")[0]]
+    head = f'target datalayout = "{datalayout}"\n' if datalayout else ""
+    return (f"; generated by porter: the ROCm device-libs ISA-version constant for {arch}\n{head}"
+            'target triple = "amdgcn-amd-amdhsa"\n\n'
+            f"@__oclc_ISA_version = linkonce_odr protected local_unnamed_addr addrspace(4) constant i32 {value}, "
+            "align 4\n")
+
+
+def folder_for(src_dir: str, clang: str) -> Path:
+    real = os.path.realpath(clang)
+    key = hashlib.sha256(f"{os.path.realpath(src_dir)}\0{real}".encode()).hexdigest()[:12]
+    m = re.search(r"-(\d+)$", os.path.basename(clang)) or re.search(r"llvm-(\d+)", real)
+    return cache_root() / "devicelibs" / f"llvm{m.group(1) if m else ''}-{key}"
+
+
+def _assemble(clang: str, text: str, dest: Path) -> str:
+    """Write ``text`` as bitcode at ``dest``; "" or one line saying why not."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, ll = tempfile.mkstemp(suffix=".ll", dir=dest.parent)
+    tmp_bc = ll[:-3] + ".bc.tmp"
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        llvm_as = _tool_next_to(clang, "llvm-as")
+        argv = ([llvm_as, ll, "-o", tmp_bc] if llvm_as else
+                [clang, "--target=amdgcn-amd-amdhsa", "-nogpulib", "-c", "-emit-llvm", "-x", "ir", ll, "-o", tmp_bc])
+        r = proc.run(argv, timeout=TIMEOUT)
+        if not r.ok or not os.path.isfile(tmp_bc):
+            why = r.error or ("timed out" if r.timed_out else (r.stderr.strip().splitlines() or ["no output"])[-1])
+            return f"{os.path.basename(argv[0])} could not assemble {dest.name}: {why[:200]}"
+        os.replace(tmp_bc, dest)
+        return ""
+    finally:
+        for p in (ll, tmp_bc):
+            try:
+                os.unlink(p)
+            except OSError:
+                pass
+
+
+def _link_shipped(src: str, folder: Path) -> None:
+    for name in sorted(os.listdir(src)):
+        if not name.endswith(".bc"):
+            continue
+        link = folder / name
+        target = os.path.join(src, name)
+        if os.path.islink(link) and os.readlink(link) == target:
+            continue
+        tmp = folder / f".{name}.{os.getpid()}.tmp"
+        try:
+            os.symlink(target, tmp)
+        except OSError:  # no symlinks here (some file systems): copy
+            shutil.copyfile(target, tmp)
+        os.replace(tmp, link)
+
+
+def prepare(src_dir: str, clang: str, archs=tuple(ISA_VERSIONS)) -> Prepared:
+    """Make (or reuse) the folder for ``clang`` over the shipped ``src_dir``."""
+    if not os.path.isfile(os.path.join(src_dir, "ocml.bc")):
+        return Prepared(None, problem=f"{src_dir} holds no ROCm device library (ocml.bc): install rocm-device-libs")
+    shipped = set(isa_archs(src_dir))
+    need = [a for a in archs if a not in shipped and a in ISA_VERSIONS]
+    if not need:  # the shipped folder already has everything
+        return Prepared(src_dir, sorted(shipped, key=lambda a: (len(a), a)))
+    folder = folder_for(src_dir, clang)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        _link_shipped(src_dir, folder)
+    except OSError as exc:
+        return Prepared(None, problem=f"cannot make the device-library folder {folder}: {exc.strerror or exc}")
+    generated, problems = [], []
+    layout = None
+    for arch in need:
+        dest = folder / isa_file_name(arch)
+        if not dest.is_file() or dest.stat().st_size == 0:
+            if layout is None:
+                layout = _datalayout(clang)
+            why = _assemble(clang, isa_module_text(arch, layout), dest)
+            if why:
+                problems.append(why)
+                continue
+        generated.append(dest.name)
+    return Prepared(str(folder), isa_archs(str(folder)), generated, "; ".join(problems))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Prepare the folder for the plain clang this machine has (set-up time)."""
+    from porter.build.toolchain import find_plain_clangs  # noqa: PLC0415
+
+    src = find_bitcode_dir()
+    clangs = find_plain_clangs()
+    if src is None or not clangs:
+        print("porter: no plain clang with HIP support or no ROCm device libraries: nothing to prepare")
+        return 0
+    rc = 0
+    for clang in clangs:
+        p = prepare(src, clang)
+        if p.problem:
+            print(f"porter: {clang}: {p.problem}", file=sys.stderr)
+            rc = 1
+        print(f"{clang}: device libraries in {p.folder} ({', '.join(p.generated) or 'all shipped'})")
+    return rc
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
