@@ -20,7 +20,9 @@ NO_LINK = {"-c", "-E", "-S", "-M", "-MM", "-fsyntax-only"}
 
 
 def argv_for(cfg: dict, args: list[str]) -> list[str]:
-    link = not any(a in NO_LINK for a in args)
+    # hipcc --genco (a code object for hipModuleLoad) is clang's --cuda-device-only: nothing is linked
+    args = ["--cuda-device-only" if a == "--genco" else a for a in args]
+    link = not any(a in NO_LINK or a == "--cuda-device-only" for a in args)
     out = [cfg["clang"]]
     if link:
         out.append("--hip-link")
