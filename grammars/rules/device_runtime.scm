@@ -2,6 +2,12 @@
 ((declaration type: (template_type name: (type_identifier) @t)) @PORT080
  (#match? @t "^(texture|surface)$"))
 
+; PORT081: a texture or surface fetch (gfx940/941/942 have no image instructions)
+((call_expression function: (identifier) @fn) @PORT081
+ (#match? @fn "^(tex1D|tex2D|tex3D|tex1Dfetch|tex1DLayered|tex2DLayered|texCubemap|texCubemapLayered|tex2Dgather|tex1DLod|tex2DLod|tex3DLod|tex1DGrad|tex2DGrad|tex3DGrad|texCubemapLod|tex1DLayeredLod|tex2DLayeredLod|surf1Dread|surf2Dread|surf3Dread|surf1Dwrite|surf2Dwrite|surf3Dwrite|surf1DLayeredread|surf2DLayeredread|surf1DLayeredwrite|surf2DLayeredwrite|surfCubemapread|surfCubemapwrite)$"))
+((call_expression function: (template_function name: (identifier) @fn)) @PORT081
+ (#match? @fn "^(tex1D|tex2D|tex3D|tex1Dfetch|tex1DLayered|tex2DLayered|texCubemap|texCubemapLayered|tex2Dgather|tex1DLod|tex2DLod|tex3DLod|tex1DGrad|tex2DGrad|tex3DGrad|texCubemapLod|tex1DLayeredLod|tex2DLayeredLod|surf1Dread|surf2Dread|surf3Dread|surf1Dwrite|surf2Dwrite|surf3Dwrite|surf1DLayeredread|surf2DLayeredread|surf1DLayeredwrite|surf2DLayeredwrite|surfCubemapread|surfCubemapwrite)$"))
+
 ; PORT090: a kernel launch inside device code (dynamic parallelism)
 ((call_expression (kernel_call_syntax)) @PORT090)
 ((call_expression function: (identifier) @fn) @PORT090

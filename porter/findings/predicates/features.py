@@ -153,6 +153,13 @@ def texture_reference(ctx, node, caps):
     return Hit(node.start_byte, node.end_byte, {"decl": compact(ctx.text(node), 60), "kind": ctx.text(caps["t"][0])})
 
 
+@node_check("PORT081")
+def texture_fetch(ctx, node, caps):
+    if not ctx.in_device_code(node):
+        return None
+    return Hit(node.start_byte, node.end_byte, {"call": compact(ctx.text(node), 50)})
+
+
 @node_check("PORT090")
 def device_launch(ctx, node, caps):
     if not ctx.in_device_code(node):
