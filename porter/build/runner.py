@@ -59,6 +59,7 @@ class BuildOptions:
     extra_flags: tuple[str, ...] = ()
     link: bool = True
     toolchain: str = "auto"  # auto | hipcc | clang (toolchain.KINDS)
+    target_rocm: str | None = None  # the ROCm the port was converted for (--target-rocm); None: not said
 
 
 # ---------------------------------------------------------------- toolchain (cached)
@@ -601,6 +602,20 @@ def choose_system(root: Path, options: BuildOptions, tc: Toolchain, notes: list[
     return "per-file"
 
 
+def target_mismatch(hip_version: str, target: str | None) -> str | None:
+    """A note when the port was converted for a newer ROCm than the toolchain's HIP headers: APIs added in
+    between are emitted by the conversion and will not compile here."""
+    import re
+
+    m = re.match(r"(\d+)\.(\d+)", hip_version or "")
+    t = re.match(r"(\d+)\.(\d+)", target or "")
+    if not m or not t or (int(t[1]), int(t[2])) <= (int(m[1]), int(m[2])):
+        return None
+    have = f"{m[1]}.{m[2]}"
+    return (f"the port targets ROCm {t[1]}.{t[2]} but this toolchain's HIP is {have}: APIs added after {have} will not "
+            f"compile here (convert with --target-rocm {have} to have porter report them as PORT032)")
+
+
 def run_build(directory: str | os.PathLike, options: BuildOptions = BuildOptions(), on_line=None,
               cancel: threading.Event | None = None, toolchain: Toolchain | None = None) -> BuildReport:
     """Build ``directory``.  Raises BuildError only for unusable input (no such
@@ -629,6 +644,9 @@ def run_build(directory: str | os.PathLike, options: BuildOptions = BuildOptions
     if tc.reason:
         report.messages.append(f"toolchain: {tc.reason}")
     run.emit(f"[toolchain] {tc.reason or tc.name} for {arch}")
+    mismatch = target_mismatch(tc.hip_version, options.target_rocm)
+    if mismatch:
+        report.messages.append(mismatch)
     system = choose_system(root, options, tc, report.messages)
     if system == "make" and not tc.make:
         raise BuildError("make is not installed (apt-get install make)")

@@ -9,6 +9,7 @@ import sys
 import threading
 
 from porter.cli.main import UsageError
+from porter.cli.target import add_target_argument
 
 
 def register(sub) -> None:
@@ -21,6 +22,7 @@ def register(sub) -> None:
     p.add_argument("directory", help="the converted project folder (porter convert's output)")
     p.add_argument("--arch", help="AMD GPU target, e.g. gfx942 (MI300X), gfx90a (MI250X); "
                                   "default: the local GPU, else gfx942")
+    add_target_argument(p)
     p.add_argument("--toolchain", choices=("auto", "hipcc", "clang"), default="auto",
                    help="hipcc, a plain clang++-NN, or auto: the first that knows the arch (default)")
     p.add_argument("-j", "--jobs", type=int, default=0, help="parallel compiles (default: all cores)")
@@ -56,6 +58,13 @@ def _print_text(report, out) -> None:
           f"{report.duration_s:.1f} s" + (f"; programs: {', '.join(report.outputs)}" if report.outputs else ""), file=out)
 
 
+def _target(args) -> str:
+    """--target-rocm, else the converted tree's porter.toml (copied from the CUDA project), else the default."""
+    from porter.cli.target import project_options
+
+    return project_options(args.directory, args).target
+
+
 def run(args) -> int:
     from porter.build import BuildError, BuildOptions, run_build
 
@@ -65,7 +74,7 @@ def run(args) -> int:
         raise UsageError("--timeout must be more than 0 seconds")
     options = BuildOptions(arch=args.arch, jobs=args.jobs, per_file=args.per_file, system=args.system,
                            timeout=args.timeout, extra_flags=tuple(args.flag), link=not args.no_link,
-                           toolchain=args.toolchain)
+                           toolchain=args.toolchain, target_rocm=_target(args))
     cancel = threading.Event()
     on_line = (lambda line: print(line, file=sys.stderr, flush=True)) if args.verbose else None
     # SIGTERM (how a UI or a job runner cancels) behaves like Ctrl-C: the

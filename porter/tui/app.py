@@ -633,6 +633,9 @@ class PorterApp(App):
         argv = [sys.executable, "-m", "porter", "build", str(self.project.output), "--json"]
         if self.project.build_arch:
             argv += ["--arch", self.project.build_arch]
+        target = getattr(self.project.options, "target_rocm", None)
+        if target:  # the release the port was converted for (--target-rocm or porter.toml)
+            argv += ["--target-rocm", target]
         self.start_job("build", argv, BUILD_TIMEOUT_S)
 
     def compile_for(self, arch: str | None) -> None:
