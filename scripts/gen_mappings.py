@@ -650,6 +650,7 @@ class Builder:
         self.hipify_yielded: dict[str, tuple[str, str]] = {}
         yield_to = self.conv.get("hipify_yield", {})
         headers = [(re.compile(k), v) for k, v in self.conv.get("hipify_headers", {}).items()]
+        family_notes = self.conv.get("hipify_family_notes", {})
         for r in t.rows:
             cuda = r["cuda"]
             if not IDENT_FULL.match(cuda):
@@ -678,8 +679,7 @@ class Builder:
             exp = r["roc_experimental" if miopen else "hip_experimental"]
             if exp:
                 note = f"{hip} is experimental in ROCm {truth.version(exp)}"
-            if miopen:
-                note = "MIOpen's call may take other arguments than cuDNN's (workspace, algorithm search): check it"
+            note = family_notes.get(r["family"], note)
             self.add("identifier", cuda, hip, category=cat, status=status, roc=roc, note=note,
                      header=self.in_hip(hip, ("hip", "clang", "hiprand", "hipsparse", "rocrand"))
                      or next((h for pat, h in headers if pat.fullmatch(cuda)), None)
@@ -726,10 +726,8 @@ class Builder:
                 continue  # PyTorch's own names (c10, ATen, magma): its hipify table is what declares their HIP side
             rule = next((o for pat, o in opt_in if pat.fullmatch(hip)), None)
             if rule is not None:
-                for k in ("hip", "since_hip", "header", "roc"):
-                    e.pop(k, None)
-                e.update(status="unsupported", note=rule["note"], alternative=rule["alternative"],
-                         source=f"{e['source']}; {rule['source']}")
+                _make_unsupported(e, note=rule["note"], alternative=rule["alternative"],
+                                  source=f"{e['source']}; {rule['source']}")
                 continue
             found = t.declared(hip)
             if found is None:
@@ -737,13 +735,10 @@ class Builder:
                     errors.append(f"{cuda} -> {hip}: {hip} is declared nowhere (source: {e['source']})")
                     continue
                 e["others"] = e.get("others", []) + [f"{e['source']}: {hip} (declared in no HIP header or table)"]
-                e.pop("hip")
-                for k in ("since_hip", "header", "roc"):
-                    e.pop(k, None)
-                e["status"] = "unsupported"
-                e["note"] = (f"{hip} (the name {e['source'].split(' + ')[-1]} gives) is declared in no HIP header "
-                             f"of ROCm {truth.FLOOR}..{truth.NEXT}, no recent ROCm name snapshot and not in AMD's tables")
-                e["source"] = f"{e['source']}; rejected by the verification gate"
+                _make_unsupported(e, note=f"{hip} (the name {e['source'].split(' + ')[-1]} gives) is declared in no HIP "
+                                          f"header of ROCm {truth.FLOOR}..{truth.NEXT}, no recent ROCm name snapshot and "
+                                          f"not in AMD's tables",
+                                  source=f"{e['source']}; rejected by the verification gate")
                 continue
             better = self.replacements.get(hip)
             if better and better in t.floor:
@@ -1108,6 +1103,13 @@ def transform(sources: Path = SOURCES, out: Path = DATA) -> tuple[dict, list[str
     if errors:
         raise GateError(f"{len(errors)} emitted name(s) declared nowhere:\n" + "\n".join(errors))
     return b.write(out), src.missing
+
+
+def _make_unsupported(e: dict, **fields) -> None:
+    """Turn an entry into "no HIP counterpart": nothing to emit, so no name, version, header or roc* name."""
+    for k in ("hip", "since_hip", "header", "roc"):
+        e.pop(k, None)
+    e.update(status="unsupported", **fields)
 
 
 class GateError(RuntimeError):

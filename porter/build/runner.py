@@ -605,15 +605,14 @@ def choose_system(root: Path, options: BuildOptions, tc: Toolchain, notes: list[
 def target_mismatch(hip_version: str, target: str | None) -> str | None:
     """A note when the port was converted for a newer ROCm than the toolchain's HIP headers: APIs added in
     between are emitted by the conversion and will not compile here."""
-    import re
+    from porter.mapping import version_key
 
-    m = re.match(r"(\d+)\.(\d+)", hip_version or "")
-    t = re.match(r"(\d+)\.(\d+)", target or "")
-    if not m or not t or (int(t[1]), int(t[2])) <= (int(m[1]), int(m[2])):
+    have = version_key(hip_version or "")[:2]
+    if len(have) < 2 or not target or version_key(target)[:2] <= have:
         return None
-    have = f"{m[1]}.{m[2]}"
-    return (f"the port targets ROCm {t[1]}.{t[2]} but this toolchain's HIP is {have}: APIs added after {have} will not "
-            f"compile here (convert with --target-rocm {have} to have porter report them as PORT032)")
+    have_text, want = "%d.%d" % have, "%d.%d" % version_key(target)[:2]
+    return (f"the port targets ROCm {want} but this toolchain's HIP is {have_text}: APIs added after {have_text} will "
+            f"not compile here (convert with --target-rocm {have_text} to have porter report them as PORT032)")
 
 
 def run_build(directory: str | os.PathLike, options: BuildOptions = BuildOptions(), on_line=None,

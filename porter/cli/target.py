@@ -37,8 +37,4 @@ def project_options(root, args, **overrides):
         settings = load_settings(root if root.is_dir() else root.parent)
     except SettingsError as exc:
         raise UsageError(str(exc)) from None
-    target = target_from(args) or settings.target_rocm
-    roc = bool(getattr(args, "roc", False)) or settings.roc
-    from porter.translate import TranslateOptions
-
-    return TranslateOptions(roc=roc, target_rocm=target, **overrides)
+    return settings.translate_options(target_from(args), bool(getattr(args, "roc", False)), **overrides)

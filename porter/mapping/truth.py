@@ -27,6 +27,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from porter.mapping import version_key
+
 SOURCES = Path(__file__).with_name("sources")
 TABLES = "hipify-api-tables.tsv"
 HEADER_NAMES = "hip-header-names.tsv"
@@ -54,10 +56,6 @@ def version(text: str | None) -> str | None:
     return ".".join(parts)
 
 
-def version_key(text: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in re.findall(r"\d+", text)[:3])
-
-
 def later(a: str | None, b: str | None) -> bool:
     """a is a later release than b (None: the floor)."""
     return version_key(a or FLOOR) > version_key(b or FLOOR)
@@ -73,14 +71,6 @@ class Declared:
     removed: str | None = None  # first ROCm release without it
     deprecated: str | None = None
     experimental: str | None = None
-
-    def exists_in(self, target: str) -> bool:
-        if self.since and self.since.startswith(">"):
-            if not later(target, self.since[1:]):
-                return False
-        elif self.since and later(self.since, target):
-            return False
-        return not (self.removed and not later(self.removed, target))
 
 
 def read_tables(path: Path) -> list[dict[str, str]]:
@@ -149,6 +139,9 @@ class Truth:
                         experimental=version(r[f"{col}_experimental"]))
         self.header_names = read_header_names(sources / HEADER_NAMES)
         conv = tomllib.loads((sources / "conventions.toml").read_text(encoding="utf-8"))
+        # names of libraries whose headers are not installed here (hipBLAS, MIOpen, ...): their absence from
+        # the 5.2 floor says nothing about their age
+        self.not_installed = re.compile(conv.get("not_installed_libraries", r"(?!)"))
         self.floor_partial = [(re.compile(r["names"]), r["why"]) for r in conv.get("floor_partial", [])]
         self.documented = {n: (d["since"], d["source"]) for d in conv.get("documented", []) for n in d["names"]}
         self.guards = {v["guard"]: f"include guard of {k} ({v['source']})" for k, v in conv.get("hip_guards", {}).items()}
@@ -166,7 +159,7 @@ class Truth:
         experimental = table.experimental if table else None
         if name in self.floor and not self.partial(name):  # the headers you have beat a table that says it came later
             return Declared(name, self.floor[name], None, removed, deprecated, experimental)
-        runtime = _is_runtime_name(name)
+        runtime = not self.not_installed.match(name)
         if table and table.since:
             since = table.since if later(table.since, FLOOR) else None
             if since is None and runtime:
@@ -190,8 +183,3 @@ class Truth:
     def partial(self, name: str) -> bool:
         """The 5.2 headers declare ``name`` for some argument types only (conventions.toml [[floor_partial]])."""
         return any(pat.fullmatch(name) for pat, _why in self.floor_partial)
-
-def _is_runtime_name(name: str) -> bool:
-    """A name of the HIP runtime itself (whose 5.2 headers are installed), not of a library that is not."""
-    return not re.match(r"(hip|HIP)(blas|BLAS|fft|FFT|solver|SOLVER|dnn|DNN|sparselt|SPARSELT)|rocblas|rocsolver|rocfft|"
-                        r"miopen|MIOPEN|nccl|NCCL|rccl|roctx|hipblasLt|HIPBLASLT", name)

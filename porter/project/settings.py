@@ -26,10 +26,11 @@ class PortSettings:
     target_rocm: str | None = None
     roc: bool = False
 
-    def translate_options(self, **overrides):
+    def translate_options(self, target_rocm: str | None = None, roc: bool = False, **overrides):
+        """TranslateOptions for these settings; a target or --roc given on the command line wins."""
         from porter.translate import TranslateOptions
 
-        return TranslateOptions(roc=self.roc, target_rocm=self.target_rocm, **overrides)
+        return TranslateOptions(roc=roc or self.roc, target_rocm=target_rocm or self.target_rocm, **overrides)
 
 
 def load_settings(root: str | Path) -> PortSettings:

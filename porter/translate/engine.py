@@ -400,8 +400,8 @@ def _plan(plans: dict, db: Database, word: bytes, roc: bool, target: str) -> _Pl
         plan = _Plan(name, ns, "leftover" if _prepared_rules()[0].match(name) else None)
     elif not entry.renames:
         plan = _Plan(name, ns, "unsupported", entry, tail=_ref_tail(entry, roc))
-    elif entry.available_in(target):
-        plan = _Plan(name, ns, entry.available_in(target), entry, tail=_ref_tail(entry, roc))
+    elif (missing := entry.available_in(target)):
+        plan = _Plan(name, ns, missing, entry, tail=_ref_tail(entry, roc))
     else:
         plan = _Plan(name, ns, "rename", entry, entry.target(roc), _ref_tail(entry, roc))
     plans[word] = plan

@@ -39,12 +39,17 @@ def _unsupported_present(ctx) -> frozenset[bytes] | None:
     """The unsupported names that stand in the file as whole identifiers (one Aho-Corasick pass),
     or None when neither such a name nor an unsupported header occurs: the translator then
     looks at these names alone."""
+    return _present(ctx, _name_searcher_words(), _name_searcher(), _unsupported_names()[1])
+
+
+def _present(ctx, names: tuple[bytes, ...], searcher, headers: frozenset[str]) -> frozenset[bytes] | None:
+    """Which of ``names`` stand in the file as whole identifiers (one Aho-Corasick pass), or None when
+    none does and no #include names one of ``headers``."""
     source = ctx.source
-    names = _name_searcher_words()
-    found = {names[i] for i, start, end in _name_searcher().find_matches_as_indexes(source, overlapping=True)
-             if whole_identifier(source, start, end)}
-    if found or any(ctx.text(n)[1:-1] in _unsupported_names()[1] for n in ctx.index.includes):
-        return frozenset(found)
+    found = frozenset(names[i] for i, start, end in searcher.find_matches_as_indexes(source, overlapping=True)
+                      if whole_identifier(source, start, end)) if names else frozenset()
+    if found or any(ctx.text(n)[1:-1] in headers for n in ctx.index.includes):
+        return found
     return None
 
 
@@ -111,11 +116,10 @@ def newer_than_target(ctx):
 
     target = ctx.options.target
     names, headers = _unavailable(target)
-    source = ctx.source
-    found = frozenset(names[i] for i, start, end in _unavailable_searcher(target).find_matches_as_indexes(source, overlapping=True)
-                      if whole_identifier(source, start, end)) if names else frozenset()
-    if not found and not any(ctx.text(n)[1:-1] in headers for n in ctx.index.includes):
+    found = _present(ctx, names, _unavailable_searcher(target) if names else None, headers)
+    if found is None:
         return []
+    source = ctx.source
     result = translate(source, ctx.path, ctx.options, index=ctx.index, only=found)
     hits = []
     for ref in result.unsupported:

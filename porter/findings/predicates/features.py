@@ -164,7 +164,8 @@ def texture_fetch(ctx, node, caps):
 def device_launch(ctx, node, caps):
     if not ctx.in_device_code(node):
         return None
-    launch = node.child_by_field_name("function") is None or "<<<" in ctx.text(node) or "Launch" in ctx.text(node)[:40]
+    fn = ctx.text(caps["fn"][0]) if caps.get("fn") else ""  # no @fn: a <<<...>>> launch
+    launch = not fn or "Launch" in fn
     return Hit(node.start_byte, node.end_byte, {"call": compact(ctx.text(node), 50),
                                                 "what": "launches work" if launch else "calls the device runtime"})
 
