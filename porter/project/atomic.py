@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import itertools
 import os
+import stat
 
 _counter = itertools.count()
 _made_dirs: set[str] = set()
@@ -17,6 +18,10 @@ def atomic_write(path: str | os.PathLike, data: bytes, mode: int | None = None, 
     ``durable=True`` also fsyncs before the rename (survives power loss: used
     for the review session).  ``mode`` is applied before the rename."""
     path = os.fspath(path)
+    if _special(path):  # /dev/null, /dev/stdout, a FIFO: renaming over it would replace the device with a file
+        with open(path, "wb") as fh:
+            fh.write(data)
+        return
     parent, name = os.path.split(path)
     parent = parent or "."
     if parent not in _made_dirs:
@@ -60,6 +65,15 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def _special(path: str) -> bool:
+    """``path`` exists and is not a regular file or a folder (a character device, a FIFO, a socket)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode))
 
 
 def atomic_write_text(path: str | os.PathLike, text: str, mode: int | None = None, durable: bool = False) -> None:
