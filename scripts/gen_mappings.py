@@ -327,6 +327,80 @@ def extract_replacements(snap: Path) -> None:
     print(f"  hip_hip: {len(doc['replacements'])} deprecated names with a replacement")
 
 
+# ---------------------------------------------------------------------------
+# call signatures: how many arguments each function takes (PORT034)
+# ---------------------------------------------------------------------------
+
+_SIG_DECL = re.compile(
+    r"\b([A-Za-z_]\w*)\s*\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)\s*(?:const\s*)?(?:__THROW\s*)?"
+    r"(?:__attribute__\s*\(\(.*?\)\)\s*)?[;{]", re.S)
+_SIG_NOT_FUNCTIONS = _NOT_NAMES | {"alignas", "__declspec", "__pragma"}
+
+
+def _split_parameters(text: str) -> list[str]:
+    """A parameter list's parameters, split at top-level commas, whitespace collapsed; [] for () and (void)."""
+    out, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "(<[{":
+            depth += 1
+        elif ch in ")>]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur))
+    params = [" ".join(p.split()) for p in out]
+    return [] if params in ([""], ["void"]) else params
+
+
+def signatures(texts: list[str], default: re.Pattern) -> dict[str, list[dict]]:
+    """Every function declaration of ``texts``: name -> its overloads, each with the number of
+    arguments a call must pass (``required``), may pass (``max``, -1 for a variadic one) and the
+    parameters as written (``default`` tells a defaulted one: CUDA's ``__dv(x)``, HIP's
+    ``__dparm(x)``, C++'s ``= x``).  Preprocessor lines are skipped, not evaluated: both branches of
+    an #if count, which errs towards accepting more argument counts (fewer findings), never fewer."""
+    found: dict[str, set[tuple]] = collections.defaultdict(set)
+    for text in texts:
+        clean = re.sub(r"^[ \t]*#.*(?:\\\n.*)*$", " ", strip_c(text), flags=re.M)
+        for m in _SIG_DECL.finditer(clean):
+            name, params = m.group(1), _split_parameters(m.group(2))
+            if name in _SIG_NOT_FUNCTIONS or any(not p for p in params):
+                continue
+            variadic = bool(params) and params[-1] == "..."
+            fixed = params[:-1] if variadic else params
+            required = sum(1 for q in fixed if not default.search(q))
+            found[name].add((required, -1 if variadic else len(fixed), tuple(params)))
+    return {name: [{"required": r, "max": m, "params": list(ps)} for r, m, ps in sorted(overloads)]
+            for name, overloads in sorted(found.items())}
+
+
+def extract_signatures(snap: Path) -> None:
+    """Add the call signatures of HIP's runtime headers and of CUDA's runtime and driver headers to
+    their snapshots (hip_hip, cuda_cudart, cuda_driver), with cuda.h's ``#define cuX cuX_v2``."""
+    root, globs = HIP_SETS["hip"]
+    hip_files = _files(root, globs, HIP_EXCLUDE)
+    jobs = [("hip_hip", [p.read_text(errors="replace") for p in hip_files], re.compile(r"__dparm\(|="))]
+    if CUDA_INCLUDE.is_dir():
+        for set_name, rels in (("cuda_cudart", ["cuda_runtime_api.h", "cuda_runtime.h"]), ("cuda_driver", ["cuda.h"])):
+            jobs.append((set_name, [(CUDA_INCLUDE / r).read_text(errors="replace") for r in rels
+                                    if (CUDA_INCLUDE / r).exists()], re.compile(r"__dv\(|=")))
+    for set_name, texts, default in jobs:
+        path = snap / f"{set_name}.json"
+        if not path.exists() or not texts:
+            print(f"  {set_name}: headers or snapshot missing; signatures not refreshed")
+            continue
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc["signatures"] = signatures(texts, default)
+        if set_name == "cuda_driver":
+            # cuda.h's ``#define cuCtxCreate cuCtxCreate_v4`` and ``#define cuGraphInstantiate cuGraphInstantiateWithFlags``
+            doc["versioned"] = dict(sorted(set(re.findall(r"^[ \t]*#define[ \t]+(cu[A-Z]\w*)[ \t]+(cu[A-Z]\w*)[ \t]*$",
+                                                          "\n".join(texts), re.M))))
+        path.write_text(json.dumps(doc, indent=0, sort_keys=True) + "\n", encoding="utf-8")
+        print(f"  {set_name}: {len(doc['signatures'])} function signatures")
+
+
 def extract_torch() -> dict | None:
     try:
         import warnings
@@ -433,6 +507,7 @@ def extract(sources: Path, wheels: Path) -> None:
 
     extract_struct_members(snap)
     extract_replacements(snap)
+    extract_signatures(snap)
 
     # hip-python bindings (a recent ROCm's names)
     for set_name, (prefix, members) in ROCM_BINDINGS.items():
@@ -708,6 +783,57 @@ class Builder:
                      note=f"AMD's HIPIFY tables list no {'MIOpen' if r['family'] == 'CUDNN' else 'HIP'} counterpart")
 
     # -- the verification gate ------------------------------------------------
+    def call_arities(self) -> dict:
+        """The argument counts a CUDA call may have that its HIP counterpart does not accept in the
+        floor's headers (HIP 5.2): ``cudaStreamWaitEvent(s, e)`` relies on CUDA's default ``flags``,
+        HIP 5.2 declares none.  For each such CUDA function: the HIP overloads (required, max,
+        declaration), CUDA's defaults by position (what a fix appends) and the conventions'
+        per-count alternatives (``cudaEventCreate(&e, flags)`` is ``cudaEventCreateWithFlags``)."""
+        hip_sigs = self.src.get("hip_hip").get("signatures", {})
+        cuda_sigs = {**self.src.get("cuda_driver").get("signatures", {}), **self.src.get("cuda_cudart").get("signatures", {})}
+        versioned = self.src.get("cuda_driver").get("versioned", {})
+        alternatives: dict[str, list[dict]] = collections.defaultdict(list)
+        for a in self.conv.get("arity_alternative", []):
+            alternatives[a["cuda"]].append(a)
+
+        def accepted(overloads) -> set[int]:
+            return {k for o in overloads for k in range(o["required"], (o["max"] if o["max"] >= 0 else 24) + 1)}
+
+        out = {}
+        for (kind, cuda), e in sorted(self.entries.items()):
+            if (kind != "identifier" or e["status"] == "unsupported" or e.get("context") or not e.get("hip")
+                    or e["category"] not in ("runtime", "driver")):
+                continue
+            cuda_over = cuda_sigs.get(cuda) or cuda_sigs.get(versioned.get(cuda, ""))
+            hip_over = hip_sigs.get(e["hip"])
+            if not cuda_over or not hip_over:
+                continue
+            have = accepted(hip_over)
+            missing = sorted(accepted(cuda_over) - have)
+            if not missing:
+                continue
+            defaults = []
+            for o in cuda_over:
+                if o["max"] >= 0 and o["required"] < o["max"]:
+                    values = [_default_value(q) for q in o["params"][o["required"]:o["max"]]]
+                    if all(values):
+                        defaults.append({"required": o["required"], "values": values})
+            fact = {"hip": e["hip"], "hip_accepts": sorted(have), "cuda_only": missing,
+                    "hip_overloads": [{"required": o["required"], "max": o["max"], "params": o["params"]} for o in hip_over],
+                    "cuda_defaults": defaults}
+            for a in alternatives.pop(cuda, []):
+                target = self.entries.get(("identifier", a["use"]))
+                if target is None or target["status"] == "unsupported":
+                    raise GateError(f"[[arity_alternative]] {cuda} -> {a['use']}: {a['use']} has no HIP mapping")
+                fact.setdefault("alternatives", []).append({"args": a["args"], "use": a["use"], "why": a["why"]})
+            out[cuda] = fact
+        if alternatives:
+            raise GateError(f"[[arity_alternative]] for {', '.join(sorted(alternatives))}: no argument count of "
+                            f"theirs is missing in HIP (or no signature is known); remove the entries")
+        return {"generated_by": GENERATED_BY,
+                "source": f"{self.src.get('hip_hip').get('source')} vs {self.src.get('cuda_cudart').get('source')}",
+                "floor": self.hip_version, "functions": out}
+
     def gate(self) -> list[str]:
         """Every name an entry can emit must be declared somewhere (porter.mapping.truth).
 
@@ -1102,7 +1228,23 @@ def transform(sources: Path = SOURCES, out: Path = DATA) -> tuple[dict, list[str
     errors = b.gate()
     if errors:
         raise GateError(f"{len(errors)} emitted name(s) declared nowhere:\n" + "\n".join(errors))
-    return b.write(out), src.missing
+    arities = b.call_arities()
+    summary = b.write(out)
+    (out / "calls").mkdir(exist_ok=True)
+    (out / "calls" / "arity.json").write_text(json.dumps(arities, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return summary, src.missing
+
+
+_DEFAULT = re.compile(r"(?:__dv\(\s*(.*?)\s*\)|=\s*(.*?))\s*$")
+
+
+def _default_value(param: str) -> str | None:
+    """The default of one CUDA parameter as written (``unsigned int flags __dv(0)`` -> ``0``), or None."""
+    m = _DEFAULT.search(param)
+    if not m:
+        return None
+    value = (m.group(1) if m.group(1) is not None else m.group(2)).strip()
+    return value or None
 
 
 def _make_unsupported(e: dict, **fields) -> None:
@@ -1119,6 +1261,8 @@ class GateError(RuntimeError):
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--extract", action="store_true", help="refresh the snapshots from installed/fetched headers first")
+    ap.add_argument("--extract-signatures", action="store_true",
+                    help="refresh only the call signatures in the snapshots (HIP and CUDA runtime/driver headers)")
     ap.add_argument("--sources", type=Path, default=SOURCES)
     ap.add_argument("--out", type=Path, default=DATA)
     ap.add_argument("--wheels", type=Path, default=WHEELS)
@@ -1127,6 +1271,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.extract:
         print("extract:")
         extract(args.sources, args.wheels)
+    elif args.extract_signatures:
+        extract_signatures(args.sources / "snapshots")
     summary, missing = transform(args.sources, args.out)
     for name in missing:
         print(f"warning: snapshot {name}.json missing under {args.sources / 'snapshots'}: run with --extract "

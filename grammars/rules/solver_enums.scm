@@ -1,5 +1,5 @@
-; PORT031: a variable or parameter passed to a cuSOLVER call (the predicate checks that it is
-; declared with a cuBLAS enum type that the translation leaves a hipBLAS type)
+; PORT031: an identifier passed to a cuSOLVER call (the predicate checks that it is a cuBLAS enum
+; constant, or a variable or parameter declared with a cuBLAS enum type: rules.toml [solver_enums])
 ((call_expression
    function: (identifier) @fn
    arguments: (argument_list (identifier) @PORT031))

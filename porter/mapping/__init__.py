@@ -9,6 +9,9 @@ Data lives in two places, both loaded here and nowhere else:
   category: ``{"category", "generated_by", "sources", "fields", "entries"}``,
   each entry an array in ``fields`` order whose ``source`` is an index into
   ``sources`` (objects, with an optional ``defaults`` table, are read too).  Do not edit by hand: regenerate.
+* ``porter/mapping/data/calls/arity.json`` -- generated with them: the CUDA functions some of
+  whose argument counts (a CUDA default argument, a CUDA 12/13 signature) the HIP floor's
+  headers do not accept, with HIP's declarations and CUDA's defaults (``load_call_arities``).
 * ``porter/mapping/curated/*.toml`` -- hand-curated entries (``[[entry]]``
   tables with the same keys).  A curated entry replaces a generated one with
   the same ``kind`` and ``cuda`` name.
@@ -321,3 +324,38 @@ def build_database(data_dir: Path = DATA_DIR, curated_dir: Path = CURATED_DIR) -
 def load_database() -> Database:
     """The database shipped with porter (cached per process)."""
     return build_database()
+
+
+@dataclass(frozen=True, slots=True)
+class CallArity:
+    """What the HIP floor's headers accept for one CUDA function's calls (PORT034)."""
+
+    cuda: str
+    hip: str
+    hip_accepts: frozenset[int]  # argument counts some HIP overload takes
+    hip_overloads: tuple[tuple[int, int, tuple[str, ...]], ...]  # (required, max or -1, parameters)
+    cuda_defaults: tuple[tuple[int, tuple[str, ...]], ...]  # (required, defaults of the following parameters)
+    alternatives: tuple[tuple[frozenset[int], str, str], ...]  # (argument counts, CUDA name to use, why)
+
+    def declaration(self, count: int) -> str:
+        """HIP's declaration closest to a call with ``count`` arguments."""
+        params = min(self.hip_overloads, key=lambda o: (abs(o[0] - count), o[0]))[2]
+        shown = (_HIP_DEFAULT.sub(r"= \1", p) for p in params)  # HIP's __dparm(0) is "= 0" to a reader
+        return f"{self.hip}({', '.join(shown)})"
+
+
+_HIP_DEFAULT = re.compile(r"__dparm\((.*)\)$")
+
+
+@functools.cache
+def load_call_arities() -> tuple[str, dict[str, CallArity]]:
+    """(the floor's HIP release, {CUDA name: CallArity}) from ``data/calls/arity.json``."""
+    doc = json.loads((DATA_DIR / "calls" / "arity.json").read_text(encoding="utf-8"))
+    out = {}
+    for cuda, f in doc["functions"].items():
+        out[cuda] = CallArity(
+            cuda, f["hip"], frozenset(f["hip_accepts"]),
+            tuple((o["required"], o["max"], tuple(o["params"])) for o in f["hip_overloads"]),
+            tuple((d["required"], tuple(d["values"])) for d in f["cuda_defaults"]),
+            tuple((frozenset(a["args"]), a["use"], a["why"]) for a in f.get("alternatives", ())))
+    return doc["floor"], out

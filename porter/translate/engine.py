@@ -27,6 +27,23 @@ def structure_rules() -> dict:
     return tomllib.loads(_RULES_FILE.read_text(encoding="utf-8"))
 
 
+@functools.cache
+def _arity_renames(_db_key: int) -> dict[str, dict[str, str]]:
+    """{CUDA name: {argument count: HIP name}} where a call's count selects another CUDA function of
+    the same meaning that HIP declares for it (cudaGraphInstantiate with 3 arguments is
+    cudaGraphInstantiateWithFlags; cudaEventCreate with 2 is cudaEventCreateWithFlags)."""
+    from porter.mapping import load_call_arities, load_database
+
+    db = load_database()
+    out: dict[str, dict[str, str]] = {}
+    for cuda, fact in load_call_arities()[1].items():
+        for counts, use, _why in fact.alternatives:
+            entry = db.identifiers.get(use)
+            if entry is not None and entry.renames:
+                out.setdefault(cuda, {}).update({str(n): entry.hip for n in counts})
+    return out
+
+
 class Edit(NamedTuple):
     """Replace ``source[start:end]`` with ``replacement`` (immutable; a tuple, cheap to make by the thousand)."""
 
@@ -216,88 +233,16 @@ def _device_positions(source: bytes) -> list[int]:
     return sorted(spots)
 
 
-def _contextual_name(index: SourceIndex, start: int, end: int, name: str, contexts: list[dict]) -> str | None:
-    """The name a CUDA enum takes as an argument of a call to another library (cuBLAS enums in cuSOLVER calls)."""
-    callee = launch.enclosing_callee(index.tree, index.source, start, end)
-    if callee is None:
-        return None
-    for ctx in contexts:
-        if callee.startswith(ctx["callee_prefix"]) and name in ctx["names"]:
-            return ctx["names"][name]
-    return None
-
-
-def _typed_context(index: SourceIndex, hits: list[bytes], contexts: list[dict]) -> dict[int, str]:
-    """Variables of a CUDA enum type that are used only as arguments of calls to another library
-    (``cublasFillMode_t uplo = CUBLAS_FILL_MODE_LOWER;`` passed to cusolverDn*): the type and the
-    enum constants of the initializer take that library's names.  Returns {byte: new name}.
-    A variable also used anywhere else keeps the plain rename (the build then says where)."""
-    source = index.source
-    out: dict[int, str] = {}
-    wanted = set(hits)
-    for ctx in contexts:
-        types = {t.encode(): h for t, h in ctx.get("types", {}).items() if t.encode() in wanted}
-        if not types or ctx["callee_prefix"].encode() not in source:
-            continue
-        root = index.tree.root_node
-        for pos, word in occurrences(source, types):
-            if index.is_protected(pos):
-                continue
-            node = root.descendant_for_byte_range(pos, pos + len(word))
-            decl = node.parent if node is not None else None
-            if decl is None or decl.type != "declaration" or decl.child_by_field_name("type") != node:
-                continue
-            variables = []
-            for d in decl.children_by_field_name("declarator"):
-                ident = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
-                if ident is None or ident.type != "identifier":
-                    variables = []
-                    break
-                variables.append((ident, d.child_by_field_name("value") if d.type == "init_declarator" else None))
-            if variables and all(_only_passed_to(index, ident, ctx["callee_prefix"]) for ident, _ in variables):
-                out[pos] = types[word]
-                for _, value in variables:
-                    if value is None:
-                        continue
-                    names = {n.encode(): h for n, h in ctx["names"].items()}
-                    for p, w in occurrences(source[:value.end_byte], names):
-                        if p >= value.start_byte:
-                            out[p] = names[w]
-    return out
-
-
-def typed_context(index: SourceIndex) -> dict[int, str]:
-    """Where the translator gives a CUDA enum type (and its initializer) another library's names
-    because the variable only goes to that library's calls: {byte: new name} (see rules.toml call_context)."""
-    hits = [w for w in _typed_names() if w in index.words]
-    return _typed_context(index, hits, structure_rules()["call_context"]) if hits else {}
-
-
-def enum_types_for(callee: str) -> dict[str, str]:
-    """CUDA enum type -> the type a call to ``callee`` takes instead (cuBLAS enums in cuSOLVER calls)."""
-    return next((c.get("types", {}) for c in structure_rules()["call_context"] if callee.startswith(c["callee_prefix"])), {})
-
-
-def _only_passed_to(index: SourceIndex, ident, callee_prefix: str) -> bool:
-    """Every other occurrence of the variable ``ident`` in the file is an argument of a call to ``callee_prefix*``."""
-    source = index.source
-    name = source[ident.start_byte:ident.end_byte]
-    uses = [p for p, _ in occurrences(source, [name]) if p != ident.start_byte and not index.is_protected(p)]
-    return bool(uses) and all(
-        (launch.enclosing_callee(index.tree, source, p, p + len(name)) or "").startswith(callee_prefix) for p in uses)
+def solver_enum_types() -> dict:
+    """rules.toml [solver_enums]: the cuBLAS enum types cuSOLVER calls take (PORT031's facts)."""
+    return structure_rules()["solver_enums"]
 
 
 @functools.cache
-def _prepared_rules() -> tuple[re.Pattern, dict, frozenset]:
+def _prepared_rules() -> tuple[re.Pattern, dict]:
     rules = structure_rules()
     wrappers = {fn: w for w in rules["wrap_argument"] for fn in w["functions"]}
-    context_names = frozenset(n for c in rules["call_context"] for n in c["names"])
-    return re.compile(rules["leftover"]["pattern"]), wrappers, context_names
-
-
-@functools.cache
-def _typed_names() -> frozenset[bytes]:
-    return frozenset(t.encode() for c in structure_rules()["call_context"] for t in c.get("types", {}))
+    return re.compile(rules["leftover"]["pattern"]), wrappers
 
 
 @functools.cache
@@ -432,9 +377,8 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     unsupported: list[Reference] = []
     leftovers: list[Reference] = []
     warnings: list[str] = []
-    leftover_re, wrappers, context_names = _prepared_rules()
+    leftover_re, wrappers = _prepared_rules()
     qualified_inner = _qualified_inner()
-    typed_names = _typed_names()
 
     def ref(entry: Entry | None, name: str, pos: int, status: str | None = None) -> Reference:
         line, col = index.line_col(pos)
@@ -476,9 +420,8 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     wrap_calls: list[tuple[int, int, str, dict]] = []
     target_rocm = options.target
     plans = _plans(id(db), options.roc, target_rocm)
-    arity, call_contexts = rules["arity"], rules["call_context"]
+    arity = _arity_renames(id(db))
     structural = not options.roc
-    typed = _typed_context(index, hits, call_contexts) if structural and typed_names.intersection(hits) else {}
     line_col = index.line_col
     runtime = rules["device_code"]["runtime_header"]
     uses_runtime = False  # a name the HIP runtime header declares is emitted
@@ -543,10 +486,6 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
         if structural and name in arity:
             n = launch.argument_count(index.tree, start, end)
             target = arity[name].get(str(n), target)
-        if structural and name in context_names:
-            target = _contextual_name(index, start, end, name, call_contexts) or target
-        if typed and start in typed:
-            target = typed[start]
         if target != name:
             edits.append(Edit(start, end, target.encode(), "rename", name))
             converted.append(Reference(name, line, col, *plan.tail))

@@ -1,8 +1,7 @@
-"""PORT031: a cuBLAS enum that reaches a cuSOLVER call with the hipBLAS type.
-
-Which variables the translator retypes comes from the translator itself
-(``porter.translate.engine.typed_context``), so the rule speaks exactly where the
-conversion could not help."""
+"""PORT031: a cuBLAS enum (a constant, or a variable or parameter of a cuBLAS enum type) passed
+to a cuSOLVER call.  It is ported as the hipBLAS enum (AMD's HIPIFY tables), which the hipSOLVER
+of a recent ROCm takes (its enum types are typedefs of hipBLAS's); an older hipSOLVER with enums
+of its own does not.  The types and constants are data: rules.toml ``[solver_enums]``."""
 
 from __future__ import annotations
 
@@ -13,27 +12,33 @@ from porter.findings.predicates import node_check
 @node_check("PORT031")
 def enum_argument(ctx, node, caps):
     from porter.mapping import load_database
-    from porter.translate.engine import enum_types_for, typed_context
+    from porter.translate.engine import solver_enum_types
 
+    facts = solver_enum_types()
     call = caps["fn"][0]
     callee = ctx.text(call)
-    types = enum_types_for(callee)
-    name = ctx.text(node)
-    decl_type = _declared_type(ctx, node, name.encode(), types)
-    if decl_type is None:
+    if not callee.startswith(facts["callee_prefix"]):
         return None
-    type_node, cuda_type = decl_type
-    retyped = ctx.cache.get("typed_context")
-    if retyped is None:
-        retyped = ctx.cache["typed_context"] = typed_context(ctx.index)
-    if type_node.start_byte in retyped:
-        return None  # the translator gives this variable the hipSOLVER type
+    types = facts["types"]
+    name = ctx.text(node)
     db = load_database()
+    if name in facts["constants"]:
+        cuda_type = facts["constants"][name]
+        what = "the constant"
+    else:
+        decl_type = _declared_type(ctx, node, name.encode(), types)
+        if decl_type is None:
+            return None
+        cuda_type = decl_type[1]
+        what = f"a `{cuda_type}`"
     entry = db.identifiers.get(cuda_type)
     hipblas = entry.hip if entry is not None and entry.hip else cuda_type
+    hip_name = db.identifiers.get(name)
     hip_call = db.identifiers.get(callee)
     return Hit(node.start_byte, node.end_byte, {
-        "name": name, "cuda_type": cuda_type, "hipblas_type": hipblas, "solver_type": types[cuda_type],
+        "name": name, "what": what,
+        "as_hip": f"`{hip_name.hip}`" if hip_name is not None and hip_name.hip else f"a `{hipblas}`",
+        "hipblas_type": hipblas, "solver_type": types[cuda_type],
         "call": hip_call.hip if hip_call is not None and hip_call.hip else callee})
 
 

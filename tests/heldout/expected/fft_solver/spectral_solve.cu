@@ -154,19 +154,19 @@ static void solve_demo(hipStream_t stream)
     CUSOLVER_CHECK(hipsolverDnSgetrf_bufferSize(solver, n, n, d_LU, n, &lwork));
     CUDA_CHECK(hipMalloc(&d_work, sizeof(float) * lwork));
     CUSOLVER_CHECK(hipsolverDnSgetrf(solver, n, n, d_LU, n, d_work, d_piv, d_info));
-    CUSOLVER_CHECK(hipsolverDnSgetrs(solver, HIPSOLVER_OP_N, n, 1, d_LU, n, d_piv, d_x, n, d_info));
+    CUSOLVER_CHECK(hipsolverDnSgetrs(solver, HIPBLAS_OP_N, n, 1, d_LU, n, d_piv, d_x, n, d_info));
 
     // The matrix is symmetric positive definite too: Cholesky-factor a copy.
     float* d_chol = nullptr;
     int lwork_chol = 0;
     CUDA_CHECK(hipMalloc(&d_chol, sizeof(float) * n * n));
     CUDA_CHECK(hipMemcpyAsync(d_chol, d_A, sizeof(float) * n * n, hipMemcpyDeviceToDevice, stream));
-    CUSOLVER_CHECK(hipsolverDnSpotrf_bufferSize(solver, HIPSOLVER_FILL_MODE_LOWER, n, d_chol, n, &lwork_chol));
+    CUSOLVER_CHECK(hipsolverDnSpotrf_bufferSize(solver, HIPBLAS_FILL_MODE_LOWER, n, d_chol, n, &lwork_chol));
     if (lwork_chol > lwork) {
         CUDA_CHECK(hipFree(d_work));
         CUDA_CHECK(hipMalloc(&d_work, sizeof(float) * lwork_chol));
     }
-    CUSOLVER_CHECK(hipsolverDnSpotrf(solver, HIPSOLVER_FILL_MODE_LOWER, n, d_chol, n, d_work, lwork_chol, d_info));
+    CUSOLVER_CHECK(hipsolverDnSpotrf(solver, HIPBLAS_FILL_MODE_LOWER, n, d_chol, n, d_work, lwork_chol, d_info));
 
     int info = 0;
     CUDA_CHECK(hipMemcpyAsync(&info, d_info, sizeof(int), hipMemcpyDeviceToHost, stream));
