@@ -1,4 +1,4 @@
-"""Fixtures shared by every test folder: the hipcc compile helper."""
+"""Fixtures shared by every test folder: the hipcc compile helper; the guard that every test folder collects."""
 
 from __future__ import annotations
 
@@ -6,8 +6,11 @@ import os
 import shutil
 import signal
 import subprocess
+from pathlib import Path
 
 import pytest
+
+from collection_guard import empty_folders, folders_with_test_files, message
 
 
 def _hipcc() -> str | None:
@@ -40,3 +43,33 @@ def hipcc_compile(tmp_path):
         return proc.returncode, out.decode("utf-8", "replace")
 
     return compile
+
+
+# ---------------------------------------------------------------- every test folder collects (collection_guard)
+
+_collected_dirs: set = set()
+_empty: list = []
+
+
+def pytest_collectreport(report):
+    if report.skipped and report.nodeid.endswith(".py"):  # a module skipped whole: visible, with its reason
+        _collected_dirs.add(Path(report.fspath).resolve().parent)
+
+
+@pytest.hookimpl(tryfirst=True)  # before -k / -m deselect anything
+def pytest_collection_modifyitems(session, config, items):
+    base = Path(config.invocation_params.dir)
+    roots = [p for p in ((base / a.split("::")[0]).resolve() for a in config.args) if p.is_dir()]
+    folders = set().union(*(folders_with_test_files(r, config.getini("python_files")) for r in roots))
+    _collected_dirs.update(Path(item.path).resolve().parent for item in items)
+    _empty[:] = empty_folders(folders, _collected_dirs)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if _empty:
+        terminalreporter.write_line("ERROR: " + message(_empty, Path(config.rootpath)), red=True, bold=True)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _empty and exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

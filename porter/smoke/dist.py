@@ -1,9 +1,9 @@
 """Multi-process smoke runs: spawn N ranks torchrun-style, watch them, merge their reports.
 
 Each rank is ``python -m porter.smoke.worker`` in its own process group, with MASTER_ADDR=127.0.0.1
-and a free port; gloo on CPU, nccl (RCCL on ROCm) on GPUs.  If a rank dies the others are stopped and
-the report names the rank and why; Ctrl-C stops every rank and keeps a partial report built from the
-progress lines seen so far.  Scaling efficiency compares against a 1-process run of the same per-rank work.
+and the port of a rendezvous server this process holds; gloo on CPU, nccl (RCCL on ROCm) on GPUs.
+If a rank dies the others are stopped and the report names the rank and why; Ctrl-C stops every
+rank and keeps a partial report built from the progress lines seen so far.  Scaling efficiency compares against a 1-process run of the same per-rank work.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import json
 import os
 import queue
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -29,10 +28,21 @@ from porter.smoke.options import SmokeOptions, process_start_time
 GRACE_S = 3.0
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def rendezvous_store(world_size: int, timeout_s: float):
+    """(store, port): the ranks' rendezvous server, in this process, on a port the system picks.
+
+    The port is bound here before any rank starts and stays held until the run ends; the ranks
+    connect to it as clients (TORCHELASTIC_USE_AGENT_STORE, what torchrun's agent does).  Picking a
+    free port, closing it and letting rank 0 bind it later left a gap in which another process
+    could take it (rank 0 then failed with "address already in use")."""
+    from datetime import timedelta  # noqa: PLC0415
+
+    from porter.smoke.torchload import import_torch  # noqa: PLC0415
+
+    torch = import_torch()
+    store = torch.distributed.TCPStore("127.0.0.1", 0, world_size, is_master=True, wait_for_workers=False,
+                                       timeout=timedelta(seconds=max(30.0, min(timeout_s, 300.0))))
+    return store, store.port
 
 
 def _describe_exit(code: int | None) -> str:
@@ -83,13 +93,13 @@ def _stop(ranks: list[_Rank]):
 def run_ranks(opts: SmokeOptions, nproc: int, *, emit: Callable[[str], None] | None, t0: float,
               gpu: bool, timeout_s: float) -> dict:
     """Run nproc ranks to the end (or the first failure); return rank 0's report with the others merged in."""
+    store, port = rendezvous_store(nproc, timeout_s)  # held until this function returns
     tmp = Path(tempfile.mkdtemp(prefix="porter-smoke-"))
-    port = free_port()
     q: queue.Queue = queue.Queue()
     ranks: list[_Rank] = []
     base_env = dict(os.environ)
-    base_env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE=str(nproc),
-                    LOCAL_WORLD_SIZE=str(nproc), PORTER_SMOKE_OPTIONS=opts.to_json(),
+    base_env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), TORCHELASTIC_USE_AGENT_STORE="True",
+                    WORLD_SIZE=str(nproc), LOCAL_WORLD_SIZE=str(nproc), PORTER_SMOKE_OPTIONS=opts.to_json(),
                     PORTER_SMOKE_LAUNCH_T0=repr(t0), PYTHONUNBUFFERED="1")
     if gpu:
         base_env.setdefault("NCCL_DEBUG", "INFO")
@@ -180,6 +190,7 @@ def run_ranks(opts: SmokeOptions, nproc: int, *, emit: Callable[[str], None] | N
     tmp.rmdir()
     if interrupted:
         rep["error"] = "interrupted"
+    del store  # every rank has ended: the rendezvous port is free again
     return rep
 
 

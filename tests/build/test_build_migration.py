@@ -3,7 +3,7 @@
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from porter.buildfiles import is_build_file, migrate
@@ -128,6 +128,16 @@ _tokens = st.sampled_from(["nvcc", "-arch=sm_80", "-gencode arch=compute_80,code
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(_tokens, max_size=25), st.sampled_from(["Makefile", "CMakeLists.txt"]))
+# the cases the property is for, fixed: a make recipe with the arch over a continuation line and -gencode
+# (porter adds its HIP_ARCH default once), nvcc flags that have hipcc spellings, and a CMake project that gets
+# the arch default, find_package lines and LANGUAGE HIP inserted (none of them may be added a second time)
+@example(["$(NVCC)", "-arch=sm_80", "\\\n", "-gencode arch=compute_80,code=sm_80", "-lcudart", "a.cu", "\n"], "Makefile")
+@example(["nvcc", "-Xcompiler -Wall", "--use_fast_math", "-rdc=true", "-lineinfo", "-lcublas", "$(CUDA_PATH)", "\n"],
+         "Makefile")
+@example(["project(x CUDA)", "\n", "find_package(CUDAToolkit)", "\n", "add_executable(a a.cu)", "\n", "CUDA::cudart",
+          "CUDA::cufft", "\n"], "CMakeLists.txt")
+# an unbalanced parenthesis and quote around a flag and a continuation
+@example(["(", "nvcc", "-arch=sm_80", '"', "\\\n", ")"], "CMakeLists.txt")
 def test_migration_is_idempotent_on_any_mix(tokens, name):
     text = " ".join(tokens)
     out = migrate(name, text).output

@@ -153,6 +153,39 @@ def test_the_projects_own_cuda_looking_macros_are_not_leftovers(tmp_path):
     assert names == {"cudaNotARealApi"}
 
 
+# Run `porter convert` with a hook in every worker: its third output file is written out completely and
+# then the worker stops where it would rename it into place (it says so in a marker file and waits).
+# The test sends Ctrl-C only once both workers are stopped there, so the interrupt always lands in the
+# middle of the run, with a temporary file of each worker on disk, whatever the speed of the machine.
+_BLOCKING_CONVERT = """
+import os, sys, time
+marks = sys.argv[1]
+real_replace = os.replace
+renames = 0
+def replace(src, dst, *a, **k):
+    global renames
+    if str(dst).endswith("k.cu"):
+        renames += 1
+        if renames == 3:
+            with open(os.path.join(marks, str(os.getpid())), "w") as fh:
+                fh.write(str(src))
+            while True:  # until the parent stops this worker
+                time.sleep(0.05)
+    return real_replace(src, dst, *a, **k)
+os.replace = replace
+from porter.cli.main import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            return any(line.split()[1:2] == ["Z"] for line in fh if line.startswith("State:"))
+    except FileNotFoundError:
+        return True
+
+
 def test_ctrl_c_stops_every_worker_and_leaves_only_complete_files(tmp_path):
     import signal
     import time
@@ -160,29 +193,42 @@ def test_ctrl_c_stops_every_worker_and_leaves_only_complete_files(tmp_path):
     from porter.project.convert import convert_bytes
 
     src = tmp_path / "big"
-    for i in range(600):
+    n_files = 64
+    for i in range(n_files):
         d = src / f"d{i:03d}"
         d.mkdir(parents=True)
         (d / "k.cu").write_bytes(KERNEL * 40)
-    out = tmp_path / "out"
-    p = subprocess.Popen([sys.executable, "-m", "porter", "convert", str(src), "-o", str(out), "-q", "-j", "2"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+    out, marks = tmp_path / "out", tmp_path / "marks"
+    marks.mkdir()
+    p = subprocess.Popen([sys.executable, "-c", _BLOCKING_CONVERT, str(marks), "convert", str(src), "-o", str(out),
+                          "-q", "-j", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    deadline = time.time() + 60
-    while not any(out.rglob("k.cu")) and time.time() < deadline and p.poll() is None:
-        time.sleep(0.02)
-    os.killpg(p.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole process group
-    _, err = p.communicate(timeout=60)
-    if p.returncode == 0:
-        pytest.skip("the conversion finished before the interrupt arrived")
+    try:
+        deadline = time.monotonic() + 120
+        while len(list(marks.iterdir())) < 2:
+            assert p.poll() is None, p.communicate()
+            assert time.monotonic() < deadline, "the workers never reached their third file"
+            time.sleep(0.02)
+        workers = [int(m.name) for m in marks.iterdir()]
+        pending = [Path(m.read_text()) for m in marks.iterdir()]
+        assert all(t.is_file() for t in pending)  # each worker holds a complete temporary, not yet renamed
+        os.killpg(p.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole process group
+        _, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
     assert p.returncode == 130 and err.decode().strip() == "porter: interrupted"
-    time.sleep(0.5)
-    left = subprocess.run(["pgrep", "-f", f"porter convert {src}"], capture_output=True, text=True).stdout
-    assert not left.strip()
-    assert not list(out.rglob("*.tmp"))
+    deadline = time.monotonic() + 10
+    while not all(_gone(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert all(_gone(w) for w in workers), "a worker outlived the interrupt"
+    assert not list(out.rglob("*.tmp")) and not any(t.exists() for t in pending)
     expected = convert_bytes(KERNEL * 40, "k.cu", ConvertOptions(findings=False))[0]
     written = list(out.rglob("k.cu"))
-    assert written and all(f.read_bytes() == expected for f in written)
+    assert len(written) == 4  # two complete files per worker; the queue was not finished
+    assert all(f.read_bytes() == expected for f in written)
+    assert not (out / ".porter" / "manifest.json").exists()
 
 
 def test_converting_again_after_the_output_folder_was_deleted(project, tmp_path):

@@ -67,10 +67,38 @@ def test_leftover_cuda_looking_identifiers_are_listed():
     assert [r.name for r in t.leftovers] == ["cudaSomethingPorterDoesNotKnow"]
 
 
-def test_symbol_apis_get_hip_symbol():
-    out = conv("__constant__ float c[4];\nvoid f(float* h){ cudaMemcpyToSymbol(c, h, 16); cudaMemcpyToSymbol(HIP_SYMBOL(c), h, 16); }\n")
-    assert "hipMemcpyToSymbol(HIP_SYMBOL(c), h, 16)" in out
-    assert "HIP_SYMBOL(HIP_SYMBOL" not in out
+def test_symbol_apis_get_hip_symbol_on_unwrapped_calls_exactly():
+    """HIP declares the symbol argument ``const void* symbol`` (hip_runtime_api.h: hipMemcpyToSymbol(symbol,
+    src, ...), hipMemcpyFromSymbol(dst, symbol, ...), hipGetSymbolAddress(devPtr, symbol),
+    hipGetSymbolSize(size, symbol)); hip-clang needs the variable wrapped in HIP_SYMBOL().  The expected
+    text is written from those signatures: only the symbol argument is wrapped, spacing kept."""
+    src = ("__constant__ float c[4];\n__device__ int counter;\n"
+           "void f(float* h, int* n, void** p, size_t* sz, cudaStream_t st) {\n"
+           "  cudaMemcpyToSymbol(c, h, 16);\n"
+           "  cudaMemcpyToSymbolAsync(c, h, 16, 0, cudaMemcpyHostToDevice, st);\n"
+           "  cudaMemcpyFromSymbol(n, counter, sizeof(int));\n"
+           "  cudaMemcpyFromSymbolAsync(n, counter, sizeof(int), 0, cudaMemcpyDeviceToHost, st);\n"
+           "  cudaGetSymbolAddress(p, counter);\n"
+           "  cudaGetSymbolSize(sz, c);\n"
+           "  cudaMemcpyToSymbol( c , h, 16);\n"
+           "}\n")
+    expected = ("#include <hip/hip_runtime.h>\n"
+                "__constant__ float c[4];\n__device__ int counter;\n"
+                "void f(float* h, int* n, void** p, size_t* sz, hipStream_t st) {\n"
+                "  hipMemcpyToSymbol(HIP_SYMBOL(c), h, 16);\n"
+                "  hipMemcpyToSymbolAsync(HIP_SYMBOL(c), h, 16, 0, hipMemcpyHostToDevice, st);\n"
+                "  hipMemcpyFromSymbol(n, HIP_SYMBOL(counter), sizeof(int));\n"
+                "  hipMemcpyFromSymbolAsync(n, HIP_SYMBOL(counter), sizeof(int), 0, hipMemcpyDeviceToHost, st);\n"
+                "  hipGetSymbolAddress(p, HIP_SYMBOL(counter));\n"
+                "  hipGetSymbolSize(sz, HIP_SYMBOL(c));\n"
+                "  hipMemcpyToSymbol( HIP_SYMBOL(c) , h, 16);\n"
+                "}\n")
+    assert conv(src) == expected
+
+
+def test_an_already_wrapped_symbol_is_not_wrapped_again():
+    src = "void f(float* h){ cudaMemcpyToSymbol(HIP_SYMBOL(c), h, 16); }\n"
+    assert conv(src, path="t.cpp") == "void f(float* h){ hipMemcpyToSymbol(HIP_SYMBOL(c), h, 16); }\n"
 
 
 def test_runtime_include_added_for_device_code_after_guard():
