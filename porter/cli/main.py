@@ -1,7 +1,7 @@
 """``porter`` entry point: dispatches to the sub-command modules.
 
 ``porter [PATH] [--output DIR]`` with no sub-command opens the review app.
-Exit codes: 0 success, 1 some files/steps failed, 2 bad usage, 130 interrupted.
+Exit codes: 0 success, 1 some files/steps failed, 2 bad usage, 130 interrupted, 143 terminated (SIGTERM).
 """
 
 from __future__ import annotations
@@ -64,8 +64,10 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
-    from porter.project.workers import WorkerDied
+    from porter.project.workers import Terminated, WorkerDied, sigterm_unwinds
 
+    if args.command in ("convert", "scan"):
+        sigterm_unwinds()
     try:
         return int(args.run(args) or 0)
     except WorkerDied as exc:  # convert or scan of a folder: one line, the files left unfinished
@@ -77,5 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("porter: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print("porter: terminated", file=sys.stderr)
+        return 128 + 15
     except BrokenPipeError:
         return 0
