@@ -91,6 +91,7 @@ def run(args) -> int:
             return 1
         output, report, _ = convert_bytes(data, src.name, options)
         sys.stdout.buffer.write(output)
+        sys.stdout.flush()  # a full disk or a closed pipe is seen here (porter.cli.main reports it), not at exit
         for w in report.warnings:
             print(f"porter: warning: {w}", file=sys.stderr)
         if report.status == "error":
@@ -109,6 +110,8 @@ def run(args) -> int:
         report = convert_tree(src, out, options, progress=progress)
     except ConvertError as exc:
         raise UsageError(str(exc)) from None
+    for problem in report.problems:
+        print(f"porter: {problem}", file=sys.stderr)
     if args.json:
         json.dump(report.as_dict(), sys.stdout, indent=1)
         print()

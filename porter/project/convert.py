@@ -67,6 +67,8 @@ class ConvertReport:
     source: str
     output: str | None
     files: list[FileReport]
+    # problems of the run rather than of one file (the manifest could not be written), one line each
+    problems: list[str] = field(default_factory=list)
 
     @property
     def errors(self) -> list[FileReport]:
@@ -74,7 +76,7 @@ class ConvertReport:
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.errors else 0
+        return 1 if self.errors or self.problems else 0
 
     def totals(self) -> dict:
         by_name: Counter = Counter()
@@ -100,8 +102,11 @@ class ConvertReport:
         }
 
     def as_dict(self) -> dict:
-        return {"source": self.source, "output": self.output, "totals": self.totals(),
-                "files": [f.as_dict() for f in self.files]}
+        doc = {"source": self.source, "output": self.output, "totals": self.totals(),
+               "files": [f.as_dict() for f in self.files]}
+        if self.problems:
+            doc["problems"] = list(self.problems)
+        return doc
 
 
 # ---------------------------------------------------------------- one file
@@ -229,8 +234,9 @@ def convert_file(pf: ProjectFile, out_root: Path | None, options: ConvertOptions
         if options.inplace:
             if out != data:
                 backup = pf.path.with_name(pf.path.name + BACKUP_SUFFIX)
-                if not backup.exists():
-                    shutil.copy2(pf.path, backup)
+                if not backup.exists():  # whole or absent (a full disk must not leave half a backup)
+                    atomic_write(backup, data, mode)
+                    shutil.copystat(pf.path, backup)
                 atomic_write(pf.path, out, mode)
         else:
             target = dest or (out_root / pf.rel)
@@ -296,7 +302,10 @@ def convert_tree(src: str | os.PathLike, out: str | os.PathLike | None, options:
     _drop_project_macros(reports)
     report = ConvertReport(str(src), str(out_path) if out_path else None, reports)
     if options.write and not options.inplace and out_root is not None:
-        write_manifest(src.resolve(), out_root, reports)
+        try:
+            write_manifest(src.resolve(), out_root, reports)
+        except OSError as exc:
+            report.problems.append(f"{out_root / MANIFEST}: cannot write: {exc.strerror or exc}")
     return report
 
 
