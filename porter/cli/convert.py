@@ -82,14 +82,14 @@ def run(args) -> int:
         write=not (args.examine or to_stdout), inplace=args.inplace, arch=args.arch, jobs=args.jobs)
 
     if to_stdout:
-        from porter.project.convert import convert_bytes
+        from porter.project.convert import convert_data
 
         try:
             data = src.read_bytes()
         except OSError as exc:
             print(f"porter: {src}: {exc.strerror or exc}", file=sys.stderr)
             return 1
-        output, report, _ = convert_bytes(data, src.name, options)
+        output, report = convert_data(data, src.name, "source", options)
         sys.stdout.buffer.write(output)
         sys.stdout.flush()  # a full disk or a closed pipe is seen here (porter.cli.main reports it), not at exit
         for w in report.warnings:

@@ -72,6 +72,8 @@ def run(args) -> int:
             return 1
     else:
         sys.stdout.write(text)
+    for file, note in result.notes:
+        print(f"porter: note: {file}: {note}", file=sys.stderr)
     for file, error in result.errors:
         print(f"porter: {file}: {error}", file=sys.stderr)
     if args.fail_on and any(_RANK[f.severity] >= _RANK[args.fail_on] for f in findings):

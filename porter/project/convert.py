@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from porter.project.atomic import atomic_write, atomic_write_text
-from porter.project.files import ProjectFile, classify, discover, read_with_mode
+from porter.project.files import ProjectFile, UnreadableText, classify, discover, from_utf8, read_with_mode, to_utf8
 from porter.project.workers import job_count, run_per_file
 from porter.translate import TranslateOptions, Translation, translate
 
@@ -211,6 +211,28 @@ def convert_build_file(text: bytes, rel: str, options: ConvertOptions) -> tuple[
     return out, report
 
 
+def convert_data(data: bytes, rel: str, kind: str, options: ConvertOptions) -> tuple[bytes, FileReport]:
+    """Convert one file's bytes by its kind ("source", "build", "other": copied).  A UTF-16 or UTF-32
+    text with a byte-order mark is converted as UTF-8 and written back in its own encoding (a warning
+    says so); one that does not decode is an error, copied unchanged."""
+    if kind == "other":
+        return data, FileReport(rel, "other", "copied")
+    try:
+        text, encoding = to_utf8(data)
+    except UnreadableText as exc:
+        return data, FileReport(rel, kind, "error", f"{exc}, copied unchanged")
+    if kind == "source":
+        out, report, _ = convert_bytes(text, rel, options)
+    else:
+        out, report = convert_build_file(text, rel, options)
+    if encoding is not None:
+        report.warnings.insert(0, f"{rel}: read as {encoding} (byte-order mark), written back as {encoding}")
+        out = data if report.status == "error" else from_utf8(out, encoding)
+        if report.status == "unchanged" and out != data:
+            report.status = "converted"
+    return out, report
+
+
 def convert_file(pf: ProjectFile, out_root: Path | None, options: ConvertOptions, dest: Path | None = None) -> FileReport:
     """Convert one file of a project and write it (worker entry point)."""
     try:
@@ -218,12 +240,7 @@ def convert_file(pf: ProjectFile, out_root: Path | None, options: ConvertOptions
     except OSError as exc:
         return FileReport(pf.rel, pf.kind, "error", f"cannot read: {exc.strerror or exc}")
     try:
-        if pf.kind == "source":
-            out, report, _ = convert_bytes(data, pf.rel, options)
-        elif pf.kind == "build":
-            out, report = convert_build_file(data, pf.rel, options)
-        else:
-            out, report = data, FileReport(pf.rel, "other", "copied")
+        out, report = convert_data(data, pf.rel, pf.kind, options)
     except RecursionError:
         return FileReport(pf.rel, pf.kind, "error", "too deeply nested to convert, left unchanged")
     except Exception as exc:  # one file's failure never stops the run

@@ -74,5 +74,43 @@ def read_with_mode(path: str | os.PathLike) -> tuple[bytes, int]:
         os.close(fd)
 
 
+# longest first: a UTF-32LE mark begins with the UTF-16LE one
+_WIDE_BOMS = ((b"\x00\x00\xfe\xff", "UTF-32BE"), (b"\xff\xfe\x00\x00", "UTF-32LE"),
+              (b"\xfe\xff", "UTF-16BE"), (b"\xff\xfe", "UTF-16LE"))
+
+
+class UnreadableText(ValueError):
+    """A source file porter cannot read as text (one line for the user)."""
+
+
+def wide_encoding(data: bytes) -> str | None:
+    """``UTF-16LE``... when ``data`` starts with a UTF-16 or UTF-32 byte-order mark, else None."""
+    return next((enc for bom, enc in _WIDE_BOMS if data.startswith(bom)), None)
+
+
+def to_utf8(data: bytes) -> tuple[bytes, str | None]:
+    """A source file's bytes as UTF-8, and the encoding it was read from (None: ``data`` as it was).
+
+    UTF-16 and UTF-32 files with a byte-order mark (what Visual Studio writes) are decoded; the
+    mark becomes the UTF-8 one, so ``from_utf8`` gives back the same encoding with its mark.
+    Raises UnreadableText when the file has such a mark but does not decode."""
+    enc = wide_encoding(data)
+    if enc is None:
+        return data, None
+    try:
+        text = data.decode(enc.lower().replace("utf", "utf-"))  # the mark stays, as U+FEFF
+    except UnicodeDecodeError as exc:
+        raise UnreadableText(f"starts with a {enc} byte-order mark but is not {enc} text "
+                             f"(byte {exc.start}: {exc.reason})") from None
+    return text.encode("utf-8", "surrogatepass"), enc
+
+
+def from_utf8(data: bytes, encoding: str | None) -> bytes:
+    """``data`` (UTF-8) back in the ``encoding`` ``to_utf8`` read it from."""
+    if encoding is None:
+        return data
+    return data.decode("utf-8", "surrogatepass").encode(encoding.lower().replace("utf", "utf-"), "surrogatepass")
+
+
 def read_regular(path: str | os.PathLike) -> bytes:
     return read_with_mode(path)[0]
