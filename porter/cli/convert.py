@@ -121,6 +121,7 @@ def run(args) -> int:
         t = report.totals()
         where = "in place" if args.inplace else f"into {out}"
         found = f", {t['findings']} findings" if options.findings else ""
-        print(f"porter: converted {sum(t['files'].values())} files {where}: {t['converted']} references converted, "
+        files = sum(1 for f in report.files if f.kind != "path")  # not the paths left out (links, unreadable folders)
+        print(f"porter: converted {files} files {where}: {t['converted']} references converted, "
               f"{t['unsupported']} unsupported{found}, {len(report.errors)} errors (--print-stats for details)")
     return report.exit_code

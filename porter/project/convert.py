@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from porter.project.atomic import atomic_write, atomic_write_text
-from porter.project.files import ProjectFile, UnreadableText, classify, discover, from_utf8, read_with_mode, to_utf8
+from porter.project.lock import FolderLocked, folder_lock
+from porter.project.files import ProjectFile, UnreadableText, classify, from_utf8, read_with_mode, to_utf8, walk
 from porter.project.workers import job_count, run_per_file
 from porter.translate import TranslateOptions, Translation, translate
 
@@ -247,6 +248,8 @@ def convert_file(pf: ProjectFile, out_root: Path | None, options: ConvertOptions
         return FileReport(pf.rel, pf.kind, "error", f"internal error: {type(exc).__name__}: {exc}")
     if not options.write:
         return report
+    if options.inplace and report.status == "copied":
+        report.status = "unchanged"  # in place, a file that is not converted is left alone, not copied
     try:
         if options.inplace:
             if out != data:
@@ -306,13 +309,32 @@ def convert_tree(src: str | os.PathLike, out: str | os.PathLike | None, options:
             progress(report)
         return ConvertReport(str(src), str(out_path) if out_path else None, [report])
 
+    locked = src if options.inplace else out_path if options.write else None
+    if locked is None:
+        return _convert_folder(src, out_path, options, progress)
+    try:
+        with folder_lock(locked, "the source folder" if options.inplace else "output folder"):
+            return _convert_folder(src, out_path, options, progress)
+    except FolderLocked as exc:
+        raise ConvertError(str(exc)) from None
+
+
+def _convert_folder(src: Path, out_path: Path | None, options: ConvertOptions, progress) -> ConvertReport:
     exclude = [out_path] if out_path is not None else []
-    files = discover(src, exclude=exclude)
+    walked = walk(src, exclude=exclude, follow_links=not options.inplace)
+    files = _without_backups(walked.files)
     reports: list[FileReport] = []
     out_root = out_path.resolve() if out_path is not None else None
     # Ctrl-C stops the workers at once: every file already written is complete (atomic writes), the rest untouched
     for r in run_per_file(_convert_one, (out_root, options), files, job_count(options.jobs, len(files)),
                           name=lambda pf: pf.rel):
+        reports.append(r)
+        if progress:
+            progress(r)
+    for skip in walked.skipped:  # after the files, in walking order
+        r = FileReport(skip.rel, "path", "error" if skip.error else "skipped", skip.reason)
+        if not skip.error:
+            r.warnings.append(f"{skip.rel}: skipped: {skip.reason}")
         reports.append(r)
         if progress:
             progress(r)
@@ -324,6 +346,12 @@ def convert_tree(src: str | os.PathLike, out: str | os.PathLike | None, options:
         except OSError as exc:
             report.problems.append(f"{out_root / MANIFEST}: cannot write: {exc.strerror or exc}")
     return report
+
+
+def _without_backups(files: list[ProjectFile]) -> list[ProjectFile]:
+    """The files less the ``.prehip`` backups of files beside them (an earlier ``--inplace`` run's)."""
+    rels = {f.rel for f in files}
+    return [f for f in files if not (f.rel.endswith(BACKUP_SUFFIX) and f.rel[:-len(BACKUP_SUFFIX)] in rels)]
 
 
 def _drop_project_macros(reports: list[FileReport]) -> None:
@@ -341,7 +369,7 @@ def write_manifest(src_root: Path, out_root: Path, reports: list[FileReport]) ->
         "files": {
             r.rel: {"source": str(src_root / r.rel), "kind": r.kind, "status": r.status,
                     "inserted_lines": [list(x) for x in r.inserted_lines]}
-            for r in reports
+            for r in reports if r.kind != "path"
         },
     }
     atomic_write_text(out_root / MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n")

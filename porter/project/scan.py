@@ -11,7 +11,7 @@ from pathlib import Path
 from porter.findings.build import scan_build_file
 from porter.findings.engine import scan
 from porter.findings.model import Finding
-from porter.project.files import UnreadableText, classify, discover, read_regular, to_utf8
+from porter.project.files import UnreadableText, classify, read_regular, to_utf8, walk
 from porter.project.workers import job_count, run_per_file
 
 BINARY_SNIFF = 8192
@@ -71,8 +71,11 @@ def scan_path(target: str | os.PathLike, exclude: list = (), jobs: int = 0, opti
     target = Path(target)
     result = ScanResult()
     if target.is_dir():
-        items = [(f.path, f.rel, kind) for f in discover(target, exclude)
-                 if (kind := _kind(f.path, f.kind)) in ("source", "build")]
+        walked = walk(target, exclude)
+        items = [(f.path, f.rel, kind) for f in walked.files if (kind := _kind(f.path, f.kind)) in ("source", "build")]
+        for skip in walked.skipped:  # an unreadable folder fails the scan; a link left out is a note
+            (result.errors if skip.error else result.notes).append(
+                (skip.rel, skip.reason if skip.error else f"skipped: {skip.reason}"))
     else:
         kind = _kind(target, classify(target))
         items = [(target, str(target), "build" if kind == "build" else "source")]
