@@ -106,6 +106,14 @@ def main() -> int:
     rows = []
     print(f"porter {ROOT} ({subprocess.run(['git', '-C', str(ROOT), 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip() or '?'}), "
           f"{os.cpu_count()} cores, {args.runs} runs per row, jobs {args.jobs or 'all'}; hipify-perl: {args.hipify_perl or 'not found'}")
+    with tempfile.TemporaryDirectory(prefix="porter-growth-", dir=fs_dirs["tmpfs"]) as tmp:
+        one = Path(tmp) / "one.cu"
+        one.write_bytes(b"int f() { return 0; }\n")
+        startup = measure([python, "-m", "porter", "convert", str(one), "-o", str(Path(tmp) / "out.cu"), "-q"],
+                          args.runs, env, args.timeout)
+    print(f"start-up (porter convert of a 1-line file): {startup['median_s']:.2f} s ({startup['min_s']:.2f}-"
+          f"{startup['max_s']:.2f}), {startup['peak_rss_mb']:.0f} MB")
+    rows.append({"shape": "startup", "lines": 1, "files": 1, "fs": "tmpfs", "command": "porter convert", **startup})
     print(f"{'shape':6} {'lines':>9} {'files':>6} {'fs':5} {'command':12} {'median':>8}   (range)      lines/s    peak RSS")
     for shape in args.shapes.split(","):
         for size in map(int, args.sizes.split(",")):
@@ -142,13 +150,18 @@ def main() -> int:
                         else:
                             m = None
                         print(fmt_row(shape, lines, files, fs, "hipify-perl", m), flush=True)
-    singles = {r["lines"]: r for r in rows if r["shape"] == "single" and r["command"] == "porter convert" and r["fs"] == rows[0]["fs"]}
+    fs0 = args.fs.split(",")[0]
+    singles = {r["lines"]: r for r in rows if r["shape"] == "single" and r["command"] == "porter convert" and r["fs"] == fs0}
     wanted = {n: r for n, r in singles.items() if n >= 10_000}
     if len(wanted) >= 2:
         rates = [n / r["median_s"] for n, r in wanted.items()]
         spread = max(rates) / min(rates)
-        print(f"target: single-file convert lines/s from {min(wanted):,} to {max(wanted):,} lines within 1.5x of constant: "
-              f"{spread:.2f}x -> {'met' if spread <= 1.5 else 'NOT met'}")
+        print(f"target: single-file convert ({fs0}) lines/s from {min(wanted):,} to {max(wanted):,} lines within 1.5x "
+              f"of constant: {spread:.2f}x whole process -> {'met' if spread <= 1.5 else 'NOT met'}")
+        net = [n / max(r["median_s"] - startup["median_s"], 1e-3) for n, r in wanted.items()]
+        spread = max(net) / min(net)
+        print(f"        the same less the start-up of a 1-line run ({startup['median_s']:.2f} s): {spread:.2f}x "
+              f"-> {'met' if spread <= 1.5 else 'NOT met'}")
     big = [r for r in rows if r["shape"] == "single" and r["lines"] >= 1_000_000 and r["command"].startswith("porter")]
     for r in big:
         print(f"target: {r['command']} of a {r['lines']:,}-line file ({r['fs']}) under 300 MB peak RSS: "

@@ -6,6 +6,7 @@ include for device code.  Every byte not covered by an edit is kept as it was.
 from __future__ import annotations
 
 import functools
+import io
 import re
 import tomllib
 from collections import Counter
@@ -142,19 +143,20 @@ def _edit_order(source: bytes):
 def _apply_sorted(source: bytes, edits: list[Edit]) -> bytes:
     """``apply_edits`` for edits already in ``_edit_order``: copies the kept bytes straight from
     ``source`` into the output, with no piece of it made on the way."""
-    out = bytearray()
+    out = io.BytesIO()  # getvalue() hands over its buffer: the output exists once, not twice
+    write = out.write
     view = memoryview(source)
     pos = 0
     for e in edits:
         start = e[0]
         if start < pos:
             raise ValueError(f"overlapping edits at byte {start}")
-        out += view[pos:start]
-        out += e[2]
+        write(view[pos:start])
+        write(e[2])
         pos = e[1]
-    out += view[pos:]
+    write(view[pos:])
     view.release()
-    return bytes(out)
+    return out.getvalue()
 
 
 _IDENT_RE = IDENTIFIER
