@@ -43,8 +43,13 @@ import corpus  # noqa: E402
 FS = {"tmpfs": "/dev/shm", "disk": "/var/tmp"}
 
 
+class TimedOut(Exception):
+    pass
+
+
 def run_once(argv: list[str], env: dict, timeout: float) -> tuple[float, float, int]:
-    """(wall seconds, peak RSS in MB of the process or its largest worker, exit code) of one process."""
+    """(wall seconds, peak RSS in MB of the process or its largest worker, exit code) of one process;
+    TimedOut when it runs past ``timeout`` (it is killed)."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     deadline = t0 + timeout
@@ -53,9 +58,10 @@ def run_once(argv: list[str], env: dict, timeout: float) -> tuple[float, float, 
         if pid:
             break
         if time.perf_counter() > deadline:
-            proc.kill()
-            pid, status, usage = os.wait4(proc.pid, 0)
-            break
+            proc.terminate()  # porter stops its workers on SIGTERM
+            os.wait4(proc.pid, 0)
+            proc.stderr.close()
+            raise TimedOut()
         time.sleep(0.005)
     wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -66,25 +72,37 @@ def run_once(argv: list[str], env: dict, timeout: float) -> tuple[float, float, 
     return wall, usage.ru_maxrss / 1024, proc.returncode
 
 
-def measure(argv: list[str], runs: int, env: dict, timeout: float, cleanup=None) -> dict:
+def measure(argv: list[str], runs: int, env: dict, timeout: float, cleanup=None, long: float = 120.0) -> dict | None:
+    """Median, range and peak RSS over ``runs`` runs; a run longer than ``long`` seconds is not repeated
+    (its row says 1 run); None when the first run times out."""
     walls, rss = [], []
     for _ in range(runs):
         if cleanup:
             cleanup()
-        wall, peak, _ = run_once(argv, env, timeout)
+        try:
+            wall, peak, _ = run_once(argv, env, timeout)
+        except TimedOut:
+            if not walls:
+                return {"timed_out": timeout}
+            break
         walls.append(wall)
         rss.append(peak)
+        if wall > long:
+            break
     return {"median_s": statistics.median(walls), "min_s": min(walls), "max_s": max(walls), "peak_rss_mb": max(rss),
-            "runs": runs}
+            "runs": len(walls)}
 
 
 def fmt_row(shape: str, lines: int, files: int, fs: str, what: str, m: dict | None) -> str:
     head = f"{shape:6} {lines:>9,} {files:>6} {fs:5} {what:12}"
     if m is None:
         return head + "  n/a (hipify-perl not found: see the docstring)"
+    if "timed_out" in m:
+        return head + f"  > {m['timed_out']:g} s (killed at the time-out)"
     rate = lines / m["median_s"]
+    runs = "" if m["runs"] > 1 else "  (1 run: longer than --long)"
     return (head + f" {m['median_s']:8.2f} s ({m['min_s']:.2f}-{m['max_s']:.2f}) {rate:>10,.0f} lines/s"
-            f" {m['peak_rss_mb']:6.0f} MB")
+            f" {m['peak_rss_mb']:6.0f} MB{runs}")
 
 
 def main() -> int:
@@ -96,7 +114,8 @@ def main() -> int:
     ap.add_argument("--commands", default="convert,scan")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=0, help="porter -j (0: all cores)")
-    ap.add_argument("--timeout", type=float, default=900.0, help="seconds per process")
+    ap.add_argument("--timeout", type=float, default=600.0, help="seconds per process (killed after: the row says so)")
+    ap.add_argument("--long", type=float, default=120.0, help="a run longer than this many seconds is not repeated")
     ap.add_argument("--hipify-perl", default=shutil.which("hipify-perl"))
     ap.add_argument("--json", type=Path, help="also write the rows as JSON")
     args = ap.parse_args()
@@ -140,18 +159,20 @@ def main() -> int:
                             argv = [python, "-m", "porter", "convert", str(src), "-o", str(out), "-q", "-j", str(args.jobs)]
                         else:
                             argv = [python, "-m", "porter", "scan", str(src), "-j", str(args.jobs)]
-                        m = measure(argv, args.runs, env, args.timeout, clean)
+                        m = measure(argv, args.runs, env, args.timeout, clean, args.long)
                         rows.append({"shape": shape, "lines": lines, "files": files, "fs": fs, "command": f"porter {command}", **m})
                         print(fmt_row(shape, lines, files, fs, f"porter {command}", m), flush=True)
                     if shape == "single" and "convert" in args.commands:
                         if args.hipify_perl:
-                            m = measure([args.hipify_perl, str(src), "-o", str(out)], args.runs, env, args.timeout, clean)
+                            m = measure([args.hipify_perl, str(src), "-o", str(out)], args.runs, env, args.timeout, clean,
+                                        args.long)
                             rows.append({"shape": shape, "lines": lines, "files": files, "fs": fs, "command": "hipify-perl", **m})
                         else:
                             m = None
                         print(fmt_row(shape, lines, files, fs, "hipify-perl", m), flush=True)
     fs0 = args.fs.split(",")[0]
-    singles = {r["lines"]: r for r in rows if r["shape"] == "single" and r["command"] == "porter convert" and r["fs"] == fs0}
+    singles = {r["lines"]: r for r in rows if r["shape"] == "single" and r["command"] == "porter convert"
+               and r["fs"] == fs0 and "median_s" in r}
     wanted = {n: r for n, r in singles.items() if n >= 10_000}
     if len(wanted) >= 2:
         rates = [n / r["median_s"] for n, r in wanted.items()]
@@ -164,6 +185,8 @@ def main() -> int:
               f"-> {'met' if spread <= 1.5 else 'NOT met'}")
     big = [r for r in rows if r["shape"] == "single" and r["lines"] >= 1_000_000 and r["command"].startswith("porter")]
     for r in big:
+        if "peak_rss_mb" not in r:
+            continue
         print(f"target: {r['command']} of a {r['lines']:,}-line file ({r['fs']}) under 300 MB peak RSS: "
               f"{r['peak_rss_mb']:.0f} MB -> {'met' if r['peak_rss_mb'] < 300 else 'NOT met'}")
     if args.json:
