@@ -9,8 +9,9 @@ folder under --disk-dir, default /var/tmp), and every command runs --runs times 
 (`python -m porter ...`: interpreter start-up, imports, the mapping database and the query
 compilation are all inside the figure; every run is a cold start).  Printed per row: the median
 wall time and its range over the runs, lines/s at the median, and the peak RSS: the largest of the
-process and its workers (os.wait4's ru_maxrss; workers of a tree convert are separate processes,
-so the memory of the whole run can be up to jobs + 1 times that), the highest over the runs.
+process and its workers (os.wait4's ru_maxrss, taken by a small launcher process so that the
+benchmark's own memory is not counted; workers of a tree convert are separate processes, so the
+memory of the whole run can be up to jobs + 1 times that), the highest over the runs.
 
 hipify-perl (HIPIFY's Perl translator, the baseline of issue 12) is timed in the same run when it is
 found (--hipify-perl PATH, or on PATH): on single files only, as `hipify-perl FILE -o OUT`.  It is not
@@ -47,11 +48,27 @@ class TimedOut(Exception):
     pass
 
 
+# runs argv, passes its exit code on, and says on stderr's last line the peak RSS of it or its largest worker
+_LAUNCH = """
+import os, signal, sys
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+signal.signal(signal.SIGTERM, lambda *a: os.kill(pid, signal.SIGTERM))
+_, status, usage = os.wait4(pid, 0)
+sys.stderr.write("\\nmaxrss_kb %d\\n" % usage.ru_maxrss)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def run_once(argv: list[str], env: dict, timeout: float) -> tuple[float, float, int]:
     """(wall seconds, peak RSS in MB of the process or its largest worker, exit code) of one process;
     TimedOut when it runs past ``timeout`` (it is killed)."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    # through a small launcher: a child's ru_maxrss starts at the RSS of the process that forked it (the
+    # kernel keeps the high-water mark across exec), and this one holds the generated inputs
+    proc = subprocess.Popen([sys.executable, "-S", "-c", _LAUNCH, *argv], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env=env, pass_fds=())
     deadline = t0 + timeout
     while True:
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -67,9 +84,12 @@ def run_once(argv: list[str], env: dict, timeout: float) -> tuple[float, float, 
     proc.returncode = os.waitstatus_to_exitcode(status)
     err = proc.stderr.read().decode(errors="replace").strip()
     proc.stderr.close()
+    err, _, tail = err.rpartition("\n")
+    if not tail.startswith("maxrss_kb "):
+        err, tail = err + tail, "maxrss_kb 0"
     if proc.returncode not in (0, 1):  # 1: the run found problems (unsupported names, findings), still a full run
         raise SystemExit(f"{' '.join(argv)}: exit {proc.returncode}: {err[-500:]}")
-    return wall, usage.ru_maxrss / 1024, proc.returncode
+    return wall, int(tail.split()[1]) / 1024, proc.returncode
 
 
 def measure(argv: list[str], runs: int, env: dict, timeout: float, cleanup=None, long: float = 120.0) -> dict | None:
