@@ -52,3 +52,24 @@ def test_a_file_with_no_place_to_cut_is_one_region(small_regions):
     source = b"namespace n {\n" + b"__global__ void k(float* a) { a[0] = 0; }\n" * 200 + b"}\n"
     index = index_source(source)
     assert index.big and index.regions == [(0, len(source))]
+
+
+def test_a_big_file_is_never_parsed_whole(small_regions):
+    source = _amalgamation()
+    index = index_source(source)
+    result = translate(source, "all.cu", index=index)
+    assert b"HIP_SYMBOL(" in result.output
+    assert not index.parsed  # only regions were parsed, and none is kept after the translation
+    assert index._region_tree is None
+
+
+def test_lines_changed_counts_each_line_once():
+    for path in sorted(SAMPLES.rglob("*.cu")):
+        result = translate(path.read_bytes(), path.name)
+        idx = result.index
+        if idx is None:
+            continue
+        lines = set()
+        for e in result.edits:
+            lines.update(range(idx.line_of(e.start), idx.line_of(max(e.start, e.end - 1)) + 1))
+        assert result.lines_changed == len(lines), path
