@@ -17,12 +17,8 @@ never outlives the run holding the caller's stdout and stderr open.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import os
 import signal
-import threading
-import time
 from collections import deque
 from typing import Callable, Iterable, Iterator, TypeVar
 
@@ -75,6 +71,9 @@ _PR_SET_PDEATHSIG = 1
 
 def _die_with_parent(parent: int) -> None:
     """SIGTERM to this process when ``parent`` dies, however it dies."""
+    import ctypes  # here, in the worker: the parent's start-up does not pay for it
+    import ctypes.util
+
     armed = False
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
@@ -84,6 +83,9 @@ def _die_with_parent(parent: int) -> None:
     if os.getppid() != parent:  # the parent died before the request was made
         os._exit(128 + signal.SIGTERM)
     if not armed:
+        import threading
+        import time
+
         def watch() -> None:
             while os.getppid() == parent:
                 time.sleep(0.5)
