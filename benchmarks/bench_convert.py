@@ -9,9 +9,13 @@ systems: the script also times a plain Python loop that writes the same tree
 (no conversion), so the two can be told apart.
 
 Builds a tree from the sample projects' source files copied many times (in a
-temp folder), converts it end to end as `porter convert` does (whole process,
-all cores), and prints lines/s, the scan throughput of the findings rules, and
-peak RSS of the parent and of the worker processes.
+temp folder), converts it end to end as `porter convert` does (all cores), and
+prints lines/s, the scan throughput of the findings rules, and peak RSS of the
+parent and of the worker processes.  The work is timed inside this already
+running process: interpreter start-up and imports are not in the figure, and
+one best-case input shape is used (~100-line files).  For whole `porter`
+processes, big single files and deep trees, median and range, tmpfs and disk:
+benchmarks/bench_growth.py.
 """
 
 from __future__ import annotations

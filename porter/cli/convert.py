@@ -82,15 +82,16 @@ def run(args) -> int:
         write=not (args.examine or to_stdout), inplace=args.inplace, arch=args.arch, jobs=args.jobs)
 
     if to_stdout:
-        from porter.project.convert import convert_bytes
+        from porter.project.convert import convert_data
 
         try:
             data = src.read_bytes()
         except OSError as exc:
             print(f"porter: {src}: {exc.strerror or exc}", file=sys.stderr)
             return 1
-        output, report, _ = convert_bytes(data, src.name, options)
+        output, report = convert_data(data, src.name, "source", options)
         sys.stdout.buffer.write(output)
+        sys.stdout.flush()  # a full disk or a closed pipe is seen here (porter.cli.main reports it), not at exit
         for w in report.warnings:
             print(f"porter: warning: {w}", file=sys.stderr)
         if report.status == "error":
@@ -109,6 +110,8 @@ def run(args) -> int:
         report = convert_tree(src, out, options, progress=progress)
     except ConvertError as exc:
         raise UsageError(str(exc)) from None
+    for problem in report.problems:
+        print(f"porter: {problem}", file=sys.stderr)
     if args.json:
         json.dump(report.as_dict(), sys.stdout, indent=1)
         print()
@@ -118,6 +121,7 @@ def run(args) -> int:
         t = report.totals()
         where = "in place" if args.inplace else f"into {out}"
         found = f", {t['findings']} findings" if options.findings else ""
-        print(f"porter: converted {sum(t['files'].values())} files {where}: {t['converted']} references converted, "
+        files = sum(1 for f in report.files if f.kind != "path")  # not the paths left out (links, unreadable folders)
+        print(f"porter: converted {files} files {where}: {t['converted']} references converted, "
               f"{t['unsupported']} unsupported{found}, {len(report.errors)} errors (--print-stats for details)")
     return report.exit_code

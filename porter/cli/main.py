@@ -1,12 +1,13 @@
 """``porter`` entry point: dispatches to the sub-command modules.
 
 ``porter [PATH] [--output DIR]`` with no sub-command opens the review app.
-Exit codes: 0 success, 1 some files/steps failed, 2 bad usage, 130 interrupted.
+Exit codes: 0 success, 1 some files/steps failed, 2 bad usage, 130 interrupted, 143 terminated (SIGTERM).
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import sys
 
@@ -64,10 +65,23 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
-    from porter.project.workers import WorkerDied
+    from porter.project.workers import Terminated, WorkerDied, sigterm_unwinds
 
+    if args.command in ("convert", "scan"):
+        sigterm_unwinds()
     try:
-        return int(args.run(args) or 0)
+        code = int(args.run(args) or 0)
+        sys.stdout.flush()  # what stays buffered is written now, where a failure can still be reported
+        return code
+    except BrokenPipeError:
+        _discard_stdout()
+        return 0
+    except OSError as exc:
+        if exc.filename is not None or exc.errno not in _FULL:
+            raise
+        _discard_stdout()  # a full disk under `porter ... > FILE`: the output is incomplete, say so
+        print(f"porter: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     except WorkerDied as exc:  # convert or scan of a folder: one line, the files left unfinished
         print(f"porter: {exc}", file=sys.stderr)
         return 1
@@ -77,5 +91,21 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("porter: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
+    except Terminated:
+        print("porter: terminated", file=sys.stderr)
+        return 128 + 15
+
+
+_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)  # stdout is a file on a full disk (or over its quota or size limit)
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's flush at exit does not fail a second time."""
+    import os
+
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError):
+        pass

@@ -67,10 +67,13 @@ def run(args) -> int:
     if args.output:
         try:
             atomic_write_text(args.output, text)
-        except OSError as exc:
-            raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+        except OSError as exc:  # nothing written (atomic): one line, exit 1 whatever the findings
+            print(f"porter: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
     else:
         sys.stdout.write(text)
+    for file, note in result.notes:
+        print(f"porter: note: {file}: {note}", file=sys.stderr)
     for file, error in result.errors:
         print(f"porter: {file}: {error}", file=sys.stderr)
     if args.fail_on and any(_RANK[f.severity] >= _RANK[args.fail_on] for f in findings):

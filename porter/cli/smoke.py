@@ -21,7 +21,7 @@ def register(subparsers):
                    help="builtin loop, or llamafactory-cli train on --model PATH")
     p.add_argument("--batch-size", type=int, default=4, help="sequences per step per rank (default 4)")
     p.add_argument("--seq-len", type=int, default=128, help="tokens per sequence (default 128)")
-    p.add_argument("--lr", type=float, default=2e-3, help="adapter learning rate (builtin; default 2e-3)")
+    p.add_argument("--lr", type=_learning_rate, default=2e-3, help="adapter learning rate (builtin; default 2e-3)")
     p.add_argument("--timeout", type=float, default=900.0, help="limit for multi-process and LLaMA-Factory runs, seconds")
     p.add_argument("--no-baseline", action="store_true", help="multi-process: skip the 1-process run for scaling efficiency")
     p.add_argument("--template", default="default", help="LLaMA-Factory chat template (default 'default')")
@@ -30,8 +30,37 @@ def register(subparsers):
     p.set_defaults(run=run)
 
 
+def _learning_rate(text: str) -> float:
+    """A finite number above 0 (``nan``, ``inf`` and ``0`` train nothing and would still print steps)."""
+    import argparse
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number above 0, not {text!r}")
+    return value
+
+
+def _json_target(path: str) -> str | None:
+    """Why the --json report cannot be written at ``path`` (its folder must exist: none is created), or None."""
+    import os
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"--json {path}: the folder {folder} does not exist"
+    if os.path.isdir(path):
+        return f"--json {path}: is a folder"
+    return None
+
+
 def run(args) -> int:
     from porter.cli.main import UsageError
+
+    if args.json and (problem := _json_target(args.json)):
+        raise UsageError(f"smoke: {problem}")
     from porter.smoke import SmokeError, SmokeOptions, SmokeUsageError, run_smoke
     from porter.smoke import report as srep
 

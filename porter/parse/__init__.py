@@ -36,6 +36,18 @@ def parse(source: bytes) -> ts.Tree:
     return parser().parse(source)
 
 
+def parse_range(source: bytes, start: int, end: int, start_point: tuple[int, int], end_point: tuple[int, int]) -> ts.Tree:
+    """Parse only ``source[start:end]`` (a run of whole top-level declarations), as if the rest
+    were not there; the nodes keep their byte offsets and points in ``source``.  What a big file
+    is parsed by, one region at a time, so that no tree of the whole file is ever held.  A
+    UTF-8 byte-order mark at the start is left out of the region rather than copied away."""
+    if start == 0 and source.startswith(BOM):
+        start, start_point = 3, (0, 3)
+    p = parser()
+    p.included_ranges = [ts.Range(start_point, end_point, start, max(start, end))]
+    return p.parse(source)
+
+
 @functools.cache
 def grammars_dir() -> Path:
     """The ``grammars/`` folder: beside the package in a checkout or an editable

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from porter.project.atomic import atomic_write, atomic_write_text
-from porter.project.files import ProjectFile, classify, discover, read_with_mode
+from porter.project.lock import FolderLocked, folder_lock
+from porter.project.files import ProjectFile, UnreadableText, classify, from_utf8, read_with_mode, to_utf8, walk
 from porter.project.workers import job_count, run_per_file
 from porter.translate import TranslateOptions, Translation, translate
 
@@ -67,6 +68,8 @@ class ConvertReport:
     source: str
     output: str | None
     files: list[FileReport]
+    # problems of the run rather than of one file (the manifest could not be written), one line each
+    problems: list[str] = field(default_factory=list)
 
     @property
     def errors(self) -> list[FileReport]:
@@ -74,7 +77,7 @@ class ConvertReport:
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.errors else 0
+        return 1 if self.errors or self.problems else 0
 
     def totals(self) -> dict:
         by_name: Counter = Counter()
@@ -100,8 +103,11 @@ class ConvertReport:
         }
 
     def as_dict(self) -> dict:
-        return {"source": self.source, "output": self.output, "totals": self.totals(),
-                "files": [f.as_dict() for f in self.files]}
+        doc = {"source": self.source, "output": self.output, "totals": self.totals(),
+               "files": [f.as_dict() for f in self.files]}
+        if self.problems:
+            doc["problems"] = list(self.problems)
+        return doc
 
 
 # ---------------------------------------------------------------- one file
@@ -206,6 +212,28 @@ def convert_build_file(text: bytes, rel: str, options: ConvertOptions) -> tuple[
     return out, report
 
 
+def convert_data(data: bytes, rel: str, kind: str, options: ConvertOptions) -> tuple[bytes, FileReport]:
+    """Convert one file's bytes by its kind ("source", "build", "other": copied).  A UTF-16 or UTF-32
+    text with a byte-order mark is converted as UTF-8 and written back in its own encoding (a warning
+    says so); one that does not decode is an error, copied unchanged."""
+    if kind == "other":
+        return data, FileReport(rel, "other", "copied")
+    try:
+        text, encoding = to_utf8(data)
+    except UnreadableText as exc:
+        return data, FileReport(rel, kind, "error", f"{exc}, copied unchanged")
+    if kind == "source":
+        out, report, _ = convert_bytes(text, rel, options)
+    else:
+        out, report = convert_build_file(text, rel, options)
+    if encoding is not None:
+        report.warnings.insert(0, f"{rel}: read as {encoding} (byte-order mark), written back as {encoding}")
+        out = data if report.status == "error" else from_utf8(out, encoding)
+        if report.status == "unchanged" and out != data:
+            report.status = "converted"
+    return out, report
+
+
 def convert_file(pf: ProjectFile, out_root: Path | None, options: ConvertOptions, dest: Path | None = None) -> FileReport:
     """Convert one file of a project and write it (worker entry point)."""
     try:
@@ -213,24 +241,22 @@ def convert_file(pf: ProjectFile, out_root: Path | None, options: ConvertOptions
     except OSError as exc:
         return FileReport(pf.rel, pf.kind, "error", f"cannot read: {exc.strerror or exc}")
     try:
-        if pf.kind == "source":
-            out, report, _ = convert_bytes(data, pf.rel, options)
-        elif pf.kind == "build":
-            out, report = convert_build_file(data, pf.rel, options)
-        else:
-            out, report = data, FileReport(pf.rel, "other", "copied")
+        out, report = convert_data(data, pf.rel, pf.kind, options)
     except RecursionError:
         return FileReport(pf.rel, pf.kind, "error", "too deeply nested to convert, left unchanged")
     except Exception as exc:  # one file's failure never stops the run
         return FileReport(pf.rel, pf.kind, "error", f"internal error: {type(exc).__name__}: {exc}")
     if not options.write:
         return report
+    if options.inplace and report.status == "copied":
+        report.status = "unchanged"  # in place, a file that is not converted is left alone, not copied
     try:
         if options.inplace:
             if out != data:
                 backup = pf.path.with_name(pf.path.name + BACKUP_SUFFIX)
-                if not backup.exists():
-                    shutil.copy2(pf.path, backup)
+                if not backup.exists():  # whole or absent (a full disk must not leave half a backup)
+                    atomic_write(backup, data, mode)
+                    shutil.copystat(pf.path, backup)
                 atomic_write(pf.path, out, mode)
         else:
             target = dest or (out_root / pf.rel)
@@ -283,8 +309,20 @@ def convert_tree(src: str | os.PathLike, out: str | os.PathLike | None, options:
             progress(report)
         return ConvertReport(str(src), str(out_path) if out_path else None, [report])
 
+    locked = src if options.inplace else out_path if options.write else None
+    if locked is None:
+        return _convert_folder(src, out_path, options, progress)
+    try:
+        with folder_lock(locked, "the source folder" if options.inplace else "output folder"):
+            return _convert_folder(src, out_path, options, progress)
+    except FolderLocked as exc:
+        raise ConvertError(str(exc)) from None
+
+
+def _convert_folder(src: Path, out_path: Path | None, options: ConvertOptions, progress) -> ConvertReport:
     exclude = [out_path] if out_path is not None else []
-    files = discover(src, exclude=exclude)
+    walked = walk(src, exclude=exclude, follow_links=not options.inplace)
+    files = _without_backups(walked.files)
     reports: list[FileReport] = []
     out_root = out_path.resolve() if out_path is not None else None
     # Ctrl-C stops the workers at once: every file already written is complete (atomic writes), the rest untouched
@@ -293,11 +331,27 @@ def convert_tree(src: str | os.PathLike, out: str | os.PathLike | None, options:
         reports.append(r)
         if progress:
             progress(r)
+    for skip in walked.skipped:  # after the files, in walking order
+        r = FileReport(skip.rel, "path", "error" if skip.error else "skipped", skip.reason)
+        if not skip.error:
+            r.warnings.append(f"{skip.rel}: skipped: {skip.reason}")
+        reports.append(r)
+        if progress:
+            progress(r)
     _drop_project_macros(reports)
     report = ConvertReport(str(src), str(out_path) if out_path else None, reports)
     if options.write and not options.inplace and out_root is not None:
-        write_manifest(src.resolve(), out_root, reports)
+        try:
+            write_manifest(src.resolve(), out_root, reports)
+        except OSError as exc:
+            report.problems.append(f"{out_root / MANIFEST}: cannot write: {exc.strerror or exc}")
     return report
+
+
+def _without_backups(files: list[ProjectFile]) -> list[ProjectFile]:
+    """The files less the ``.prehip`` backups of files beside them (an earlier ``--inplace`` run's)."""
+    rels = {f.rel for f in files}
+    return [f for f in files if not (f.rel.endswith(BACKUP_SUFFIX) and f.rel[:-len(BACKUP_SUFFIX)] in rels)]
 
 
 def _drop_project_macros(reports: list[FileReport]) -> None:
@@ -315,7 +369,7 @@ def write_manifest(src_root: Path, out_root: Path, reports: list[FileReport]) ->
         "files": {
             r.rel: {"source": str(src_root / r.rel), "kind": r.kind, "status": r.status,
                     "inserted_lines": [list(x) for x in r.inserted_lines]}
-            for r in reports
+            for r in reports if r.kind != "path"
         },
     }
     atomic_write_text(out_root / MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n")

@@ -8,6 +8,11 @@ the caller is interrupted (Ctrl-C) or fails, the workers are terminated at once
 instead of finishing the queue.  SIGTERM in a worker unwinds the file in hand
 (``atomic_write`` removes its temporary file) and ends the process, so no
 half-written file and no worker is left behind.  ``fn`` must be a module-level function.
+
+The workers also die with the parent when it is killed outright (SIGKILL, the OOM
+killer): on Linux each one asks the kernel for SIGTERM when its parent dies
+(``PR_SET_PDEATHSIG``); elsewhere a thread watches the parent's pid.  A worker
+never outlives the run holding the caller's stdout and stderr open.
 """
 
 from __future__ import annotations
@@ -23,6 +28,19 @@ R = TypeVar("R")
 
 class WorkerDied(RuntimeError):
     """A worker process ended abnormally (killed, out of memory, a crash in a C extension)."""
+
+
+class Terminated(BaseException):
+    """SIGTERM reached the parent: the run unwinds as on Ctrl-C (workers stopped, temporary files removed)."""
+
+
+def sigterm_unwinds() -> None:
+    """From now on SIGTERM unwinds this process (raises Terminated) instead of ending it on the spot,
+    so that a CI runner's SIGTERM stops the workers and leaves no temporary file.  Main thread only."""
+    def handler(signum, frame):
+        raise Terminated()
+
+    signal.signal(signal.SIGTERM, handler)
 
 
 _FN: Callable | None = None
@@ -48,10 +66,39 @@ def _stop(signum, frame) -> None:
     raise _Stopped()
 
 
-def _init(fn: Callable, context) -> None:
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: int) -> None:
+    """SIGTERM to this process when ``parent`` dies, however it dies."""
+    import ctypes  # here, in the worker: the parent's start-up does not pay for it
+    import ctypes.util
+
+    armed = False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        armed = libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) == 0
+    except (OSError, AttributeError):  # not Linux
+        pass
+    if os.getppid() != parent:  # the parent died before the request was made
+        os._exit(128 + signal.SIGTERM)
+    if not armed:
+        import threading
+        import time
+
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(0.5)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+        threading.Thread(target=watch, daemon=True, name="porter-parent-watch").start()
+
+
+def _init(fn: Callable, context, parent: int) -> None:
     global _FN, _CONTEXT
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; no traceback from each worker
     signal.signal(signal.SIGTERM, _stop)  # unwinds through the cleanup of a write in progress
+    _die_with_parent(parent)
     _FN, _CONTEXT = fn, context
 
 
@@ -78,7 +125,7 @@ def run_per_file(fn: Callable[[object, T], R], context, items: Iterable[T], jobs
     from concurrent.futures.process import BrokenProcessPool
 
     chunks = [items[i:i + chunksize] for i in range(0, len(items), chunksize)]
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(fn, context))
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(fn, context, os.getpid()))
     window: deque = deque()  # (future, chunk) in flight, oldest first: results come back in order
     chunk: list = []
     try:

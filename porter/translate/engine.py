@@ -6,6 +6,7 @@ include for device code.  Every byte not covered by an edit is kept as it was.
 from __future__ import annotations
 
 import functools
+import io
 import re
 import tomllib
 from collections import Counter
@@ -13,10 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+import ahocorasick_rs
+
 from porter.mapping import NEWEST_ROCM, Database, Entry, load_database
 from porter.parse.lexical import whole_identifier
 from porter.translate import launch
-from porter.translate.source_index import IDENTIFIER, IncludePath, SourceIndex, index_source
+from porter.translate.source_index import IDENTIFIER, IncludePath, SourceIndex, distinct_identifiers, index_source
 
 _RULES_FILE = Path(__file__).with_name("rules.toml")
 _IDENT = rb"[A-Za-z_][A-Za-z0-9_]*"
@@ -99,6 +102,7 @@ class Translation:
     index: SourceIndex | None = field(default=None, repr=False)
     # CUDA-looking names this file defines itself (#define CUDA_CHECK ...): the project's own, not leftovers
     defines: list[str] = field(default_factory=list)
+    _sorted_edits: bool = field(default=False, repr=False)  # ``edits`` are in _edit_order (the translator's)
 
     @property
     def changed(self) -> bool:
@@ -109,12 +113,16 @@ class Translation:
         idx = self.index
         if idx is None:
             return 0
-        lines = set()
-        for e in self.edits:
-            first = idx.line_of(e.start)
-            last = idx.line_of(max(e.start, e.end - 1))
-            lines.update(range(first, last + 1))
-        return len(lines)
+        # the edits are in source order: count each line once without a set of every changed line
+        count = done = 0  # ``done``: the last line counted
+        line_of = idx.line_of
+        for e in sorted(self.edits, key=_edit_order(self.source)) if not self._sorted_edits else self.edits:
+            first = max(line_of(e.start), done + 1)
+            last = line_of(max(e.start, e.end - 1))
+            if last >= first:
+                count += last - first + 1
+                done = last
+        return count
 
     def output_line_to_source(self, line: int) -> int:
         """Map a 1-based output line to the source line it came from (inserted lines map to the line before them)."""
@@ -139,16 +147,33 @@ class Translation:
 
 def apply_edits(source: bytes, edits: list[Edit]) -> bytes:
     """Apply non-overlapping edits (insertions at a point come before a replacement starting there)."""
-    out = []
+    return _apply_sorted(source, sorted(edits, key=_edit_order(source)))
+
+
+def _edit_order(source: bytes):
+    """Sort key of edits: by start, an insertion before a replacement that starts there, then by end
+    (one integer per edit, not a tuple: a big file has hundreds of thousands of edits)."""
+    span = len(source) + 1
+    return lambda e: e[0] * span + e[1]
+
+
+def _apply_sorted(source: bytes, edits: list[Edit]) -> bytes:
+    """``apply_edits`` for edits already in ``_edit_order``: copies the kept bytes straight from
+    ``source`` into the output, with no piece of it made on the way."""
+    out = io.BytesIO()  # getvalue() hands over its buffer: the output exists once, not twice
+    write = out.write
+    view = memoryview(source)
     pos = 0
-    for e in sorted(edits, key=lambda e: (e.start, e.end != e.start, e.end)):
-        if e.start < pos:
-            raise ValueError(f"overlapping edits at byte {e.start}")
-        out.append(source[pos:e.start])
-        out.append(e.replacement)
-        pos = e.end
-    out.append(source[pos:])
-    return b"".join(out)
+    for e in edits:
+        start = e[0]
+        if start < pos:
+            raise ValueError(f"overlapping edits at byte {start}")
+        write(view[pos:start])
+        write(e[2])
+        pos = e[1]
+    write(view[pos:])
+    view.release()
+    return out.getvalue()
 
 
 _IDENT_RE = IDENTIFIER
@@ -188,28 +213,55 @@ def _device_code(index: SourceIndex) -> bool:
     return any(not any(guard.search(head) for head in heads) for heads in index.open_conditionals(spots))
 
 
-def occurrences(source: bytes, words) -> list[tuple[int, bytes]]:
-    """(position, word) of every whole-identifier occurrence of ``words`` in ``source``,
-    in source order: the same places ``_IDENT_RE.finditer`` yields for those words,
-    found with ``bytes.find`` so that the cost follows the hits, not the file size."""
-    found = []
-    for w in words:
-        size = len(w)
-        pos = source.find(w)
-        while pos >= 0:
-            end = pos + size
-            if whole_identifier(source, pos, end):
-                found.append((pos, w))
-            pos = source.find(w, end)
-    found.sort()
-    return found
+def occurrences(source: bytes, words, end: int | None = None) -> list[tuple[int, bytes]]:
+    """(position, word) of every whole-identifier occurrence of ``words`` in ``source`` (up to
+    ``end``), in source order: the same places ``_IDENT_RE.finditer`` yields for those words.
+
+    One Aho-Corasick pass over the text finds every word at once (leftmost-longest: a name is
+    made of identifier bytes only, so no match can hide a whole-identifier occurrence of another),
+    so the cost is the file's size plus the hits, whatever the number of words."""
+    return list(iter_occurrences(source, words, end))
+
+
+_PIECE = 1 << 20
+
+
+def iter_occurrences(source: bytes, words, end: int | None = None):
+    """``occurrences`` as they are found, a megabyte of text at a time (cut after a newline, which
+    no name spans), so that the matches of a big file are never all held at once."""
+    if not isinstance(words, frozenset):
+        words = frozenset(words)
+    if not words:
+        return
+    automaton, ordered = _automaton(words)
+    n = len(source) if end is None else min(end, len(source))
+    view = memoryview(source)
+    pos = 0
+    try:
+        while pos < n:
+            stop = source.find(b"\n", pos + _PIECE, n) if pos + _PIECE < n else -1
+            stop = n if stop < 0 else stop + 1
+            for i, start, finish in automaton.find_matches_as_indexes(view[pos:stop]):
+                start += pos
+                finish += pos
+                if whole_identifier(source, start, finish):
+                    yield start, ordered[i]
+            pos = stop
+    finally:
+        view.release()
+
+
+@functools.lru_cache(maxsize=512)
+def _automaton(words: frozenset[bytes]) -> tuple[ahocorasick_rs.BytesAhoCorasick, tuple[bytes, ...]]:
+    ordered = tuple(words)
+    return ahocorasick_rs.BytesAhoCorasick(list(ordered), matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_LONGEST), ordered
 
 
 def _candidates(source: bytes, db: Database, words: frozenset[bytes] | None = None) -> tuple[list[bytes], bool]:
     """The identifiers of ``source`` the translator acts on (database names and
     leftover-looking names), and whether a device-code word or ``<<<`` occurs at all."""
     if words is None:
-        words = frozenset(_IDENT_RE.findall(source))
+        words = distinct_identifiers(source)
     keys = _keys(id(db))
     hits = set(words.intersection(keys))
     leftover_re, leads = _prepared_rules()[0], _leftover_leads()
@@ -417,7 +469,6 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     # 2. identifiers and namespaces
     has_device_code = device_words and _device_code(index)
 
-    wrap_calls: list[tuple[int, int, str, dict]] = []
     target_rocm = options.target
     plans = _plans(id(db), options.roc, target_rocm)
     arity = _arity_renames(id(db))
@@ -425,7 +476,8 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     line_col = index.line_col
     runtime = rules["device_code"]["runtime_header"]
     uses_runtime = False  # a name the HIP runtime header declares is emitted
-    for start, word in occurrences(source, hits):
+    encoded: dict[str, bytes] = {}  # one bytes object per HIP name, shared by its edits
+    for start, word in iter_occurrences(source, hits):
         if index.is_protected(start):
             continue
         plan = plans.get(word) or _plan(plans, db, word, options.roc, target_rocm)
@@ -484,25 +536,25 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
         target = plan.target
         uses_runtime = uses_runtime or entry.header == runtime
         if structural and name in arity:
-            n = launch.argument_count(index.tree, start, end)
+            n = launch.argument_count(index.tree_at(start), start, end)
             target = arity[name].get(str(n), target)
         if target != name:
-            edits.append(Edit(start, end, target.encode(), "rename", name))
+            replacement = encoded.get(target)
+            if replacement is None:
+                replacement = encoded[target] = target.encode()
+            edits.append(Edit(start, end, replacement, "rename", name))
             converted.append(Reference(name, line, col, *plan.tail))
         if name in wrappers:
-            wrap_calls.append((start, end, name, wrappers[name]))
-
-    # 3. arguments HIP wants wrapped: HIP_SYMBOL(sym), reinterpret_cast<const void*>(kernel)
-    for start, end, name, wrap in wrap_calls:
-        arg = launch.call_argument(index.tree, source, start, end, wrap["functions"][name])
-        if arg is None:
-            continue
-        a_start, a_end = arg
-        text = source[a_start:a_end].decode("utf-8", "replace")
-        if any(re.match(p, text) for p in wrap["already"]):
-            continue
-        edits.append(Edit(a_start, a_start, wrap["open"].encode(), wrap["kind"], name))
-        edits.append(Edit(a_end, a_end, wrap["close"].encode(), wrap["kind"], name))
+            # 3. arguments HIP wants wrapped: HIP_SYMBOL(sym), reinterpret_cast<const void*>(kernel)
+            # (here, in source order, so that a big file's regions are each parsed once)
+            wrap = wrappers[name]
+            arg = launch.call_argument(index.tree_at(start), source, start, end, wrap["functions"][name])
+            if arg is not None:
+                a_start, a_end = arg
+                text = source[a_start:a_end].decode("utf-8", "replace")
+                if not any(re.match(p, text) for p in wrap["already"]):
+                    edits.append(Edit(a_start, a_start, wrap["open"].encode(), wrap["kind"], name))
+                    edits.append(Edit(a_end, a_end, wrap["close"].encode(), wrap["kind"], name))
 
     # 4. <<<...>>> -> hipLaunchKernelGGL
     if options.kernel_launch_syntax:
@@ -530,9 +582,12 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     own = {m.group(1).decode() for m in _DEFINE.finditer(source)}
     own = {n for n in own if leftover_re.match(n)}
     leftovers = [r for r in leftovers if r.name not in own]
-    output = apply_edits(source, edits)
-    result = Translation(source, output, sorted(edits, key=lambda e: (e.start, e.end)), converted, unsupported,
-                         leftovers, warnings, inserted, index, sorted(own))
+    edits.sort(key=_edit_order(source))
+    output = _apply_sorted(source, edits)
+    if index.big:
+        index.forget_trees()  # a region's tree is tens of megabytes; the findings rules parse again if they run
+    result = Translation(source, output, edits, converted, unsupported,
+                         leftovers, warnings, inserted, index, sorted(own), _sorted_edits=True)
     index.memo[memo_key] = result
     return result
 

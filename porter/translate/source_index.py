@@ -9,14 +9,23 @@ the text looks broken (an unterminated comment or literal, unbalanced
 brackets), to say where; most files are converted without a parse.  The
 findings rules always use the tree.  A caller that has parsed already passes
 the tree in.
+
+A big file (over ``REGION_BYTES`` twice) is not parsed whole for the translator:
+``tree_at(pos)`` parses the region around ``pos``, a run of whole top-level
+declarations of about ``REGION_BYTES`` (cut after a ``}`` line in column 0 where
+brackets and preprocessor conditionals balance), and keeps only the last one.
+A tree-sitter tree takes about 25 bytes per source byte, so a whole 40 MB file's
+tree is a gigabyte; a region's is a few tens of megabytes.
 """
 
 from __future__ import annotations
 
+import array
 import bisect
 import itertools
 import re
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import tree_sitter as ts
 
@@ -49,6 +58,9 @@ _CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifnde
 # an identifier between two string literals: a macro pasted into a concatenation ("%" PRIu64 "\n")
 _PASTED = re.compile(rb"[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*\Z")
 _BRACKETS = ((b"(", b")"), (b"[", b"]"), (b"{", b"}"))
+# a line that closes a top-level definition: where a region of a big file may end
+_TOP_CLOSE = re.compile(rb"^\}[ \t]*;?[ \t]*(?://[^\n\\]*)?\r?\n", re.M)
+REGION_BYTES = 1 << 20
 
 
 @dataclass
@@ -59,11 +71,13 @@ class SourceIndex:
     unterminated: list[tuple[int, str]] = field(default_factory=list)  # (byte, what) left open by the lexer
     _tree: ts.Tree | None = field(default=None, repr=False)
     _starts: list[int] = field(default_factory=list, repr=False)
-    _lines: list[int] | None = field(default=None, repr=False)
+    _lines: Sequence[int] | None = field(default=None, repr=False)
     _ascii: bool | None = field(default=None, repr=False)
     _macro_bodies: list[ts.Node] | None = field(default=None, repr=False)
     _conditionals: list[Conditional] | None = field(default=None, repr=False)
     _words: frozenset[bytes] | None = field(default=None, repr=False)
+    _regions: list[tuple[int, int]] | None = field(default=None, repr=False)
+    _region_tree: tuple[int, ts.Tree] | None = field(default=None, repr=False)
     # results other layers computed from this exact text (the translation, by options), kept for reuse
     memo: dict = field(default_factory=dict, repr=False)
 
@@ -91,7 +105,75 @@ class SourceIndex:
         return self._macro_bodies
 
     def parse_errors(self) -> list[tuple[int, int]]:
-        return parse.error_regions(self.tree)
+        if self._tree is not None or not self.big:
+            return parse.error_regions(self.tree)
+        spans: list[tuple[int, int]] = []
+        for k in range(len(self.regions)):
+            spans += parse.error_regions(self._parse_region(k))
+        return spans
+
+    @property
+    def big(self) -> bool:
+        """Parsed a region at a time where the caller asks for the tree at a place (``tree_at``)."""
+        return len(self.source) > 2 * REGION_BYTES
+
+    def tree_at(self, pos: int) -> ts.Tree:
+        """A tree whose nodes around ``pos`` are those of the whole file's tree: the whole tree when
+        it is parsed already or the file is small, else the tree of ``pos``'s region."""
+        if self._tree is not None or not self.big:
+            return self.tree
+        k = bisect.bisect_right(self.regions, (pos, float("inf"))) - 1
+        if self._region_tree is None or self._region_tree[0] != k:
+            self._region_tree = None  # the previous region's tree goes before the next one is made
+            self._region_tree = (k, self._parse_region(k))
+        return self._region_tree[1]
+
+    def _parse_region(self, k: int) -> ts.Tree:
+        start, end = self.regions[k]
+        return parse.parse_range(self.source, start, end, self._point(start), self._point(end))
+
+    def _point(self, pos: int) -> tuple[int, int]:
+        starts = self.line_starts
+        i = bisect.bisect_right(starts, pos) - 1
+        return i, pos - starts[i]
+
+    @property
+    def regions(self) -> list[tuple[int, int]]:
+        """The file cut into runs of whole top-level declarations of about REGION_BYTES each
+        (one region, the whole file, when it cannot be cut)."""
+        if self._regions is None:
+            self._regions = self._cut_regions()
+        return self._regions
+
+    def _cut_regions(self) -> list[tuple[int, int]]:
+        source, n = self.source, len(self.source)
+        code = self.blanked()
+        depth_at: list[tuple[int, int]] = []  # (directive start, conditional depth after it)
+        depth = 0
+        for c in self.conditionals:
+            depth += 1 if c.keyword in ("if", "ifdef", "ifndef") else -1 if c.keyword == "endif" else 0
+            depth_at.append((c.start_byte, depth))
+        cond_starts = [p for p, _ in depth_at]
+        regions: list[tuple[int, int]] = []
+        start = 0
+        counts = [0] * 6
+        last = 0  # counted up to here
+        for m in _TOP_CLOSE.finditer(source):
+            cut = m.end()
+            if cut - start < REGION_BYTES or cut >= n or self.is_protected(m.start()):
+                continue
+            j = bisect.bisect_right(cond_starts, cut) - 1
+            if j >= 0 and depth_at[j][1] != 0:
+                continue
+            for i, (a, b) in enumerate(_BRACKETS):
+                counts[2 * i] += code.count(a, last, cut)
+                counts[2 * i + 1] += code.count(b, last, cut)
+            last = cut
+            if counts[0::2] == counts[1::2]:
+                regions.append((start, cut))
+                start = cut
+        regions.append((start, n))
+        return regions
 
     # ------------------------------------------------------------ the text
     def is_protected(self, pos: int) -> bool:
@@ -102,7 +184,7 @@ class SourceIndex:
     def words(self) -> frozenset[bytes]:
         """Every distinct identifier of the file (comments and literals included)."""
         if self._words is None:
-            self._words = frozenset(IDENTIFIER.findall(self.source))
+            self._words = distinct_identifiers(self.source)
         return self._words
 
     @property
@@ -111,8 +193,21 @@ class SourceIndex:
         and literals: the file may be cut off or mangled (a cheap test, before any parse)."""
         if self.unterminated:
             return True
-        code = self.code_only()
+        code = self.blanked()
         return any(code.count(a) != code.count(b) for a, b in _BRACKETS)
+
+    def blanked(self) -> bytearray:
+        """The source with every protected span blanked with spaces (offsets kept; one copy, no pieces)."""
+        code = bytearray(self.source)
+        if self.protected:
+            blank = memoryview(b" " * max(e - s for s, e in self.protected))
+            for s, e in self.protected:
+                code[s:e] = blank[:e - s]
+        return code
+
+    def forget_trees(self) -> None:
+        """Drop the region tree kept by ``tree_at`` (the whole tree, if any, stays)."""
+        self._region_tree = None
 
     def code_only(self) -> bytes:
         """The source with every protected span left out."""
@@ -152,11 +247,21 @@ class SourceIndex:
         return out
 
     @property
-    def line_starts(self) -> list[int]:
+    def line_starts(self) -> Sequence[int]:
+        """The byte where each line starts (an array of machine integers: 8 bytes a line, not 36)."""
         if self._lines is None:
-            # each line's length plus its newline, summed (C loops only)
-            lengths = map((1).__add__, map(len, self.source.split(b"\n")[:-1]))
-            self._lines = list(itertools.accumulate(lengths, initial=0))
+            starts = array.array("q", [0])
+            source, n, pos = self.source, len(self.source), 0
+            while pos < n:  # a piece at a time, so that the split lines of a big file never exist all at once
+                stop = source.find(b"\n", min(pos + _PIECE, n))
+                stop = n if stop < 0 else stop + 1
+                # each line's length plus its newline, summed (C loops only)
+                lengths = map((1).__add__, map(len, source[pos:stop].split(b"\n")[:-1]))
+                following = itertools.accumulate(lengths, initial=pos)
+                next(following)  # ``pos`` itself is in already
+                starts.extend(following)
+                pos = stop
+            self._lines = starts
         return self._lines
 
     def line_col(self, pos: int) -> tuple[int, int]:
@@ -173,6 +278,24 @@ class SourceIndex:
 
     def line_of(self, pos: int) -> int:
         return bisect.bisect_right(self.line_starts, pos)
+
+
+_PIECE = 1 << 20
+
+
+def distinct_identifiers(source: bytes) -> frozenset[bytes]:
+    """Every distinct identifier of ``source``, found a megabyte at a time (cut at a newline, which no
+    identifier spans): a list of every identifier token of a 40 MB file would take 250 MB."""
+    if len(source) <= _PIECE:
+        return frozenset(IDENTIFIER.findall(source))
+    words: set[bytes] = set()
+    n, pos = len(source), 0
+    while pos < n:
+        stop = source.find(b"\n", min(pos + _PIECE, n))
+        stop = n if stop < 0 else stop + 1
+        words.update(IDENTIFIER.findall(source, pos, stop))
+        pos = stop
+    return frozenset(words)
 
 
 def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -204,14 +327,13 @@ def index_source(source: bytes, tree: ts.Tree | None = None) -> SourceIndex:
         if _is_string(source, a) and _is_string(source, b) and _PASTED.match(source, a[1], b[0]):
             extra.append((a[1], b[0]))  # "%" PRIu64 "\n": one concatenated literal
     starts = [s for s, _ in spans]
-    ends = {e: s for s, e in spans}
     includes = []
     if b"include" in source:
         for m in _INCLUDE.finditer(source):
             i = bisect.bisect_right(starts, m.start()) - 1
             if i >= 0 and m.start() < spans[i][1]:
                 continue  # inside a comment or a literal
-            if _starts_directive(source, m.start(), ends):
+            if _starts_directive(source, m.start(), spans, starts):
                 includes.append(IncludePath(m.start(1), m.end(1), m.start()))
     if includes or extra:
         # include paths are protected from identifier renaming; the translator maps them as headers
@@ -219,7 +341,7 @@ def index_source(source: bytes, tree: ts.Tree | None = None) -> SourceIndex:
     return SourceIndex(source, spans, includes, lexed.unterminated, tree)
 
 
-def _starts_directive(source: bytes, pos: int, span_ends: dict[int, int]) -> bool:
+def _starts_directive(source: bytes, pos: int, spans: list[tuple[int, int]], starts: list[int]) -> bool:
     """``#`` at ``pos`` begins a preprocessor directive: only blanks and comments
     (which the preprocessor turns into a space) stand before it on its line."""
     while True:
@@ -227,7 +349,9 @@ def _starts_directive(source: bytes, pos: int, span_ends: dict[int, int]) -> boo
             pos -= 1
         if pos == 0 or source[pos - 1] == 10 or source[max(0, pos - 3):pos] == b"\xef\xbb\xbf":
             return True
-        if source[pos - 2:pos] == b"*/" and pos in span_ends:
-            pos = span_ends[pos]
-            continue
+        if source[pos - 2:pos] == b"*/":
+            i = bisect.bisect_left(starts, pos) - 1  # the span that ends here, if one does
+            if i >= 0 and spans[i][1] == pos:
+                pos = spans[i][0]
+                continue
         return False

@@ -70,6 +70,7 @@ def test_bad_inputs_get_one_line_each_and_the_run_goes_on(project, tmp_path):
         assert any(e.startswith("porter: bad/socket.cu: cannot read") for e in errors)
         assert "porter: bad/pipe.cuh: cannot read: not a regular file" in errors
         assert len(errors) == 3, r.stderr
+        assert "porter: warning: bad/loop: skipped: symbolic link to a folder that encloses it (a loop)" in r.stderr
         assert "Traceback" not in r.stderr
         assert snapshot(project) == before
         assert (out / "bad/latin1.cu").read_bytes() == (bad / "latin1.cu").read_bytes().replace(b"cudaFree", b"hipFree").replace(

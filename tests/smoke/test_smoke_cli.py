@@ -76,3 +76,18 @@ def test_ctrl_c_stops_and_keeps_a_partial_report(tmp_path):
     rep = json.loads(out.read_text())
     assert rep["verdict"] == "interrupted" and 2 <= rep["steps_done"] < 500
     assert len(rep["losses"]) == rep["steps_done"]
+
+
+def test_json_into_a_missing_folder_is_refused_and_creates_nothing(tmp_path):
+    target = tmp_path / "no" / "such" / "dir" / "x.json"
+    p = porter("smoke", "--steps", "1", "--json", str(target))
+    assert p.returncode == 2
+    assert p.stderr == f"porter: error: smoke: --json {target}: the folder {target.parent} does not exist\n"
+    assert not (tmp_path / "no").exists()
+
+
+@pytest.mark.parametrize("lr", ["nan", "inf", "-1e-3", "0", "fast"])
+def test_a_learning_rate_that_trains_nothing_is_refused(lr):
+    p = porter("smoke", "--steps", "1", "--lr", lr)
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.startswith("porter: error: argument --lr: ") and p.stderr.count("\n") == 1
