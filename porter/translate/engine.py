@@ -669,6 +669,8 @@ def _include_position(index: SourceIndex) -> int:
     for inc in index.includes:  # the first #include line that is not inside a block comment
         directive = inc.directive_byte
         line_start = source.rfind(b"\n", 0, directive) + 1
+        if line_start == 0 and source.startswith(b"\xef\xbb\xbf"):
+            line_start = 3  # the byte order mark stays first
         if not source[line_start:directive].strip() and not (line_start and index.is_protected(line_start - 1)):
             return _outside_conditionals(index, line_start)
     pos = 3 if source.startswith(b"\xef\xbb\xbf") else 0
