@@ -15,7 +15,7 @@
    left: (_) @lhs
    operator: ["&" "%" ">>" "/"] @op
    right: (number_literal) @n) @PORT011
- (#match? @n "^(31|0[xX]1[fF]|32|5)[uU]?$"))
+ (#match? @n "^((31|0[xX]1[fF]|32|5)[uU]?|32\\.0*[fF]?)$"))
 
 ; PORT012: a shuffle loop that starts at offset 16 (a 32-lane reduction)
 (for_statement
@@ -49,3 +49,19 @@
     operator: ["<" "<="] @op
     right: (_) @bound)
   body: (_) @body) @PORT014
+
+; PORT016: launch geometry in rows of 32 threads: dim3 b(32, 8), dim3 b{WARP_SIZE, 4}, dim3(32, 4), <<<g, 32>>>
+((declaration
+   type: (type_identifier) @t
+   declarator: (init_declarator value: [(argument_list) (initializer_list)] @args)) @PORT016
+ (#eq? @t "dim3"))
+((call_expression function: (identifier) @t arguments: (argument_list) @args) @PORT016
+ (#eq? @t "dim3"))
+((kernel_call_syntax) @args @PORT016)
+
+; PORT016: a warp count computed on the host with 32 lanes (threads / 32, nthreads >> 5)
+((binary_expression
+   left: (_) @lhs
+   operator: ["/" ">>"] @op
+   right: (number_literal) @n) @PORT016
+ (#match? @n "^(32|5)[uU]?$"))
