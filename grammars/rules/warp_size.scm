@@ -51,9 +51,14 @@
   body: (_) @body) @PORT014
 
 ; PORT016: launch geometry in rows of 32 threads: dim3 b(32, 8), dim3 b{WARP_SIZE, 4}, dim3(32, 4), <<<g, 32>>>
+; (dim3 b(WARP_SIZE, warps) parses as a function declaration: the second pattern)
 ((declaration
    type: (type_identifier) @t
    declarator: (init_declarator value: [(argument_list) (initializer_list)] @args)) @PORT016
+ (#eq? @t "dim3"))
+((declaration
+   type: (type_identifier) @t
+   declarator: (function_declarator parameters: (parameter_list) @args)) @PORT016
  (#eq? @t "dim3"))
 ((call_expression function: (identifier) @t arguments: (argument_list) @args) @PORT016
  (#eq? @t "dim3"))

@@ -435,8 +435,8 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None,
     rules = catalogue()
     if index is None:
         index = index_source(source)
-    if file is None and path != "<input>":
-        try:
+    if file is None and path != "<input>" and any(source[i.start_byte:i.start_byte + 1] == b'"' for i in index.includes):
+        try:  # only a file that includes a project header needs its place on disk
             file = path if os.path.isfile(path) else None
         except (OSError, ValueError):  # a name with a NUL byte, say
             file = None

@@ -24,6 +24,7 @@ or vote spans the whole wave.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from dataclasses import dataclass, field
@@ -34,18 +35,26 @@ WARP_VALUES = (32, 31, 16, 5)
 _WARPISH = re.compile(r"[Ww][Aa][Rr][Pp]|[Ll][Aa][Nn][Ee]")
 _NOT_A_WIDTH = re.compile(r"(?i)^full|warps?_?per|per_?warp|num_?warps|n_?warps|warps$|count|id$|idx$|index$")
 
-_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])[ \t]*((?:[^\n\\]|\\\n|\\)*)", re.M)
+# (each starts with a literal so that the regex engine can skip to it: the scan's speed depends on it)
+_DEFINE = re.compile(r"#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])[ \t]*((?:[^\n\\]|\\\n|\\)*)")
 _INT_TYPE = r"(?:unsigned|signed|int|long|short|char|size_t|uint|uint8_t|uint16_t|uint32_t|uint64_t|int8_t|int16_t|int32_t|int64_t|index_t|auto)"
-_CONST = re.compile(r"\b(?:constexpr|const)\b(?:\s+(?:static|inline|__device__|__host__|__constant__|constexpr|const))*\s+"
+_CONST_WORD = re.compile(r"const(?:expr)?\b")
+_CONST = re.compile(r"(?:\s+(?:static|inline|__device__|__host__|__constant__|constexpr|const))*\s+"
                     r"(?:" + _INT_TYPE + r"\s+)+([A-Za-z_]\w*)\s*(?:=\s*|\{\s*|\(\s*)([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*)[;})]")
-_ENUM = re.compile(r"\benum\b(?:\s+(?:class|struct))?(?:\s+[A-Za-z_]\w*)?(?:\s*:\s*[\w\s]+?)?\s*\{([^{}]*)\}")
-_DEFAULT = re.compile(r"\b" + _INT_TYPE + r"\s+([A-Za-z_]\w*)\s*=\s*([0-9][0-9a-fA-FxXuUlL]*)\s*(?=[,>)])")
-_FN_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)\n]*)\)((?:[^\n\\]|\\\n|\\)*)", re.M)
-_WRAPPER_FN = re.compile(r"\b([A-Za-z_]\w*)\s*\([^;{}()]*\)\s*(?:const\s*)?\{[^{}]*?\b__shfl(?:_up|_down|_xor)?(?:_sync)?\s*\(")
-_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
-_SHUFFLE = re.compile(r"\b(__shfl(?:_up|_down|_xor)?(?:_sync)?)\s*\(")
-_VOTE = re.compile(r"\b(__ballot(?:_sync)?|__any(?:_sync)?|__all(?:_sync)?|__activemask|__match_(?:any|all)_sync)\s*\(")
+_ENUM = re.compile(r"enum\b(?:\s+(?:class|struct))?(?:\s+[A-Za-z_]\w*)?(?:\s*:\s*[\w\s]+?)?\s*\{([^{}]*)\}")
+_DEFAULT = re.compile(r"=\s*([0-9][0-9a-fA-FxXuUlL]*)\s*(?=[,>)])")
+_INT_TYPES = frozenset(_INT_TYPE[3:-1].split("|"))
+_IDENT = re.compile(r"[A-Za-z_]\w*$")
+_WORD_SPLIT = re.compile(r"[\s<(,]+")
+_FN_MACRO_HEAD = re.compile(r"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(")
+_NAME_AT_END = re.compile(r"(?<![\w])([A-Za-z_]\w*)\s*$")
+_INCLUDE = re.compile(r'#[ \t]*include[ \t]*"([^"\n]+)"')
+_SHUFFLE = re.compile(r"(__shfl(?:_up|_down|_xor)?(?:_sync)?)\s*\(")
+_VOTE = re.compile(r"(__ballot(?:_sync)?|__any(?:_sync)?|__all(?:_sync)?|__activemask|__match_(?:any|all)_sync)\s*\(")
 _TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)([uUlL]*)(?![\w.])|([A-Za-z_]\w*)|(<<|>>|[-+*/%&|^~()]))")
+_CONSTANT_CHARS = re.compile(r"[\w\s+\-*/%<>&|^~()]*")
+_NAME = re.compile(r"[A-Za-z_]\w*")
+_PER_32 = re.compile(r"/\s*32[uU]?\b|>>\s*5\b")
 _NOT_NEWLINE = re.compile(rb"[^\n]")
 MAX_HEADER_BYTES = 2_000_000
 MAX_DEPTH = 6
@@ -183,15 +192,21 @@ def _apply(op, a, b):
 
 # ------------------------------------------------------------------------ reading definitions
 def code_text(source: bytes, index=None) -> str:
-    """The source as text with comments and literals blanked (same offsets, same lines)."""
+    """The source as text with comments and literals blanked (same offsets, same lines); the
+    paths of #include lines stay."""
     index = index or index_source(source)
-    data = bytearray(source)
+    includes = {inc.start_byte for inc in index.includes}
+    out = []
+    pos = 0
     for s, e in index.protected:
-        seg = data[s:e]
-        if seg[:1] in (b"<", b'"') and source.rfind(b"include", max(0, s - 16), s) >= 0:
-            continue  # an include path stays readable
-        data[s:e] = _NOT_NEWLINE.sub(b" ", bytes(seg))
-    return data.decode("utf-8", "replace")
+        if s in includes:
+            continue
+        out.append(source[pos:s])
+        seg = source[s:e]
+        out.append(_NOT_NEWLINE.sub(b" ", seg) if b"\n" in seg else b" " * (e - s))
+        pos = e
+    out.append(source[pos:])
+    return b"".join(out).decode("utf-8", "replace")
 
 
 @dataclass
@@ -206,54 +221,100 @@ class FileFacts:
 
 
 def read_facts(text: str, shown: str, in_scanned_file: bool) -> FileFacts:
-    starts = _line_starts(text)
-
+    """The constants, includes, shuffles, votes and shuffle wrappers of one file's code text.
+    Each search runs only where its keyword occurs (the scan's speed depends on it)."""
     def line(pos):
-        import bisect
-        return bisect.bisect_right(starts, pos)
+        return text.count("\n", 0, pos) + 1
+
+    def where(pos):
+        return pos if in_scanned_file else -1
 
     consts: list[Const] = []
-    for m in _DEFINE.finditer(text):
-        body = m.group(2).replace("\\\n", " ").strip()
-        consts.append(Const(m.group(1), body, shown, line(m.start(1)), "define", m.start(1) if in_scanned_file else -1))
-    for m in _CONST.finditer(text):
-        consts.append(Const(m.group(1), m.group(2).strip(), shown, line(m.start(1)), "const",
-                            m.start(1) if in_scanned_file else -1))
-    for m in _ENUM.finditer(text):
-        prev = None
-        base = m.start(1)
-        for item in _split_commas(m.group(1), base):
-            name_m = re.match(r"\s*([A-Za-z_]\w*)\s*(?:=\s*(.*))?$", item[0], re.S)
-            if not name_m:
-                prev = None
+    if "define" in text:
+        for m in _DEFINE.finditer(text):
+            if not _line_head(text, m.start()):
                 continue
-            expr = name_m.group(2).strip() if name_m.group(2) else (f"({prev}) + 1" if prev else "0")
-            at = item[1] + name_m.start(1)
-            consts.append(Const(name_m.group(1), expr, shown, line(at), "enum", at if in_scanned_file else -1))
-            prev = name_m.group(1)
+            body = m.group(2).replace("\\\n", " ").strip()
+            consts.append(Const(m.group(1), body, shown, line(m.start(1)), "define", where(m.start(1))))
+    if "const" in text:
+        for k in _CONST_WORD.finditer(text):
+            if k.start() and (text[k.start() - 1].isalnum() or text[k.start() - 1] == "_"):
+                continue
+            m = _CONST.match(text, k.end())
+            if m:
+                consts.append(Const(m.group(1), m.group(2).strip(), shown, line(m.start(1)), "const", where(m.start(1))))
+    if "enum" in text:
+        for m in _ENUM.finditer(text):
+            prev = None
+            for item, base in _split_commas(m.group(1), m.start(1)):
+                name_m = re.match(r"\s*([A-Za-z_]\w*)\s*(?:=\s*(.*))?$", item, re.S)
+                if not name_m:
+                    prev = None
+                    continue
+                expr = name_m.group(2).strip() if name_m.group(2) else (f"({prev}) + 1" if prev else "0")
+                at = base + name_m.start(1)
+                consts.append(Const(name_m.group(1), expr, shown, line(at), "enum", where(at)))
+                prev = name_m.group(1)
     for m in _DEFAULT.finditer(text):
-        consts.append(Const(m.group(1), m.group(2), shown, line(m.start(1)), "default", m.start(1) if in_scanned_file else -1))
-    includes = [m.group(1) for m in _INCLUDE.finditer(text)]
-    shuffles = 0
+        if m.start() and text[m.start() - 1] in "=!<>+-*/%&|^":
+            continue  # ==, <=, +=: not a default
+        words = _WORD_SPLIT.split(text[max(0, m.start() - 64):m.start()].rstrip())
+        if len(words) >= 2 and words[-2] in _INT_TYPES and _IDENT.match(words[-1]):
+            at = text.rfind(words[-1], 0, m.start())
+            consts.append(Const(words[-1], m.group(1), shown, line(at), "default", where(at)))
+    includes = [m.group(1) for m in _INCLUDE.finditer(text) if _line_head(text, m.start())] if "include" in text else []
     spans = []
-    for m in _SHUFFLE.finditer(text):
-        args, end = _call_args(text, m.end())
-        shuffles += 1
-        spans.append((m.start(), end, _pending_width(m.group(1), args)))
-    votes = sum(1 for m in _VOTE.finditer(text) if not _half_wave(text, m))
     wrappers: dict[str, str | None] = {}
-    for m in _FN_MACRO.finditer(text):
-        inner = _SHUFFLE.search(m.group(3))
-        if inner is not None:
-            args, _end = _call_args(m.group(3), inner.end())
-            wrappers[m.group(1)] = _pending_width(inner.group(1), args)
-    for m in _WRAPPER_FN.finditer(text):
-        if m.group(1) not in ("if", "for", "while", "switch", "return"):
-            inner = _SHUFFLE.search(text, m.end() - 40 if m.end() > 40 else 0)
-            if inner is not None:
-                args, _end = _call_args(text, inner.end())
-                wrappers.setdefault(m.group(1), _pending_width(inner.group(1), args))
-    return FileFacts(consts, includes, shuffles, votes, spans, text, wrappers)
+    if "__shfl" in text:
+        for m in _SHUFFLE.finditer(text):
+            args, end = _call_args(text, m.end())
+            width = _pending_width(m.group(1), args)
+            spans.append((m.start(), end, width))
+            owner = _owner(text, m.start())
+            if owner is not None:
+                wrappers.setdefault(owner, width)
+    votes = 0
+    if "__ballot" in text or "__any" in text or "__all" in text or "__activemask" in text or "__match_" in text:
+        votes = sum(1 for m in _VOTE.finditer(text) if not _half_wave(text, m))
+    return FileFacts(consts, includes, len(spans), votes, spans, text, wrappers)
+
+
+def _line_head(text: str, pos: int) -> bool:
+    """Only blanks stand between the start of the line and ``pos`` (a directive's #)."""
+    start = text.rfind("\n", 0, pos) + 1
+    return start == pos or not text[start:pos].strip(" \t")
+
+
+def _owner(text: str, pos: int) -> str | None:
+    """The function-like macro or the function whose body holds the shuffle at ``pos`` directly
+    (not inside a nested block), i.e. a wrapper that other code calls instead of the shuffle."""
+    line_start = text.rfind("\n", 0, pos) + 1
+    m = _FN_MACRO_HEAD.match(text, line_start)
+    if m is not None:
+        return m.group(1)
+    brace = text.rfind("{", 0, pos)
+    if brace < 0 or "}" in text[brace:pos]:
+        return None
+    head = text[max(0, brace - 400):brace].rstrip()
+    if head.endswith("const"):
+        head = head[:-5].rstrip()
+    if not head.endswith(")"):
+        return None
+    depth = 0
+    for i in range(len(head) - 1, -1, -1):
+        ch = head[i]
+        if ch == ")":
+            depth += 1
+        elif ch == "(":
+            depth -= 1
+            if depth == 0:
+                m = _NAME_AT_END.search(head, 0, i)
+                if m is None or m.group(1) in ("if", "for", "while", "switch", "return", "sizeof"):
+                    return None
+                return m.group(1)
+        elif ch in ";{}":
+            return None
+    return None
 
 
 def _half_wave(text: str, vote) -> bool:
@@ -423,27 +484,27 @@ def _value(unit: Unit, name: str, depth: int) -> Value | None:
     if not defs or depth > 16:
         return None
     unit.values[name] = Value(defs[-1], None)  # a cycle guard while evaluating
-    results = []
-    for c in defs:
-        v = evaluate(c.expr, lambda n: (lambda r: r.value if r else None)(_value(unit, n, depth + 1)))
-        results.append(v)
-    distinct = {v for v in results}
-    const = defs[0] if len(defs) == 1 else defs[-1]
-    value = results[-1] if len(distinct) == 1 else None
+
+    def lookup(n):
+        r = _value(unit, n, depth + 1)
+        return r.value if r is not None else None
+
+    # an expression with a member, call, index or literal of another kind is no constant (most
+    # const locals: `const int lane = threadIdx.x & 31`): not worth tokenising
+    results = [evaluate(c.expr, lookup) if _CONSTANT_CHARS.fullmatch(c.expr) else None for c in defs]
+    const = defs[-1]
+    value = results[0] if all(v == results[0] for v in results) else None
     root = None
-    if len(distinct) == 1:
-        for m in re.finditer(r"[A-Za-z_]\w*", const.expr):
+    if value is not None:  # only compile-time constants carry a warp width on to their uses
+        for m in _NAME.finditer(const.expr):
             dep = unit.values.get(m.group())
             if dep is not None and dep.root is not None:
                 root = dep.root
                 break
-        if value is None:
-            root = None  # only compile-time constants carry a warp width on to their uses
-        elif root is None and _WARPISH.search(name) and not _NOT_A_WIDTH.search(name) and value in WARP_VALUES:
-            root = const
-        elif root is None and _WARPISH.search(name) and re.search(r"/\s*32[uU]?\b|>>\s*5\b", const.expr):
-            root = const  # a warp count computed with 32 lanes
-    result = Value(const, value, root)
+        if root is None and _WARPISH.search(name):
+            if (not _NOT_A_WIDTH.search(name) and value in WARP_VALUES) or _PER_32.search(const.expr):
+                root = const  # the width itself, or a warp count computed with 32 lanes
+    result = Value(const if len(defs) == 1 else defs[-1], value, root)
     unit.values[name] = result
     return result
 

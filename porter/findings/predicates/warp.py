@@ -197,11 +197,13 @@ def loop_over_32_lanes(ctx, node, caps):
         return None
     body_text = ctx.text(body)
     shifts = re.search(r"(?<![\w.])1[uU]?\s*<<\s*\(?\s*" + re.escape(var) + r"\b", body_text)
-    note, severity = logical_note(ctx)
-    hit = Hit(node.start_byte, body.start_byte, {"var": var, "bound": bound, "note": note}, severity=severity)
+
+    def hit():
+        note, severity = logical_note(ctx)
+        return Hit(node.start_byte, body.start_byte, {"var": var, "bound": bound, "note": note}, severity=severity)
     if (op == "<" and value in ("32", "32u")) or (op == "<=" and value == "31"):
         if shifts or any(_reads_lane(ctx, c, var) for c in _shuffles(ctx, body, var)):
-            return hit
+            return hit()
     elif op == "<" and value == "warpSize" and shifts:
-        return hit
+        return hit()
     return None

@@ -19,7 +19,37 @@ from porter.findings.engine import Hit
 from porter.findings.predicates import file_check, node_check
 from porter.findings.predicates.common import args_of, compact, edit, fix
 
-_WARPISH = re.compile(rb"[Ww][Aa][Rr][Pp]|[Ll][Aa][Nn][Ee]")
+# a definition that may hold a warp width: a warp/lane macro, or a warp/lane name set to a number
+# or computed with / 32 (only a pre-check: porter.findings.values decides)
+# (searched in the lower-cased source: a case-insensitive search is several times slower)
+_AFTER_WARP_WORD = re.compile(rb"\w*(?:\s*=\s*\(?\s*\d|\s*=[^;=\n]*(?:/\s*32|>>\s*5)\b)")
+_DEFINE_BEFORE = re.compile(rb"#[ \t]*define[ \t]+\w*$")
+
+
+def _root_hint(source: bytes) -> bool:
+    low = source.lower()
+    for word in (b"warp", b"lane"):
+        pos = low.find(word)
+        while pos >= 0:
+            if _AFTER_WARP_WORD.match(low, pos + 4):
+                return True
+            line = low.rfind(b"\n", 0, pos) + 1
+            if _DEFINE_BEFORE.search(low, line, pos):
+                return True
+            pos = low.find(word, pos + 4)
+    return False
+
+
+def may_have_warp_names(ctx) -> bool:
+    """Whether the file's unit can hold a warp constant: it includes project headers (scanned from
+    disk), or the file itself defines a warp- or lane-named value."""
+    hint = ctx.cache.get("warp_hint")
+    if hint is None:
+        source = ctx.source
+        hint = ctx.cache["warp_hint"] = bool(ctx.file and any(
+            ctx.source[i.start_byte:i.start_byte + 1] == b'"' for i in ctx.index.includes)) or \
+            (any(w in source for w in (b"arp", b"ARP", b"ane", b"ANE")) and _root_hint(source))
+    return hint
 _SHUFFLE_FN = re.compile(r"^__shfl(_up|_down|_xor)?(_sync)?$")
 _LANEISH = re.compile(r"threadIdx|blockDim|\b(?:tid|lane\w*|\w*[Ll]ane\w*|\w*_tid|thread_?id\w*|warp\w*|\w*[Ww]arp\w*)\b")
 _STOP = {"expression_statement", "return_statement", "compound_statement", "function_definition", "translation_unit",
@@ -180,7 +210,7 @@ _ADVICE_DEVICE = "; in device code `warpSize` is the wave width"
 
 @file_check("PORT015")
 def named_warp_width(ctx):
-    if not (_WARPISH.search(ctx.source) or (ctx.file and ctx.index.includes)):
+    if not may_have_warp_names(ctx):
         return []
     unit = values.unit_of(ctx)
     names = unit.warp_names
@@ -204,12 +234,12 @@ def named_warp_width(ctx):
 
 
 # ------------------------------------------------------------------------ launch geometry
+_LITERAL_32 = re.compile(r"32[uU]?")
 _THREAD_COUNT = re.compile(r"(?i)thread|block_?size|blockdim|bdim|tpb|\bnt\b|\bthreads?\b")
 
 
 @node_check("PORT016")
 def launch_geometry(ctx, node, caps):
-    note, severity = logical_note(ctx)
     if "op" in caps:  # a warp count on the host
         n = ctx.text(caps["n"][0]).rstrip("uU")
         op = ctx.text(caps["op"][0])
@@ -217,6 +247,7 @@ def launch_geometry(ctx, node, caps):
             return None
         if not _THREAD_COUNT.search(ctx.text(caps["lhs"][0])):
             return None
+        note, severity = logical_note(ctx)
         return Hit(node.start_byte, node.end_byte, {"what": f"`{compact(ctx.text(node), 40)}` counts warps of 32 threads",
                                                     "note": note}, severity=severity)
     args = caps["args"][0]
@@ -232,6 +263,8 @@ def launch_geometry(ctx, node, caps):
             return None
         first = items[0]
         shown = compact(ctx.text(node), 40)
+    if first.type == "number_literal" and not _LITERAL_32.fullmatch(ctx.text(first)):
+        return None
     if _value(ctx, first) != 32:
         return None
     rows = len(items) > 1 and node.type != "kernel_call_syntax"
@@ -239,6 +272,7 @@ def launch_geometry(ctx, node, caps):
         return None  # a square 32 x 32 tile: a 2-D tiling, not rows of warps
     what = (f"`{shown}` lays the block out in rows of 32 threads (threadIdx.x as the lane, threadIdx.y as the warp)"
             if rows else f"`{shown}` launches blocks of one 32-thread warp")
+    note, severity = logical_note(ctx)
     return Hit(node.start_byte, node.end_byte, {"what": what, "note": note}, severity=severity)
 
 
@@ -246,7 +280,7 @@ def _value(ctx, node) -> int | None:
     text = ctx.text(node)
     if re.fullmatch(r"32[uU]?", text.strip()):
         return 32
-    if not re.search(r"[A-Za-z_]", text):
+    if not re.search(r"[A-Za-z_]", text) or not may_have_warp_names(ctx):
         return None
     unit = values.unit_of(ctx)
     if unit.root_of(text) is None:
