@@ -91,6 +91,7 @@ class Unit:
     votes: int = 0
     headers: tuple[str, ...] = ()
     wrappers: dict[str, bool] = field(default_factory=dict)  # shuffle wrapper -> passes width 32
+    counts: set = field(default_factory=set)  # roots that count warps (BLOCK / 32), not their width
 
     @property
     def warp_names(self) -> dict[str, Value]:
@@ -502,8 +503,11 @@ def _value(unit: Unit, name: str, depth: int) -> Value | None:
                 root = dep.root
                 break
         if root is None and _WARPISH.search(name):
-            if (not _NOT_A_WIDTH.search(name) and value in WARP_VALUES) or _PER_32.search(const.expr):
-                root = const  # the width itself, or a warp count computed with 32 lanes
+            if not _NOT_A_WIDTH.search(name) and value in WARP_VALUES:
+                root = const  # the width itself (or 31, 16, 5 of it)
+            elif _PER_32.search(const.expr):
+                root = const  # a warp count computed with 32 lanes
+                unit.counts.add(name)
     result = Value(const if len(defs) == 1 else defs[-1], value, root)
     unit.values[name] = result
     return result

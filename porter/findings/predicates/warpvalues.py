@@ -202,6 +202,7 @@ def _macro_site(ctx, body, start, end, derived) -> Site | None:
     return Site("macro body", False, False, body, body)
 
 
+_WARP_SIZE_RULES = {"PORT010", "PORT011", "PORT012", "PORT013", "PORT014", "PORT016", "PORT072"}
 _ADVICE_COMPILE = ("; this place needs a compile-time value: 64 on gfx942 (`__AMDGCN_WAVEFRONT_SIZE` in device code), "
                    "not `warpSize`")
 _ADVICE_HOST = "; on the host ask the device: `hipDeviceGetAttribute(&n, hipDeviceAttributeWarpSize, dev)`"
@@ -221,13 +222,14 @@ def named_warp_width(ctx):
     lines = set()
     for name, site, start, end in uses(ctx, names):
         line = ctx.index.line_of(start)
-        if line in lines or ctx.covered(start, end):
-            continue
+        if line in lines or any(s <= start and end <= e for s, e, rule in ctx.reported if rule in _WARP_SIZE_RULES):
+            continue  # PORT013 (a __shared__ extent), PORT016 (geometry), PORT072 (a tile) say it already
         lines.add(line)
         v = names[name]
         advice = _ADVICE_COMPILE if site.compile_time else _ADVICE_DEVICE if site.device else \
             ("" if site.kind == "macro body" else _ADVICE_HOST)
-        hits.append(Hit(start, end, {"name": name, "origin": values.describe(v), "kind": site.kind,
+        role = "counts 32-lane warps" if v.root.name in unit.counts else "is used as the wave width"
+        hits.append(Hit(start, end, {"name": name, "origin": values.describe(v), "kind": site.kind, "role": role,
                                      "expr": compact(ctx.text(site.expr), 50), "advice": advice, "note": note},
                         severity=severity))
     return hits
