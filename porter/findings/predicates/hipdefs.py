@@ -154,7 +154,7 @@ def _guard_fix(ctx, node, what: str, test: str):
 
 _COMPOUND_OP = re.compile(rb"operator\s*(?:\+=|-=|\*=|/=|\+\+|--)")
 _DEFINITION_AFTER = re.compile(rb"\s*\([^;{}]*\)\s*(?:const\s*)?\{")
-_MACRO_NAME = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
+_MACRO_NAME = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)")
 
 
 @functools.cache
@@ -162,7 +162,8 @@ def _function_searcher():
     import ahocorasick_rs
 
     names = sorted(n.encode() for n in provided()["functions"] if not n.startswith("operator"))
-    return ahocorasick_rs.BytesAhoCorasick(names), tuple(names)
+    # leftmost-longest, not overlapping: a name inside a longer identifier is no whole identifier anyway
+    return ahocorasick_rs.BytesAhoCorasick(names, matchkind=ahocorasick_rs.MatchKind.LeftmostLongest), tuple(names)
 
 
 def _may_redefine(source: bytes) -> bool:
@@ -171,7 +172,7 @@ def _may_redefine(source: bytes) -> bool:
     if b"operator" in source and _COMPOUND_OP.search(source):
         return True
     searcher, names = _function_searcher()
-    for i, start, end in searcher.find_matches_as_indexes(source, overlapping=True):
+    for i, start, end in searcher.find_matches_as_indexes(source):
         if whole_identifier(source, start, end) and _DEFINITION_AFTER.match(source, end):
             return True
     return False
@@ -179,8 +180,8 @@ def _may_redefine(source: bytes) -> bool:
 
 @file_check("PORT170")
 def redefines_hip(ctx):
-    if not _may_redefine(ctx.source):
-        return []
+    if not ctx.index.parsed and not _may_redefine(ctx.source):
+        return []  # (with the tree at hand, walking its top level is the cheaper look)
     functions = provided()["functions"]
     vectors = set(provided()["vector_types"])
     hits = []
@@ -192,6 +193,8 @@ def redefines_hip(ctx):
             continue
         name_node, params = found
         name = re.sub(r"\s+", "", ctx.text(name_node))
+        if name not in functions and not (name.startswith("operator") and name[8:] in _COMPOUND | _STEP):
+            continue
         sig = signature(ctx.source, params)
         shown = f"{name}({', '.join(sig)})"
         if name.startswith("operator"):
