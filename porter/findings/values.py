@@ -24,7 +24,6 @@ or vote spans the whole wave.
 
 from __future__ import annotations
 
-import bisect
 import os
 import re
 from dataclasses import dataclass, field
@@ -90,6 +89,7 @@ class Unit:
     width32: int = 0
     votes: int = 0
     headers: tuple[str, ...] = ()
+    own: FileFacts | None = None  # the scanned file's own facts
     wrappers: dict[str, bool] = field(default_factory=dict)  # shuffle wrapper -> passes width 32
     counts: set = field(default_factory=set)  # roots that count warps (BLOCK / 32), not their width
 
@@ -217,7 +217,6 @@ class FileFacts:
     shuffles: int
     votes: int
     shuffle_spans: list[tuple[int, int, str | None]]  # (start, end, width argument) of every shuffle call
-    text: str
     wrappers: dict[str, str | None] = field(default_factory=dict)  # macro/function that shuffles -> its width argument
 
 
@@ -277,7 +276,7 @@ def read_facts(text: str, shown: str, in_scanned_file: bool) -> FileFacts:
     votes = 0
     if "__ballot" in text or "__any" in text or "__all" in text or "__activemask" in text or "__match_" in text:
         votes = sum(1 for m in _VOTE.finditer(text) if not _half_wave(text, m))
-    return FileFacts(consts, includes, len(spans), votes, spans, text, wrappers)
+    return FileFacts(consts, includes, len(spans), votes, spans, wrappers)
 
 
 def _line_head(text: str, pos: int) -> bool:
@@ -330,15 +329,6 @@ def _pending_width(fn: str, args: list[str]) -> str | None:
     """The width argument's text of a shuffle (None: the default width)."""
     width_index = 3 if fn.endswith("_sync") else 2
     return args[width_index].strip() if len(args) > width_index else None
-
-
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    pos = text.find("\n")
-    while pos >= 0:
-        starts.append(pos + 1)
-        pos = text.find("\n", pos + 1)
-    return starts
 
 
 def _split_commas(text: str, base: int) -> list[tuple[str, int]]:
@@ -397,7 +387,7 @@ def _header_facts(path: str, shown: str) -> FileFacts | None:
         facts = cached[1]
         if facts is not None and facts.consts and facts.consts[0].file != shown:
             facts = FileFacts([Const(c.name, c.expr, shown, c.line, c.kind) for c in facts.consts], facts.includes,
-                              facts.shuffles, facts.votes, facts.shuffle_spans, facts.text, facts.wrappers)
+                              facts.shuffles, facts.votes, facts.shuffle_spans, facts.wrappers)
         return facts
     facts = None
     if st.st_size <= MAX_HEADER_BYTES and os.path.isfile(path):
@@ -524,7 +514,7 @@ def unit_of(ctx) -> Unit:
         if disk and own.includes:
             headers = headers_of(disk, own.includes, ctx.path)
         unit = build_unit(own, headers)
-        unit.own = own  # type: ignore[attr-defined]
+        unit.own = own
         ctx.cache["values.unit"] = unit
     return unit
 
