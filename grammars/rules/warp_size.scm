@@ -70,3 +70,11 @@
    operator: ["/" ">>"] @op
    right: (number_literal) @n) @PORT016
  (#match? @n "^(32|5)[uU]?$"))
+
+; PORT016: a host-side block width of 32 under a name (int threads_x = 32; block_x = 32)
+((init_declarator declarator: (identifier) @name value: (number_literal) @n) @PORT016
+ (#match? @name "^([Tt]hreads?_?[Xx]|[Bb]lock_?[Xx]|[Bb]dim_?[Xx]|[Nn]threads_?[Xx]|THREADS_X|BLOCK_X|BDIM_X)$")
+ (#match? @n "^32[uU]?$"))
+((assignment_expression left: (identifier) @name right: (number_literal) @n) @PORT016
+ (#match? @name "^([Tt]hreads?_?[Xx]|[Bb]lock_?[Xx]|[Bb]dim_?[Xx]|[Nn]threads_?[Xx]|THREADS_X|BLOCK_X|BDIM_X)$")
+ (#match? @n "^32[uU]?$"))

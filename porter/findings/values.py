@@ -41,6 +41,10 @@ _CONST_WORD = re.compile(r"const(?:expr)?\b")
 _CONST = re.compile(r"(?:\s+(?:static|inline|__device__|__host__|__constant__|constexpr|const))*\s+"
                     r"(?:" + _INT_TYPE + r"\s+)+([A-Za-z_]\w*)\s*(?:=\s*|\{\s*|\(\s*)([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*)[;})]")
 _ENUM = re.compile(r"enum\b(?:\s+(?:class|struct))?(?:\s+[A-Za-z_]\w*)?(?:\s*:\s*[\w\s]+?)?\s*\{([^{}]*)\}")
+# template <int kWarpSize, ...> followed by a function (its name before the '(') or a class
+_TEMPLATE_HEAD = re.compile(r"template\s*<([^<>{};]*(?:<[^<>{};]*>[^<>{};]*)*)>\s*(?:(?:struct|class)\s+([A-Za-z_]\w*)|"
+                            r"[\w\s:*&<>,]*?\b([A-Za-z_]\w*)\s*\()")
+_INT_PARAM = re.compile(r"\s*(?:unsigned\s+int|unsigned|int|size_t|uint32_t|int32_t|long)\s+([A-Za-z_]\w*)\s*$")
 _DEFAULT = re.compile(r"=\s*([0-9][0-9a-fA-FxXuUlL]*)\s*(?=[,>)])")
 _INT_TYPES = frozenset(_INT_TYPE[3:-1].split("|"))
 _IDENT = re.compile(r"[A-Za-z_]\w*$")
@@ -90,6 +94,7 @@ class Unit:
     votes: int = 0
     headers: tuple[str, ...] = ()
     own: FileFacts | None = None  # the scanned file's own facts
+    warp_params: dict = field(default_factory=dict)  # template -> (index, parameter, file, line): FileFacts.warp_params
     wrappers: dict[str, bool] = field(default_factory=dict)  # shuffle wrapper -> passes width 32
     counts: set = field(default_factory=set)  # roots that count warps (BLOCK / 32), not their width
 
@@ -218,6 +223,8 @@ class FileFacts:
     votes: int
     shuffle_spans: list[tuple[int, int, str | None]]  # (start, end, width argument) of every shuffle call
     wrappers: dict[str, str | None] = field(default_factory=dict)  # macro/function that shuffles -> its width argument
+    # a template with a warp-named integer parameter: name -> (parameter index, parameter name, where shown, line)
+    warp_params: dict[str, tuple[int, str, str, int]] = field(default_factory=dict)
 
 
 def read_facts(text: str, shown: str, in_scanned_file: bool) -> FileFacts:
@@ -276,7 +283,16 @@ def read_facts(text: str, shown: str, in_scanned_file: bool) -> FileFacts:
     votes = 0
     if "__ballot" in text or "__any" in text or "__all" in text or "__activemask" in text or "__match_" in text:
         votes = sum(1 for m in _VOTE.finditer(text) if not _half_wave(text, m))
-    return FileFacts(consts, includes, len(spans), votes, spans, wrappers)
+    warp_params = {}
+    if "template" in text:
+        for m in _TEMPLATE_HEAD.finditer(text):
+            params = [p for p, _ in _split_commas(m.group(1), 0)]
+            for i, param in enumerate(params):
+                pm = _INT_PARAM.match(param)
+                if pm and _WARPISH.search(pm.group(1)) and not _NOT_A_WIDTH.search(pm.group(1)):
+                    warp_params.setdefault(m.group(2) or m.group(3), (i, pm.group(1), shown, line(m.start())))
+                    break
+    return FileFacts(consts, includes, len(spans), votes, spans, wrappers, warp_params)
 
 
 def _line_head(text: str, pos: int) -> bool:
@@ -387,7 +403,8 @@ def _header_facts(path: str, shown: str) -> FileFacts | None:
         facts = cached[1]
         if facts is not None and facts.consts and facts.consts[0].file != shown:
             facts = FileFacts([Const(c.name, c.expr, shown, c.line, c.kind) for c in facts.consts], facts.includes,
-                              facts.shuffles, facts.votes, facts.shuffle_spans, facts.wrappers)
+                              facts.shuffles, facts.votes, facts.shuffle_spans, facts.wrappers,
+                              {k: (i, n, shown, ln) for k, (i, n, _s, ln) in facts.warp_params.items()})
         return facts
     facts = None
     if st.st_size <= MAX_HEADER_BYTES and os.path.isfile(path):
@@ -458,6 +475,8 @@ def build_unit(own: FileFacts, headers: list[tuple[str, FileFacts]]) -> Unit:
         _value(unit, name, 0)
     all_facts = [f for _s, f in headers] + [own]
     for facts in all_facts:
+        for k, v in facts.warp_params.items():
+            unit.warp_params.setdefault(k, v)
         unit.shuffles += facts.shuffles
         unit.votes += facts.votes
         for _s, _e, width in facts.shuffle_spans:

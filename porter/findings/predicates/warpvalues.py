@@ -36,6 +36,9 @@ def _root_hint(source: bytes) -> bool:
             line = low.rfind(b"\n", 0, pos) + 1
             if _DEFINE_BEFORE.search(low, line, pos):
                 return True
+            head = low.rfind(b"template", max(0, pos - 200), pos)
+            if head >= 0 and b">" not in low[head:pos]:
+                return True  # template <int kWarpSize>: its instantiations with 32
             pos = low.find(word, pos + 4)
     return False
 
@@ -215,11 +218,13 @@ def named_warp_width(ctx):
         return []
     unit = values.unit_of(ctx)
     names = unit.warp_names
-    if not names:
-        return []
-    note, severity = logical_note(ctx)
     hits = []
     lines = set()
+    if unit.warp_params and b"<" in ctx.source:
+        hits += _warp_template_arguments(ctx, unit, lines)
+    if not names:
+        return hits
+    note, severity = logical_note(ctx)
     for name, site, start, end in uses(ctx, names):
         line = ctx.index.line_of(start)
         if line in lines or any(s <= start and end <= e for s, e, rule in ctx.reported if rule in _WARP_SIZE_RULES):
@@ -233,6 +238,42 @@ def named_warp_width(ctx):
                                      "expr": compact(ctx.text(site.expr), 50), "advice": advice, "note": note},
                         severity=severity))
     return hits
+
+
+def _warp_template_arguments(ctx, unit, lines: set) -> list:
+    """`reduce<float, 32>(v)` where reduce's template parameter at that place is `int kWarpSize`."""
+    pattern = re.compile(rb"(?<![\w.])(" + b"|".join(re.escape(n.encode()) for n in sorted(unit.warp_params, key=len, reverse=True))
+                         + rb")\s*<")
+    root = ctx.index.tree.root_node
+    out = []
+    for m in pattern.finditer(ctx.source):
+        if ctx.index.is_protected(m.start()):
+            continue
+        node = root.descendant_for_byte_range(m.start(1), m.end(1))
+        parent = node.parent if node is not None else None
+        if parent is None or parent.type not in ("template_function", "template_type"):
+            continue
+        arglist = parent.child_by_field_name("arguments")
+        if arglist is None:
+            continue
+        index, param, where, def_line = unit.warp_params[m.group(1).decode()]
+        args = [a for a in arglist.named_children if a.type != "comment"]
+        if index >= len(args):
+            continue
+        arg = args[index]
+        if unit.value_of(ctx.text(arg)) != 32:
+            continue
+        line = ctx.index.line_of(arg.start_byte)
+        if line in lines:
+            continue
+        lines.add(line)
+        note, severity = logical_note(ctx)
+        origin = f"32 passed to `{m.group(1).decode()}`, declared at {where}:{def_line}"
+        out.append(Hit(arg.start_byte, arg.end_byte, {"name": param, "origin": origin, "kind": "template argument",
+                                                      "role": "is used as the wave width",
+                                                      "expr": compact(ctx.text(parent), 50), "advice": _ADVICE_COMPILE,
+                                                      "note": note}, severity=severity))
+    return out
 
 
 # ------------------------------------------------------------------------ launch geometry
@@ -252,6 +293,13 @@ def launch_geometry(ctx, node, caps):
         note, severity = logical_note(ctx)
         return Hit(node.start_byte, node.end_byte, {"what": f"`{compact(ctx.text(node), 40)}` counts warps of 32 threads",
                                                     "note": note}, severity=severity)
+    if "name" in caps:  # int threads_x = 32 on the host
+        if ctx.in_device_code(node):
+            return None
+        note, severity = logical_note(ctx)
+        return Hit(node.start_byte, node.end_byte,
+                   {"what": f"`{compact(ctx.text(node), 40)}` makes blocks 32 threads wide", "note": note},
+                   severity=severity)
     args = caps["args"][0]
     if node.type == "kernel_call_syntax":
         items = [c for c in node.named_children if c.type != "comment"]
