@@ -69,7 +69,8 @@
    left: (_) @lhs
    operator: ["/" ">>"] @op
    right: (number_literal) @n) @PORT016
- (#match? @n "^(32|5)[uU]?$"))
+ (#match? @n "^(32|5)[uU]?$")
+ (#match? @lhs "[Tt]hread|THREAD|[Bb]lock_?[Ss]ize|BLOCK_?SIZE|[Bb]lock[Dd]im|[Bb]dim|BDIM|[Tt]pb|TPB|\\b[Nn][Tt]\\b"))
 
 ; PORT016: a host-side block width of 32 under a name (int threads_x = 32; block_x = 32)
 ((init_declarator declarator: (identifier) @name value: (number_literal) @n) @PORT016

@@ -286,9 +286,9 @@ def launch_geometry(ctx, node, caps):
     if "op" in caps:  # a warp count on the host
         n = ctx.text(caps["n"][0]).rstrip("uU")
         op = ctx.text(caps["op"][0])
-        if (op, n) not in (("/", "32"), (">>", "5")) or ctx.in_device_code(node):
+        if (op, n) not in (("/", "32"), (">>", "5")) or not _THREAD_COUNT.search(ctx.text(caps["lhs"][0])):
             return None
-        if not _THREAD_COUNT.search(ctx.text(caps["lhs"][0])):
+        if ctx.in_device_code(node):
             return None
         note, severity = logical_note(ctx)
         return Hit(node.start_byte, node.end_byte, {"what": f"`{compact(ctx.text(node), 40)}` counts warps of 32 threads",
