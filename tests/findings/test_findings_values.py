@@ -101,11 +101,20 @@ __global__ void k(int* o) { o[threadIdx.x / WARP_SIZE] = threadIdx.x % WARP_SIZE
 
 
 def test_the_definition_fix_follows_the_uses():
-    device_only = b"""__device__ constexpr int kWarpSize = 32;
-__global__ void k(int* o) { o[threadIdx.x / kWarpSize] = threadIdx.x; }
+    device_only = b"""__global__ void k(int* o)
+{
+    const int warp_size = 32;
+    o[threadIdx.x / warp_size] = threadIdx.x % warp_size;
+}
 """
     (f,) = [f for f in scan(device_only, "k.cu") if f.rule == "PORT010"]
-    assert not f.fix.safe and b"constexpr int kWarpSize = warpSize;" in apply_fixes(device_only, [f], safe_only=False)
+    assert not f.fix.safe and b"const int warp_size = warpSize;" in apply_fixes(device_only, [f], safe_only=False)
+    global_const = b"""__device__ constexpr int kWarpSize = 32;
+__global__ void k(int* o) { o[threadIdx.x / kWarpSize] = threadIdx.x; }
+"""
+    (f,) = [f for f in scan(global_const, "k.cu") if f.rule == "PORT010"]
+    assert b"constexpr int kWarpSize = 64;" in apply_fixes(global_const, [f], safe_only=False)
+    assert "constant expression" in f.message
     sized = b"""#define WARP_SIZE 32
 __global__ void k(float* o) { __shared__ float s[WARP_SIZE]; s[threadIdx.x % WARP_SIZE] = 1.0f; o[0] = s[0]; }
 """

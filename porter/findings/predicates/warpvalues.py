@@ -363,7 +363,10 @@ def definition_fix(ctx, name: str, name_pos: int, value_start: int, value_end: i
     found = [s for _n, s, a, _b in uses(ctx, {name: None}) if a != name_pos]
     compile_lines = sorted({ctx.index.line_of(s.node.start_byte) for s in found if s.compile_time})
     host = [s for s in found if not s.device and s.kind != "macro body"]
-    if found and not compile_lines and not host and not is_macro:
+    # warpSize only for a constant inside device code: at namespace scope the definition itself
+    # needs a constant expression, and warpSize is none on newer ROCm (7.0 made it a variable)
+    local = ctx.function_of(ctx.index.tree.root_node.descendant_for_byte_range(name_pos, name_pos + 1)) is not None
+    if found and not compile_lines and not host and not is_macro and local:
         return ("every use in this file is device code evaluated at run time",
                 fix(f"`{name}` becomes `warpSize` (64 on MI300X); check the rest of the code for other 32-lane "
                     "assumptions (offsets from 16, 32-bit masks, per-warp arrays)",
@@ -376,6 +379,8 @@ def definition_fix(ctx, name: str, name_pos: int, value_start: int, value_end: i
         why.append("host code uses it (there `hipDeviceAttributeWarpSize` gives the width at run time)")
     if not found:
         why.append("its uses are in other files")
+    elif not is_macro and not local and not why:
+        why.append("a namespace-scope constant needs a constant expression")
     reason = "; ".join(why) or "a macro must work in host and device code"
     if is_macro and line_span is not None:
         ls, le, text = line_span
