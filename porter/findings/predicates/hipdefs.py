@@ -114,7 +114,9 @@ def _excludes_amd(ctx, node) -> bool:
 def top_level(node, ctx=None):
     """The global-namespace declarations of a translation unit (through #if blocks and extern "C"),
     leaving out the branches written for everything but HIP on AMD (``#if !defined(__HIP_PLATFORM_AMD__)``)."""
-    for child in node.named_children:
+    for child in node.children:
+        if not child.is_named:
+            continue
         if child.type in _DESCEND:
             if ctx is not None and _excludes_amd(ctx, child):
                 for alt in child.named_children:  # the #else branch is compiled for AMD
@@ -158,6 +160,11 @@ _MACRO_NAME = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)")
 
 
 @functools.cache
+def _function_names() -> frozenset[bytes]:
+    return frozenset(n.encode() for n in provided()["functions"])
+
+
+@functools.cache
 def _function_searcher():
     import ahocorasick_rs
 
@@ -184,6 +191,8 @@ def redefines_hip(ctx):
         return []  # (with the tree at hand, walking its top level is the cheaper look)
     functions = provided()["functions"]
     vectors = set(provided()["vector_types"])
+    names = _function_names()
+    source = ctx.source
     hits = []
     for node in top_level(ctx.index.tree.root_node, ctx):
         if node.type != "function_definition":
@@ -192,7 +201,10 @@ def redefines_hip(ctx):
         if found is None:
             continue
         name_node, params = found
-        name = re.sub(r"\s+", "", ctx.text(name_node))
+        raw = source[name_node.start_byte:name_node.end_byte]
+        if raw not in names and not raw.startswith(b"operator"):
+            continue
+        name = re.sub(r"\s+", "", raw.decode("utf-8", "replace"))
         if name not in functions and not (name.startswith("operator") and name[8:] in _COMPOUND | _STEP):
             continue
         sig = signature(ctx.source, params)
