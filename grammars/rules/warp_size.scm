@@ -51,18 +51,23 @@
   body: (_) @body) @PORT014
 
 ; PORT016: launch geometry in rows of 32 threads: dim3 b(32, 8), dim3 b{WARP_SIZE, 4}, dim3(32, 4), <<<g, 32>>>
-; (dim3 b(WARP_SIZE, warps) parses as a function declaration: the second pattern)
+; (only a literal 32, a macro-style name or a warp-named one can be a warp width: the query filters the rest;
+; dim3 b(WARP_SIZE, warps) parses as a function declaration: the second pattern)
 ((declaration
    type: (type_identifier) @t
-   declarator: (init_declarator value: [(argument_list) (initializer_list)] @args)) @PORT016
- (#eq? @t "dim3"))
+   declarator: (init_declarator value: [(argument_list . (_) @first) (initializer_list . (_) @first)] @args)) @PORT016
+ (#eq? @t "dim3")
+ (#match? @first "^(32[uU]?|[A-Z_][A-Z0-9_]*|[A-Za-z_0-9]*([Ww]arp|WARP|[Ll]ane|LANE)[A-Za-z_0-9]*)$"))
 ((declaration
    type: (type_identifier) @t
-   declarator: (function_declarator parameters: (parameter_list) @args)) @PORT016
- (#eq? @t "dim3"))
-((call_expression function: (identifier) @t arguments: (argument_list) @args) @PORT016
- (#eq? @t "dim3"))
-((kernel_call_syntax) @args @PORT016)
+   declarator: (function_declarator parameters: (parameter_list . (_) @first) @args)) @PORT016
+ (#eq? @t "dim3")
+ (#match? @first "^([A-Z_][A-Z0-9_]*|[A-Za-z_0-9]*([Ww]arp|WARP|[Ll]ane|LANE)[A-Za-z_0-9]*)$"))
+((call_expression function: (identifier) @t arguments: (argument_list . (_) @first) @args) @PORT016
+ (#eq? @t "dim3")
+ (#match? @first "^(32[uU]?|[A-Z_][A-Z0-9_]*|[A-Za-z_0-9]*([Ww]arp|WARP|[Ll]ane|LANE)[A-Za-z_0-9]*)$"))
+((kernel_call_syntax . (_) . (_) @first) @args @PORT016
+ (#match? @first "^(32[uU]?|[A-Z_][A-Z0-9_]*|[A-Za-z_0-9]*([Ww]arp|WARP|[Ll]ane|LANE)[A-Za-z_0-9]*)$"))
 
 ; PORT016: a warp count computed on the host with 32 lanes (threads / 32, nthreads >> 5)
 ((binary_expression
