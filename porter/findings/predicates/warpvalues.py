@@ -66,10 +66,43 @@ LOGICAL_NOTE = (" -- consistent here: every shuffle of this translation unit has
 def logical32(ctx) -> bool:
     """The file's translation unit keeps 32-lane logical warps."""
     if "logical32" not in ctx.cache:
-        ctx.cache["logical32"] = b"__shfl" in ctx.source or bool(ctx.file and ctx.index.includes)
-        if ctx.cache["logical32"]:
-            ctx.cache["logical32"] = values.unit_of(ctx).logical32
+        headers = bool(ctx.file and ctx.index.includes)
+        if b"__shfl" not in ctx.source and not headers:
+            result = False
+        elif not headers and "values.unit" not in ctx.cache:
+            result = _quick_logical32(ctx)
+            if result is None:
+                result = values.unit_of(ctx).logical32
+        else:
+            result = values.unit_of(ctx).logical32
+        ctx.cache["logical32"] = result
     return ctx.cache["logical32"]
+
+
+_SHUFFLE_CALL = re.compile(rb"(__shfl(?:_up|_down|_xor)?(?:_sync)?)\s*\(")
+
+
+def _quick_logical32(ctx) -> bool | None:
+    """The answer for a file on its own without evaluating its constants, where the shuffles'
+    width arguments decide it (None: a width is a name, the full analysis must say)."""
+    text = ctx.source.decode("utf-8", "replace") if ctx.source.isascii() else None
+    if text is None:
+        return None  # byte and character offsets differ: leave it to the full analysis
+    named = False
+    for m in _SHUFFLE_CALL.finditer(ctx.source):
+        if ctx.index.is_protected(m.start()):
+            continue
+        args, _end = values._call_args(text, m.end())
+        width = values._pending_width(m.group(1).decode(), args)
+        if width is None:
+            return False  # the default width is the whole wave
+        if not re.fullmatch(r"32[uU]?", width):
+            named = True
+    if named:
+        return None
+    if re.search(rb"__ballot|__any|__all|__activemask|__match_", ctx.source):
+        return None  # a vote: is it split per 32 lanes?
+    return True
 
 
 def logical_note(ctx) -> tuple[str, str | None]:
