@@ -183,3 +183,18 @@ def test_fixed_project_compiles(project, arch, tmp_path, monkeypatch):
     report = run_build(out, BuildOptions(per_file=True, arch=arch), toolchain=detect_toolchain(arch))
     assert report.ok, "\n".join(d.one_line() for d in report.errors)
     assert report.arch == arch
+
+
+def test_odd_includes_are_read_once_or_skipped(tmp_path):
+    (tmp_path / "a.cuh").write_text('#include "b.cuh"\n#define WARP_SIZE 32\n')
+    (tmp_path / "b.cuh").write_text('#include "a.cuh"\n#define LANE_MASK (WARP_SIZE - 1)\n')  # a cycle
+    (tmp_path / "bin.cuh").write_bytes(b"\x00\x01\x02#define WARP_SIZE 64\n")  # binary: not read
+    (tmp_path / "dir.cuh").mkdir()
+    src = tmp_path / "k.cu"
+    src.write_text('#include "a.cuh"\n#include "missing.cuh"\n#include "bin.cuh"\n#include "dir.cuh"\n'
+                   "__global__ void k(int* o) { o[threadIdx.x & LANE_MASK] = 0; }\n")
+    found = [f for f in scan(src.read_bytes(), "k.cu", file=src) if f.rule in ("PORT015", "PORT900")]
+    assert [(f.rule, f.line) for f in found] == [("PORT015", 5)]
+    assert "`WARP_SIZE` defined at a.cuh:2" in found[0].message
+    # a path that cannot name a file is no error
+    assert [f.rule for f in scan(b'#include "a.cuh"\nint x;\n', "bad\0name.cu")] == []
