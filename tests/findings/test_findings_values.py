@@ -198,3 +198,13 @@ def test_odd_includes_are_read_once_or_skipped(tmp_path):
     assert "`WARP_SIZE` defined at a.cuh:2" in found[0].message
     # a path that cannot name a file is no error
     assert [f.rule for f in scan(b'#include "a.cuh"\nint x;\n', "bad\0name.cu")] == []
+
+
+def test_sample_kernels_see_the_width_of_their_helper_header():
+    root = Path(__file__).resolve().parents[2] / "sample_projects" / "warp_reduce"
+    path = root / "reduce_kernels.cu"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    uses = {i for i, line in enumerate(lines, 1) if re.search(r"\bWARP_SIZE\b", line.split("//")[0])}
+    found = [f for f in scan(path.read_bytes(), "warp_reduce/reduce_kernels.cu", file=path) if f.rule == "PORT015"]
+    assert {f.line for f in found} == uses and uses
+    assert all("defined at warp_reduce/warp_utils.cuh:11" in f.message for f in found)
