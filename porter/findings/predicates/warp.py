@@ -46,6 +46,7 @@ def warp_size_macro(ctx, node, caps):
     return Hit(node.start_byte, node.end_byte, {"name": name, "note": note, "advice": advice}, the_fix, severity=severity)
 
 
+_OTHER_CALL = re.compile(r"(?<![\w.])(?!__shfl)[A-Za-z_]\w*\s*\(")
 _LITERAL_32 = re.compile(rb"\b32[uU]?\b")
 _FLOAT_32 = re.compile(r"^32(?:\.0*)?f?$")  # blockDim.x / 32.f
 _BLOCK_DIM = re.compile(r"blockDim\s*\.\s*[xyz]")
@@ -115,7 +116,9 @@ def shuffle_loop_from_16(ctx, node, caps):
     body = caps["body"][0]
     edits = []
     needs = False
-    wrappers = values.unit_of(ctx).wrappers
+    # the unit's shuffle wrappers matter only when the body calls something else than a shuffle
+    body_text = ctx.text(body)
+    wrappers = values.unit_of(ctx).wrappers if _OTHER_CALL.search(body_text) else {}
     for call, fn, args in _shuffles(ctx, body, var, wrappers):
         if fn in wrappers and not _SHUFFLE.match(fn):
             if not wrappers[fn]:
