@@ -9,3 +9,9 @@
 
 ; PORT061: cp.async / cp.async.bulk (TMA) / mbarrier PTX in inline asm
 (gnu_asm_expression) @PORT061
+
+; PORT060: cooperative groups' asynchronous copies (cg::memcpy_async, cg::wait, <cooperative_groups/memcpy_async.h>)
+((preproc_include path: (_) @path) @PORT060
+ (#match? @path "^[<\"]cooperative_groups/memcpy_async\\.h[>\"]$"))
+((call_expression function: (qualified_identifier) @fn) @PORT060
+ (#match? @fn "^(cg|cooperative_groups)::(memcpy_async|wait|wait_prior)$"))

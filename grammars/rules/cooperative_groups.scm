@@ -4,11 +4,11 @@
 ((call_expression function: [(identifier) (qualified_identifier)] @fn) @PORT070
  (#match? @fn "(^|::)this_multi_grid$"))
 
-; PORT071: cooperative-groups features HIP lacks: memcpy_async, cluster groups, reduce/scan
+; PORT071: cooperative-groups features HIP lacks: cluster groups, reduce/scan (memcpy_async/wait are PORT060's)
 ((preproc_include path: (_) @path) @PORT071
- (#match? @path "^[<\"]cooperative_groups/(reduce|scan|memcpy_async)\\.h[>\"]$"))
+ (#match? @path "^[<\"]cooperative_groups/(reduce|scan)\\.h[>\"]$"))
 ((call_expression function: (qualified_identifier) @fn) @PORT071
- (#match? @fn "^(cg|cooperative_groups)::(memcpy_async|wait|wait_prior|reduce|inclusive_scan|exclusive_scan|this_cluster|cluster_group|invoke_one|invoke_one_broadcast|labeled_partition|binary_partition)$"))
+ (#match? @fn "^(cg|cooperative_groups)::(reduce|inclusive_scan|exclusive_scan|this_cluster|cluster_group|invoke_one|invoke_one_broadcast|labeled_partition|binary_partition)$"))
 ((qualified_identifier) @fn @PORT071
  (#match? @fn "^(cg|cooperative_groups)::(cluster_group|plus|less|greater|bit_and|bit_or|bit_xor)$"))
 

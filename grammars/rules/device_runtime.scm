@@ -1,6 +1,9 @@
 ; PORT080: texture references: texture<T, dim, mode> / surface<...> declarations
 ((declaration type: (template_type name: (type_identifier) @t)) @PORT080
  (#match? @t "^(texture|surface)$"))
+; PORT080: the runtime calls that bind, unbind or look up texture / surface references
+((call_expression function: (identifier) @fn) @PORT080
+ (#match? @fn "^(cuda|hip)(BindTexture|BindTexture2D|BindTextureToArray|BindTextureToMipmappedArray|UnbindTexture|GetTextureAlignmentOffset|GetTextureReference|BindSurfaceToArray|GetSurfaceReference)$"))
 
 ; PORT081: a texture or surface fetch (gfx940/941/942 have no image instructions)
 ((call_expression function: (identifier) @fn) @PORT081

@@ -3,6 +3,9 @@
    function: (identifier) @fn
    arguments: (argument_list)) @PORT020
  (#match? @fn "^__(shfl|shfl_up|shfl_down|shfl_xor|ballot|any|all|match_any|match_all|reduce_add|reduce_min|reduce_max|reduce_and|reduce_or|reduce_xor)_sync$"))
+; PORT020: the same intrinsics inside a function-like macro (#define SHFL_XOR(v, m) __shfl_xor_sync(...)),
+; whose body tree-sitter does not parse: porter.findings.predicates.lanes reads the calls from its text
+((preproc_function_def value: (preproc_arg) @PORT020))
 
 ; PORT021: __syncwarp
 ((call_expression function: (identifier) @fn) @PORT021

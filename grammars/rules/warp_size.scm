@@ -15,7 +15,7 @@
    left: (_) @lhs
    operator: ["&" "%" ">>" "/"] @op
    right: (number_literal) @n) @PORT011
- (#match? @n "^(31|0[xX]1[fF]|32|5)[uU]?$"))
+ (#match? @n "^((31|0[xX]1[fF]|32|5)[uU]?|32\\.0*[fF]?)$"))
 
 ; PORT012: a shuffle loop that starts at offset 16 (a 32-lane reduction)
 (for_statement
@@ -49,3 +49,38 @@
     operator: ["<" "<="] @op
     right: (_) @bound)
   body: (_) @body) @PORT014
+
+; PORT016: launch geometry in rows of 32 threads: dim3 b(32, 8), dim3 b{WARP_SIZE, 4}, dim3(32, 4), <<<g, 32>>>
+; (only a literal 32, a macro-style name or a warp-named one can be a warp width: the query filters the rest;
+; dim3 b(WARP_SIZE, warps) parses as a function declaration: the second pattern)
+((declaration
+   type: (type_identifier) @t
+   declarator: (init_declarator value: [(argument_list . (_) @first) (initializer_list . (_) @first)] @args)) @PORT016
+ (#eq? @t "dim3")
+ (#match? @first "^(32[uU]?|[A-Z_][A-Z0-9_]*|[A-Za-z_0-9]*([Ww]arp|WARP|[Ll]ane|LANE)[A-Za-z_0-9]*)$"))
+((declaration
+   type: (type_identifier) @t
+   declarator: (function_declarator parameters: (parameter_list . (_) @first) @args)) @PORT016
+ (#eq? @t "dim3")
+ (#match? @first "^([A-Z_][A-Z0-9_]*|[A-Za-z_0-9]*([Ww]arp|WARP|[Ll]ane|LANE)[A-Za-z_0-9]*)$"))
+((call_expression function: (identifier) @t arguments: (argument_list . (_) @first) @args) @PORT016
+ (#eq? @t "dim3")
+ (#match? @first "^(32[uU]?|[A-Z_][A-Z0-9_]*|[A-Za-z_0-9]*([Ww]arp|WARP|[Ll]ane|LANE)[A-Za-z_0-9]*)$"))
+((kernel_call_syntax . (_) . (_) @first) @args @PORT016
+ (#match? @first "^(32[uU]?|[A-Z_][A-Z0-9_]*|[A-Za-z_0-9]*([Ww]arp|WARP|[Ll]ane|LANE)[A-Za-z_0-9]*)$"))
+
+; PORT016: a warp count computed on the host with 32 lanes (threads / 32, nthreads >> 5)
+((binary_expression
+   left: (_) @lhs
+   operator: ["/" ">>"] @op
+   right: (number_literal) @n) @PORT016
+ (#match? @n "^(32|5)[uU]?$")
+ (#match? @lhs "[Tt]hread|THREAD|[Bb]lock_?[Ss]ize|BLOCK_?SIZE|[Bb]lock[Dd]im|[Bb]dim|BDIM|[Tt]pb|TPB|\\b[Nn][Tt]\\b"))
+
+; PORT016: a host-side block width of 32 under a name (int threads_x = 32; block_x = 32)
+((init_declarator declarator: (identifier) @name value: (number_literal) @n) @PORT016
+ (#match? @name "^([Tt]hreads?_?[Xx]|[Bb]lock_?[Xx]|[Bb]dim_?[Xx]|[Nn]threads_?[Xx]|THREADS_X|BLOCK_X|BDIM_X)$")
+ (#match? @n "^32[uU]?$"))
+((assignment_expression left: (identifier) @name right: (number_literal) @n) @PORT016
+ (#match? @name "^([Tt]hreads?_?[Xx]|[Bb]lock_?[Xx]|[Bb]dim_?[Xx]|[Nn]threads_?[Xx]|THREADS_X|BLOCK_X|BDIM_X)$")
+ (#match? @n "^32[uU]?$"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -297,12 +298,13 @@ def active_rules(source: bytes) -> frozenset[str]:
 class Context:
     """What predicates see: the source, its index, and cached per-file facts."""
 
-    def __init__(self, source: bytes, index: SourceIndex, path: str, options=None):
+    def __init__(self, source: bytes, index: SourceIndex, path: str, options=None, file: str | None = None):
         from porter.translate.engine import TranslateOptions
 
         self.source = source
         self.index = index
         self.path = path
+        self.file = file  # where the file lies on disk (its quoted #includes are read from there), or None
         self.options = options or TranslateOptions()  # the conversion's options: --roc, the target ROCm
         self._macros: dict[str, str] | None = None
         self.cache: dict = {}  # per-file scratch space for predicates
@@ -315,9 +317,17 @@ class Context:
 
     @property
     def macros(self) -> dict[str, str]:
-        """Object-like #define NAME body, by name (last definition wins)."""
+        """Object-like #define NAME body, by name (last definition wins); those of the project
+        headers the file includes (when it is scanned from disk) come first."""
         if self._macros is None:
             found: dict[str, str] = {}
+            if self.file and self.index.includes:
+                from porter.findings.values import unit_of
+
+                for consts in unit_of(self).consts.values():
+                    for c in consts:
+                        if c.kind == "define" and c.pos < 0:
+                            found[c.name] = c.expr
             for body in self.index.macro_bodies:
                 parent = body.parent
                 if parent is not None and parent.type == "preproc_def":
@@ -410,11 +420,14 @@ def _internal_error(ctx: Context, path: str, rule_id: str, exc: BaseException, p
                    {"failed_rule": rule_id})
 
 
-def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None, options=None) -> list[Finding]:
+def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None, options=None,
+         file: str | os.PathLike | None = None) -> list[Finding]:
     """Every finding in one source file, sorted by position.  Never raises on odd input.
 
     ``options``: the conversion's ``TranslateOptions`` (the target ROCm release decides which
-    names are too new for it; default: the newest release porter knows)."""
+    names are too new for it; default: the newest release porter knows).  ``file``: where the
+    file lies on disk, so that the project headers it includes (``#include "..."``) are read
+    for their constants and macros (default: ``path`` when that names an existing file)."""
     from porter.findings import predicates  # registers the predicates
 
     if isinstance(source, str):
@@ -422,7 +435,12 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None,
     rules = catalogue()
     if index is None:
         index = index_source(source)
-    ctx = Context(source, index, path, options)
+    if file is None and path != "<input>" and any(source[i.start_byte:i.start_byte + 1] == b'"' for i in index.includes):
+        try:  # only a file that includes a project header needs its place on disk
+            file = path if os.path.isfile(path) else None
+        except (OSError, ValueError):  # a name with a NUL byte, say
+            file = None
+    ctx = Context(source, index, path, options, os.fspath(file) if file is not None else None)
     out: list[Finding] = []
     failed: set[str] = set()
     seen: set[tuple[str, int, int]] = set()

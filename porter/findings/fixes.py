@@ -12,14 +12,16 @@ def select_fixes(findings: Iterable[Finding], safe_only: bool = True) -> list[Fi
     overlaps an earlier accepted fix (the next scan offers it again)."""
     accepted: list[Finding] = []
     taken: list[tuple[int, int]] = []
+    same: set[FixEdit] = set()  # an edit two fixes share (a helper both insert) is made once
     ordered = sorted((f for f in findings if f.fix and f.fix.edits and (f.fix.safe or not safe_only)),
                      key=lambda f: (min(e.start_byte for e in f.fix.edits), f.start_byte, f.rule))
     for f in ordered:
-        spans = [(e.start_byte, e.end_byte) for e in f.fix.edits]
+        spans = [(e.start_byte, e.end_byte) for e in f.fix.edits if e not in same]
         if any(_overlaps(s, t) for s in spans for t in taken):
             continue
         accepted.append(f)
         taken.extend(spans)
+        same.update(f.fix.edits)
     return accepted
 
 
@@ -36,7 +38,7 @@ def apply_fixes(source: bytes, findings: Iterable[Finding], safe_only: bool = Tr
     """``source`` with the fixes of ``findings`` applied (only safe ones unless ``safe_only`` is False)."""
     edits: list[FixEdit] = []
     for f in select_fixes(findings, safe_only):
-        edits.extend(f.fix.edits)
+        edits.extend(e for e in f.fix.edits if e not in edits)
     edits.sort(key=lambda e: (e.start_byte, e.end_byte))
     out = []
     pos = 0

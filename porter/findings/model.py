@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 CATEGORIES = (
     "inline-asm", "warp-size", "lane-mask", "unsupported-api", "launch-bounds", "tensor-core",
     "async-copy", "cooperative-groups", "texture-reference", "dynamic-parallelism", "arch-macro",
-    "timing", "managed-memory", "numeric-format", "build-flag", "other",
+    "timing", "managed-memory", "numeric-format", "build-flag", "hip-redefinition", "other",
 )
 SEVERITIES = ("error", "warning", "info")
 

@@ -84,8 +84,9 @@ def unsupported_names(ctx):
             continue  # a more specific rule already says what to do
         alternative = ref.alternative or "no direct replacement: rewrite this part by hand"
         why = f" ({ref.why.rstrip('.')})" if ref.why else ""
+        the_fix = simd_fix(ctx, ref.name, start, end) if ref.name in simd_helpers() else None
         hits.append(Hit(start, end, {"name": ref.name, "why": why, "alternative": alternative,
-                                     "db_category": ref.category or ""}))
+                                     "db_category": ref.category or ""}, the_fix))
     return hits
 
 
@@ -134,3 +135,73 @@ def newer_than_target(ctx):
         hits.append(Hit(start, end, {"name": ref.name, "hip": ref.hip or "", "why": ref.why or "",
                                      "target": target, "alternative": alternative}))
     return hits
+
+
+# ------------------------------------------------------------------------ SIMD-in-a-word intrinsics
+@functools.cache
+def simd_helpers() -> dict[str, tuple[str, str]]:
+    """CUDA SIMD intrinsic -> (the helper's name, its definition), from simd_intrinsics.toml."""
+    import tomllib
+    from pathlib import Path
+
+    doc = tomllib.loads((Path(__file__).resolve().parents[1] / "simd_intrinsics.toml").read_text(encoding="utf-8"))
+    out = {}
+    for entry in doc["simd"]:
+        name, lanes, signed = entry["name"], entry["lanes"], entry.get("signed", False)
+        bits = 32 // lanes
+        ctype = {(8, False): "unsigned char", (8, True): "signed char",
+                 (16, False): "unsigned short", (16, True): "short"}[(bits, signed)]
+        helper = "porter" + name[1:]  # __vadd4 -> porter_vadd4
+        guard = "PORTER_SIMD" + name[1:].upper()
+        mask = "0xffu" if bits == 8 else "0xffffu"
+        text = (f"#ifndef {guard}\n#define {guard}\n"
+                f"// {name}: CUDA's SIMD intrinsic ({lanes} lanes of {bits} bits, each computed on its own)\n"
+                f"__device__ static inline unsigned {helper}(unsigned a, unsigned b)\n{{\n"
+                f"    unsigned r = 0;\n"
+                f"    for (int i = 0; i < 32; i += {bits}) {{\n"
+                f"        const int x = ({ctype})(a >> i), y = ({ctype})(b >> i);\n"
+                f"        r |= ((unsigned)({entry['lane']}) & {mask}) << i;\n"
+                f"    }}\n    return r;\n}}\n#endif\n")
+        out[name] = (helper, text)
+    return out
+
+
+def simd_fix(ctx, name: str, start: int, end: int):
+    """The fix for a SIMD intrinsic: call porter's helper.  The helpers of every SIMD intrinsic the
+    file uses are defined in one block before the first top-level declaration that uses one; each
+    finding carries that same insertion, which is made once (porter.findings.fixes)."""
+    block = ctx.cache.get("simd_block")
+    if block is None:
+        block = ctx.cache["simd_block"] = _simd_block(ctx)
+    if block[0] is None:
+        return None
+    from porter.findings.predicates.common import edit, fix
+
+    helper = simd_helpers()[name][0]
+    return fix(f"call `{helper}`, a device function porter inserts that computes {name}'s lanes one by one",
+               edit(block[0], block[0], block[1]), edit(start, end, helper))
+
+
+def _simd_block(ctx) -> tuple[int | None, str]:
+    import re
+
+    helpers = simd_helpers()
+    pattern = re.compile(rb"(?<![\w])(" + b"|".join(re.escape(n.encode()) for n in sorted(helpers, key=len, reverse=True))
+                         + rb")\s*\(")
+    used = []
+    first = None
+    for m in pattern.finditer(ctx.source):
+        if ctx.index.is_protected(m.start()):
+            continue
+        first = m.start() if first is None else first
+        if m.group(1).decode() not in used:
+            used.append(m.group(1).decode())
+    if first is None:
+        return None, ""
+    for node in ctx.index.tree.root_node.children:
+        if node.start_byte <= first < node.end_byte:
+            line = ctx.source.rfind(b"\n", 0, node.start_byte) + 1
+            if ctx.source[line:node.start_byte].strip():
+                return None, ""
+            return line, "".join(helpers[n][1] for n in sorted(used))
+    return None, ""

@@ -126,7 +126,47 @@ def grid_sync(ctx, node, caps):
     text = ctx.cache.setdefault("_text", ctx.source.decode("utf-8", "replace"))
     if re.search(r"\b(?:cuda|hip)LaunchCooperativeKernel\b", text) and re.search(r"CooperativeLaunch\b", text):
         return None  # launched cooperatively after checking the attribute, in this file
+    syncs = _grid_syncs(ctx, node)
+    if syncs:  # the barrier is where a non-cooperative launch deadlocks: report it there
+        return [Hit(c.start_byte, c.end_byte, {"call": compact(ctx.text(c), 40)}) for c in syncs]
     return Hit(node.start_byte, node.end_byte, {"call": compact(ctx.text(node), 40)})
+
+
+def _sync_call_of(ctx, call, var: str | None) -> bool:
+    """``var.sync()`` (``this_grid().sync()`` when var is None: checked by the caller) or ``cg::sync(var)``."""
+    fn = call.child_by_field_name("function")
+    if fn is None:
+        return False
+    if fn.type == "field_expression":
+        arg, field = fn.child_by_field_name("argument"), fn.child_by_field_name("field")
+        return field is not None and ctx.text(field) == "sync" and arg is not None and ctx.text(arg) == var
+    if re.fullmatch(r"(?:(?:cg|cooperative_groups)::)?sync", ctx.text(fn)):
+        args = [a for a in call.child_by_field_name("arguments").named_children if a.type != "comment"]
+        return len(args) == 1 and ctx.text(args[0]) == var
+    return False
+
+
+def _grid_syncs(ctx, node) -> list:
+    """The grid-wide sync() calls on the grid that ``this_grid()`` (``node``) returns, in its function."""
+    parent = node.parent
+    if parent is not None and parent.type == "field_expression" and parent.parent is not None and \
+            parent.parent.type == "call_expression" and ctx.text(parent.child_by_field_name("field")) == "sync":
+        return [parent.parent]  # this_grid().sync()
+    var = None
+    if parent is not None and parent.type == "init_declarator":
+        var = ctx.text(parent.child_by_field_name("declarator"))
+    elif parent is not None and parent.type == "assignment_expression":
+        var = ctx.text(parent.child_by_field_name("left"))
+    fn = ctx.function_of(node)
+    if not var or fn is None or not re.fullmatch(r"[A-Za-z_]\w*", var):
+        return []
+    found, stack = [], [fn]
+    while stack:
+        n = stack.pop()
+        if n.type == "call_expression" and n.start_byte > node.end_byte and _sync_call_of(ctx, n, var):
+            found.append(n)
+        stack.extend(n.named_children)
+    return sorted(found, key=lambda n: n.start_byte)
 
 
 @node_check("PORT071")
@@ -148,9 +188,14 @@ def tile_size(ctx, node, caps):
 # ---------------------------------------------------------------- texture / dynamic parallelism
 @node_check("PORT080")
 def texture_reference(ctx, node, caps):
+    if "fn" in caps:  # cudaBindTexture(...) and the other texture-reference runtime calls
+        what = f"`{compact(ctx.text(node), 50)}` works on a texture reference"
+        return Hit(node.start_byte, node.end_byte, {"what": what, "decl": compact(ctx.text(node), 60), "kind": "texture"})
     if ctx.function_of(node) is not None:
         return None  # texture references are file-scope objects
-    return Hit(node.start_byte, node.end_byte, {"decl": compact(ctx.text(node), 60), "kind": ctx.text(caps["t"][0])})
+    kind = ctx.text(caps["t"][0])
+    return Hit(node.start_byte, node.end_byte, {"what": f"`{compact(ctx.text(node), 60)}` declares a {kind} reference",
+                                                "decl": compact(ctx.text(node), 60), "kind": kind})
 
 
 @node_check("PORT081")

@@ -14,7 +14,8 @@ import re
 
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
-from porter.findings.predicates.common import args_of, compact, edit, fix, function_name, is_full_mask, is_wide_mask
+from porter.findings.predicates.common import (FULL_MASK, FULL_MASK_NAME, args_of, compact, edit, fix, function_name,
+                                               is_full_mask, is_wide_mask)
 
 SHUFFLES = {"__shfl_sync": "__shfl", "__shfl_up_sync": "__shfl_up", "__shfl_down_sync": "__shfl_down",
             "__shfl_xor_sync": "__shfl_xor"}
@@ -31,8 +32,88 @@ SYNCWARP = ('(__builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront"), __builtin_a
 ACTIVEMASK = "((unsigned)(__ballot(1) >> (__lane_id() & 32)))"
 
 
+_SYNC_IN_TEXT = re.compile(r"(?<![\w])(__(?:shfl|shfl_up|shfl_down|shfl_xor|ballot|any|all|match_any|match_all|reduce_add|"
+                           r"reduce_min|reduce_max|reduce_and|reduce_or|reduce_xor)_sync)\s*\(")
+
+
+def _text_args(text: str, pos: int) -> tuple[list[tuple[int, int]], int]:
+    """(start, end) of each top-level argument of the call whose '(' ends at ``pos``, and the end of the call."""
+    depth, start, out = 1, pos, []
+    for i in range(pos, len(text)):
+        ch = text[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                if text[start:i].strip():
+                    out.append((start, i))
+                return out, i + 1
+        elif ch == "," and depth == 1:
+            out.append((start, i))
+            start = i + 1
+    return out, len(text)
+
+
+def _strip_span(text: str, span: tuple[int, int]) -> tuple[int, int]:
+    s, e = span
+    while s < e and text[s].isspace():
+        s += 1
+    while e > s and text[e - 1].isspace():
+        e -= 1
+    return s, e
+
+
+def _in_macro_body(ctx, body):
+    """PORT020 for the *_sync calls written in a function-like macro's body."""
+    text = ctx.source[body.start_byte:body.end_byte].decode("utf-8", "replace")
+    if "_sync" not in text:
+        return None
+    base = body.start_byte
+    hits = []
+    for m in _SYNC_IN_TEXT.finditer(text):
+        name = m.group(1)
+        spans, end = _text_args(text, m.end())
+        spans = [_strip_span(text, sp) for sp in spans]
+        if not spans:
+            continue
+        b = lambda i: base + len(text[:i].encode("utf-8"))  # noqa: E731 - byte offset of a character index
+        mask = text[spans[0][0]:spans[0][1]]
+        value = ctx.macro_value(mask)
+        full = bool(FULL_MASK.match(value.replace(" ", "") if value.startswith("(") else value)) or \
+            (value not in ctx.macros and bool(FULL_MASK_NAME.match(value)))
+        params = {"name": name, "mask": compact(mask, 30)}
+        the_fix = None
+        if name in SHUFFLES and len(spans) in (3, 4):
+            target = SHUFFLES[name]
+            width = "32" if len(spans) == 3 else text[spans[3][0]:spans[3][1]]
+            edits = [edit(b(m.start(1)), b(m.end(1)), target), edit(b(spans[0][0]), b(spans[1][0]), "")]
+            if len(spans) == 3:
+                edits.append(edit(b(spans[2][1]), b(spans[2][1]), ", 32"))
+            params["advice"] = f"`{target}(var, {'lane' if target == '__shfl' else 'delta'}, {width})`"
+            the_fix = fix(f"use the maskless `{target}` with width {width} in the macro (32-lane CUDA semantics on any ROCm)",
+                          *edits, safe=full)
+        elif name in VOTES and len(spans) == 2:
+            template, words = VOTES[name]
+            pred = text[spans[1][0]:spans[1][1]]
+            replacement = template.format(p=pred)
+            params["advice"] = words + f": `{compact(replacement, 80)}`"
+            head, tail = replacement.split(pred, 1) if pred else (replacement, "")
+            the_fix = fix(f"use {words} in the macro", edit(b(m.start(1)), b(spans[1][0]), head),
+                          edit(b(spans[1][1]), b(end), tail), safe=full)
+        else:
+            params["advice"] = ("no HIP equivalent before ROCm 6.2: compute it with __shfl_xor/__ballot "
+                                "(a shuffle reduction, or __match via a ballot loop)")
+        if not full and the_fix is not None:
+            params["advice"] += "; the mask is not the full warp, so check which lanes take part"
+        hits.append(Hit(b(m.start(1)), b(end), params, the_fix))
+    return hits
+
+
 @node_check("PORT020")
 def sync_intrinsic(ctx, node, caps):
+    if node.type == "preproc_arg":
+        return _in_macro_body(ctx, node)
     name = function_name(ctx, node)
     args = args_of(node)
     if not args:

@@ -4,31 +4,59 @@ from __future__ import annotations
 
 import re
 
+from porter.findings import values
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
 from porter.findings.predicates.common import args_of, compact, edit, fix, function_name
+from porter.findings.predicates.warpvalues import definition_fix, logical_note
 
 _SHUFFLE = re.compile(r"^__shfl(_up|_down|_xor)?(_sync)?$")
-_LANE_SOURCE = re.compile(r"threadIdx\s*\.\s*[xyz]|\b(?:tid|ltid|thread_?id\w*|threadId\w*|local_?tid|lane\w*|\w*_tid|tid_\w*|\w*[Ll]ane(?:_?[Ii]d)?)\b")
+_LANE_SOURCE = re.compile(r"(?:threadIdx|blockDim)\s*\.\s*[xyz]|\b(?:tid|ltid|thread_?id\w*|threadId\w*|local_?tid|lane\w*|\w*_tid|tid_\w*|\w*[Ll]ane(?:_?[Ii]d)?)\b")
 _WARPISH_INDEX = re.compile(r"\b(?:warp\w*|wid|w_id|\w*[Ww]arp(?:_?[Ii]d)?|lane\w*|\w*[Ll]ane(?:_?[Ii]d)?)\b|>>\s*5\b|/\s*32\b|&\s*31\b")
 _THIRTY_TWO = ("32", "32u", "32U")
 
 
 @node_check("PORT010")
 def warp_size_macro(ctx, node, caps):
-    value = ctx.macro_value(ctx.text(caps["value"][0]).split("//")[0].split("/*")[0])
+    value_node = caps["value"][0]
+    value = ctx.macro_value(ctx.text(value_node).split("//")[0].split("/*")[0])
     if not re.match(r"^32[uU]?$", value):
         return None
-    return Hit(node.start_byte, node.end_byte, {"name": ctx.text(caps["name"][0])})
+    name_node = caps["name"][0]
+    name = ctx.text(name_node)
+    defs = values.unit_of(ctx).consts.get(name, ())
+    if len({values.evaluate(c.expr, values.unit_of(ctx).lookup) for c in defs}) > 1:
+        return None  # also defined with another value (an #if for AMD): ported already
+    note, severity = logical_note(ctx)
+    the_fix = None
+    reason = ""
+    literal = _LITERAL_32.search(ctx.source, value_node.start_byte) if node.type == "preproc_def" else None
+    if node.type != "preproc_def":
+        start, end = value_node.start_byte, value_node.end_byte
+    elif literal is not None and literal.end() <= value_node.end_byte:
+        start, end = literal.span()
+    else:
+        start = end = -1  # defined through another name
+    if start >= 0:
+        line_end = node.end_byte
+        text = ctx.source[node.start_byte:line_end].decode("utf-8", "replace").rstrip("\n")
+        reason, the_fix = definition_fix(ctx, name, name_node.start_byte, start, end, node.type == "preproc_def",
+                                         (node.start_byte, node.start_byte + len(text.encode()), text))
+    advice = f" ({reason})" if reason else ""
+    return Hit(node.start_byte, node.end_byte, {"name": name, "note": note, "advice": advice}, the_fix, severity=severity)
 
 
+_OTHER_CALL = re.compile(r"(?<![\w.])(?!__shfl)[A-Za-z_]\w*\s*\(")
+_LITERAL_32 = re.compile(rb"\b32[uU]?\b")
+_FLOAT_32 = re.compile(r"^32(?:\.0*)?f?$")  # blockDim.x / 32.f
+_BLOCK_DIM = re.compile(r"blockDim\s*\.\s*[xyz]")
 _ARITH = {("&", "31"), ("&", "0x1f"), ("%", "32"), (">>", "5"), ("/", "32")}
 
 
 @node_check("PORT011")
 def lane_arithmetic(ctx, node, caps):
     op = ctx.text(caps["op"][0])
-    n = ctx.text(caps["n"][0]).rstrip("uU").lower()
+    n = _FLOAT_32.sub("32", ctx.text(caps["n"][0]).rstrip("uU").lower())
     if (op, n) not in _ARITH:
         return None
     lhs_text = ctx.text(caps["lhs"][0])
@@ -37,8 +65,12 @@ def lane_arithmetic(ctx, node, caps):
     if not _uses_warp_primitives(ctx):
         return None  # e.g. `threadIdx.x % 32` in a 32-wide tile: not warp arithmetic
     kind = "lane index" if op in ("&", "%") else "warp index"
+    if _BLOCK_DIM.search(lhs_text) and not re.search(r"threadIdx", lhs_text):
+        kind = "warp count"
     wave = "__lane_id()" if op in ("&", "%") else f"{compact(lhs_text, 30)} / warpSize"
-    return Hit(node.start_byte, node.end_byte, {"expr": compact(ctx.text(node), 40), "kind": kind, "wave64": wave})
+    note, severity = logical_note(ctx)
+    return Hit(node.start_byte, node.end_byte, {"expr": compact(ctx.text(node), 40), "kind": kind, "wave64": wave,
+                                                "note": note}, severity=severity)
 
 
 _WARP_WORDS = re.compile(rb"__shfl|__ballot|__any|__all|__syncwarp|__activemask|__match_|__reduce_\w+_sync|tiled_partition"
@@ -52,15 +84,16 @@ def _uses_warp_primitives(ctx) -> bool:
     return ctx.cache["warp_words"]
 
 
-def _shuffles(ctx, body, var: str):
-    """Shuffle calls in ``body`` that use ``var`` in an argument: (call, name, args)."""
+def _shuffles(ctx, body, var: str, wrappers: dict | None = None):
+    """Shuffle calls in ``body`` that use ``var`` in an argument: (call, name, args); with
+    ``wrappers`` (name -> passes width 32) also calls of macros and functions that shuffle."""
     stack = [body]
     pattern = re.compile(r"\b" + re.escape(var) + r"\b")
     while stack:
         n = stack.pop()
         if n.type == "call_expression":
             fn = function_name(ctx, n)
-            if _SHUFFLE.match(fn):
+            if _SHUFFLE.match(fn) or (wrappers and fn in wrappers):
                 args = args_of(n)
                 if any(pattern.search(ctx.text(a)) for a in args):
                     yield n, fn, args
@@ -69,7 +102,10 @@ def _shuffles(ctx, body, var: str):
 
 def _width_is_32(ctx, fn: str, args) -> bool:
     width_index = 3 if fn.endswith("_sync") else 2
-    return len(args) > width_index and ctx.macro_value(ctx.text(args[width_index])) in _THIRTY_TWO
+    if len(args) <= width_index:
+        return False
+    text = ctx.text(args[width_index])
+    return ctx.macro_value(text) in _THIRTY_TWO or values.unit_of(ctx).value_of(text) == 32
 
 
 @node_check("PORT012")
@@ -80,7 +116,14 @@ def shuffle_loop_from_16(ctx, node, caps):
     body = caps["body"][0]
     edits = []
     needs = False
-    for call, fn, args in _shuffles(ctx, body, var):
+    # the unit's shuffle wrappers matter only when the body calls something else than a shuffle
+    body_text = ctx.text(body)
+    wrappers = values.unit_of(ctx).wrappers if _OTHER_CALL.search(body_text) else {}
+    for call, fn, args in _shuffles(ctx, body, var, wrappers):
+        if fn in wrappers and not _SHUFFLE.match(fn):
+            if not wrappers[fn]:
+                needs = True  # a macro or function that shuffles with the default (wave) width
+            continue
         if _width_is_32(ctx, fn, args):
             continue  # already explicit 32-lane semantics
         needs = True
@@ -157,10 +200,13 @@ def loop_over_32_lanes(ctx, node, caps):
         return None
     body_text = ctx.text(body)
     shifts = re.search(r"(?<![\w.])1[uU]?\s*<<\s*\(?\s*" + re.escape(var) + r"\b", body_text)
-    hit = Hit(node.start_byte, body.start_byte, {"var": var, "bound": bound})
+
+    def hit():
+        note, severity = logical_note(ctx)
+        return Hit(node.start_byte, body.start_byte, {"var": var, "bound": bound, "note": note}, severity=severity)
     if (op == "<" and value in ("32", "32u")) or (op == "<=" and value == "31"):
         if shifts or any(_reads_lane(ctx, c, var) for c in _shuffles(ctx, body, var)):
-            return hit
+            return hit()
     elif op == "<" and value == "warpSize" and shifts:
-        return hit
+        return hit()
     return None

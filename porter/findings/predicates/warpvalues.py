@@ -1,0 +1,426 @@
+"""warp-size rules that follow the value (porter.findings.values):
+
+* PORT015: a named constant that holds the warp width (WARP_SIZE = 32, LANE_MASK = 31,
+  TILE_N = 8 * WARP_SIZE, ...) used where the width matters, one finding per use site,
+  pointing back to the definition;
+* PORT016: launch geometry that builds blocks from 32-thread rows (dim3 b(32, 8),
+  <<<g, 32>>>, a warp count `threads / 32` on the host);
+* PORT017: a translation unit that keeps 32-lane logical warps (every shuffle has width
+  32, no vote spans the wave): an info with the cost, and the other warp-size findings of
+  such a unit are infos too (``logical_note``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from porter.findings import values
+from porter.findings.engine import Hit
+from porter.findings.predicates import file_check, node_check
+from porter.findings.predicates.common import args_of, compact, edit, fix
+
+# a definition that may hold a warp width: a warp/lane macro, or a warp/lane name set to a number
+# or computed with / 32 (only a pre-check: porter.findings.values decides)
+# (searched in the lower-cased source: a case-insensitive search is several times slower)
+_AFTER_WARP_WORD = re.compile(rb"\w*(?:\s*=\s*\(?\s*\d|\s*=[^;=\n]*(?:/\s*32|>>\s*5)\b)")
+_DEFINE_BEFORE = re.compile(rb"#[ \t]*define[ \t]+\w*$")
+
+
+def _root_hint(source: bytes) -> bool:
+    low = source.lower()
+    for word in (b"warp", b"lane"):
+        pos = low.find(word)
+        while pos >= 0:
+            if _AFTER_WARP_WORD.match(low, pos + 4):
+                return True
+            line = low.rfind(b"\n", 0, pos) + 1
+            if _DEFINE_BEFORE.search(low, line, pos):
+                return True
+            head = low.rfind(b"template", max(0, pos - 200), pos)
+            if head >= 0 and b">" not in low[head:pos]:
+                return True  # template <int kWarpSize>: its instantiations with 32
+            pos = low.find(word, pos + 4)
+    return False
+
+
+def may_have_warp_names(ctx) -> bool:
+    """Whether the file's unit can hold a warp constant: it includes project headers (scanned from
+    disk), or the file itself defines a warp- or lane-named value."""
+    hint = ctx.cache.get("warp_hint")
+    if hint is None:
+        source = ctx.source
+        hint = ctx.cache["warp_hint"] = bool(ctx.file and any(
+            ctx.source[i.start_byte:i.start_byte + 1] == b'"' for i in ctx.index.includes)) or \
+            (any(w in source for w in (b"arp", b"ARP", b"ane", b"ANE")) and _root_hint(source))
+    return hint
+_SHUFFLE_FN = re.compile(r"^__shfl(_up|_down|_xor)?(_sync)?$")
+_LANEISH = re.compile(r"threadIdx|blockDim|\b(?:tid|lane\w*|\w*[Ll]ane\w*|\w*_tid|thread_?id\w*|warp\w*|\w*[Ww]arp\w*)\b")
+_STOP = {"expression_statement", "return_statement", "compound_statement", "function_definition", "translation_unit",
+         "if_statement", "while_statement", "do_statement", "switch_statement", "field_declaration_list",
+         "declaration_list", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "template_declaration"}
+
+LOGICAL_NOTE = (" -- consistent here: every shuffle of this translation unit has width 32 and no vote spans the wave, "
+                "so it runs 32-lane logical warps (two per MI300X wave); nothing to change for correctness")
+
+
+def logical32(ctx) -> bool:
+    """The file's translation unit keeps 32-lane logical warps."""
+    if "logical32" not in ctx.cache:
+        headers = bool(ctx.file and ctx.index.includes)
+        if b"__shfl" not in ctx.source and not headers:
+            result = False
+        elif not headers and "values.unit" not in ctx.cache:
+            result = _quick_logical32(ctx)
+            if result is None:
+                result = values.unit_of(ctx).logical32
+        else:
+            result = values.unit_of(ctx).logical32
+        ctx.cache["logical32"] = result
+    return ctx.cache["logical32"]
+
+
+_SHUFFLE_CALL = re.compile(rb"(__shfl(?:_up|_down|_xor)?(?:_sync)?)\s*\(")
+
+
+def _quick_logical32(ctx) -> bool | None:
+    """The answer for a file on its own without evaluating its constants, where the shuffles'
+    width arguments decide it (None: a width is a name, the full analysis must say)."""
+    text = ctx.source.decode("utf-8", "replace") if ctx.source.isascii() else None
+    if text is None:
+        return None  # byte and character offsets differ: leave it to the full analysis
+    named = False
+    for m in _SHUFFLE_CALL.finditer(ctx.source):
+        if ctx.index.is_protected(m.start()):
+            continue
+        args, _end = values._call_args(text, m.end())
+        width = values._pending_width(m.group(1).decode(), args)
+        if width is None:
+            return False  # the default width is the whole wave
+        if not re.fullmatch(r"32[uU]?", width):
+            named = True
+    if named:
+        return None
+    if re.search(rb"__ballot|__any|__all|__activemask|__match_", ctx.source):
+        return None  # a vote: is it split per 32 lanes?
+    return True
+
+
+def logical_note(ctx) -> tuple[str, str | None]:
+    """(message note, severity override) for a warp-size finding: an info in a 32-lane logical unit."""
+    return (LOGICAL_NOTE, "info") if logical32(ctx) else ("", None)
+
+
+# ------------------------------------------------------------------------ use sites
+class Site:
+    __slots__ = ("kind", "compile_time", "device", "node", "expr")
+
+    def __init__(self, kind, compile_time, device, node, expr):
+        self.kind, self.compile_time, self.device, self.node, self.expr = kind, compile_time, device, node, expr
+
+
+def _within(node, parent, field_name) -> bool:
+    child = parent.child_by_field_name(field_name)
+    return child is not None and child.start_byte <= node.start_byte and node.end_byte <= child.end_byte
+
+
+def classify(ctx, node, derived: set[str]) -> Site | None:
+    """What a reference to a warp constant is used for, or None when it is no use (a definition of
+    a constant derived from it: that constant's own uses are reported)."""
+    expr = node
+    n = node
+    kind = None
+    compile_time = False
+    while n.parent is not None:
+        p = n.parent
+        t = p.type
+        if t == "preproc_def":
+            name = p.child_by_field_name("name")
+            if name is not None and ctx.text(name) in derived:
+                return None
+            kind = kind or "macro body"
+            break
+        if t == "preproc_function_def":
+            kind = kind or "macro body"
+            break
+        if t in ("preproc_if", "preproc_elif") and _within(node, p, "condition"):
+            kind, compile_time = "preprocessor condition", True
+            break
+        if t == "init_declarator" and _within(node, p, "value"):
+            decl = p.child_by_field_name("declarator")
+            if decl is not None and ctx.text(decl) in derived:
+                return None
+            if p.parent is not None and p.parent.type == "declaration":
+                ty = p.parent.child_by_field_name("type")
+                if ty is not None and ctx.text(ty) == "dim3":
+                    kind = kind or "launch geometry"
+        if t == "enumerator":
+            name = p.child_by_field_name("name")
+            if name is not None and ctx.text(name) in derived:
+                return None
+            kind, compile_time = kind or "enum value", True
+        if t in ("optional_parameter_declaration", "optional_type_parameter_declaration"):
+            name = p.child_by_field_name("declarator")
+            if name is not None and ctx.text(name) in derived:
+                return None
+        if t == "template_argument_list" and kind is None:
+            kind, compile_time = "template argument", True
+        if t == "array_declarator" and _within(node, p, "size") and kind is None:
+            decl = ctx.enclosing(p, "declaration", "field_declaration")
+            shared = decl is not None and "__shared__" in ctx.text(decl)[:200].split("=")[0]
+            kind, compile_time = ("__shared__ array extent" if shared else "array extent"), True
+        if t == "kernel_call_syntax" and kind is None:
+            kind = "launch configuration"
+        if t == "call_expression" and kind is None:
+            fn = ctx.text(p.child_by_field_name("function"))
+            if fn == "dim3":
+                kind = "launch geometry"
+            elif _SHUFFLE_FN.match(fn):
+                args = args_of(p)
+                where = next((i for i, a in enumerate(args) if a.start_byte <= node.start_byte < a.end_byte), -1)
+                width_index = 3 if fn.endswith("_sync") else 2
+                kind = f"`{fn}` width" if where == width_index else f"`{fn}` argument"
+        if t == "for_statement" and kind is None and not _within(node, p, "body"):
+            kind = "loop bound"
+        if t in ("case_statement", "static_assert_declaration") and kind is None:
+            kind, compile_time = ("case label" if t == "case_statement" else "static_assert"), True
+        if t in ("binary_expression", "parenthesized_expression", "unary_expression") and kind is None:
+            expr = p
+        if t == "declaration" and p.parent is not None and p.parent.type == "for_statement" and kind is None:
+            kind = "loop bound"
+        if t in _STOP or t == "declaration" or t == "field_declaration":
+            if t in ("declaration", "field_declaration") and re.match(r"\s*(?:static\s+)?constexpr\b", ctx.text(p)) \
+                    and kind is None:
+                compile_time = True
+            break
+        n = p
+    if kind is None:
+        kind = "index arithmetic" if _LANEISH.search(ctx.text(expr)) else "arithmetic"
+    return Site(kind, compile_time, ctx.in_device_code(node), node, expr)
+
+
+def uses(ctx, names: dict) -> list[tuple[str, Site, int, int]]:
+    """(name, site) of every reference in the file to one of ``names`` (not their definitions)."""
+    if not names:
+        return []
+    key = ("values.uses", tuple(sorted(names)))
+    if key in ctx.cache:
+        return ctx.cache[key]
+    pattern = re.compile(rb"(?<![\w.])(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names, key=len, reverse=True))
+                         + rb")(?![\w])")
+    unit = values.unit_of(ctx)
+    own_defs = {c.pos for consts in unit.consts.values() for c in consts if c.pos >= 0}
+    derived = set(unit.warp_names)
+    root = ctx.index.tree.root_node
+    out = []
+    for m in pattern.finditer(ctx.source):
+        start, end = m.span()
+        if start in own_defs or ctx.index.is_protected(start):
+            continue
+        node = root.descendant_for_byte_range(start, end)
+        if node is None or node.type not in ("identifier", "type_identifier", "preproc_arg", "number_literal"):
+            continue
+        if node.type == "preproc_arg":
+            site = _macro_site(ctx, node, start, end, derived)
+        else:
+            site = classify(ctx, node, derived)
+        if site is not None:
+            out.append((m.group().decode(), site, start, end))
+    ctx.cache[key] = out
+    return out
+
+
+def _macro_site(ctx, body, start, end, derived) -> Site | None:
+    parent = body.parent
+    if parent is not None and parent.type == "preproc_def":
+        name = parent.child_by_field_name("name")
+        if name is not None and ctx.text(name) in derived:
+            return None
+    return Site("macro body", False, False, body, body)
+
+
+_WARP_SIZE_RULES = {"PORT010", "PORT011", "PORT012", "PORT013", "PORT014", "PORT016", "PORT072"}
+_ADVICE_COMPILE = ("; this place needs a compile-time value: 64 on gfx942 (`__AMDGCN_WAVEFRONT_SIZE` in device code), "
+                   "not `warpSize`")
+_ADVICE_HOST = "; on the host ask the device: `hipDeviceGetAttribute(&n, hipDeviceAttributeWarpSize, dev)`"
+_ADVICE_DEVICE = "; in device code `warpSize` is the wave width"
+
+
+@file_check("PORT015")
+def named_warp_width(ctx):
+    if not may_have_warp_names(ctx):
+        return []
+    unit = values.unit_of(ctx)
+    names = unit.warp_names
+    hits = []
+    lines = set()
+    if unit.warp_params and b"<" in ctx.source:
+        hits += _warp_template_arguments(ctx, unit, lines)
+    if not names:
+        return hits
+    note, severity = logical_note(ctx)
+    for name, site, start, end in uses(ctx, names):
+        line = ctx.index.line_of(start)
+        if line in lines or any(s <= start and end <= e for s, e, rule in ctx.reported if rule in _WARP_SIZE_RULES):
+            continue  # PORT013 (a __shared__ extent), PORT016 (geometry), PORT072 (a tile) say it already
+        lines.add(line)
+        v = names[name]
+        advice = _ADVICE_COMPILE if site.compile_time else _ADVICE_DEVICE if site.device else \
+            ("" if site.kind == "macro body" else _ADVICE_HOST)
+        role = "counts 32-lane warps" if v.root.name in unit.counts else "is used as the wave width"
+        hits.append(Hit(start, end, {"name": name, "origin": values.describe(v), "kind": site.kind, "role": role,
+                                     "expr": compact(ctx.text(site.expr), 50), "advice": advice, "note": note},
+                        severity=severity))
+    return hits
+
+
+def _warp_template_arguments(ctx, unit, lines: set) -> list:
+    """`reduce<float, 32>(v)` where reduce's template parameter at that place is `int kWarpSize`."""
+    pattern = re.compile(rb"(?<![\w.])(" + b"|".join(re.escape(n.encode()) for n in sorted(unit.warp_params, key=len, reverse=True))
+                         + rb")\s*<")
+    root = ctx.index.tree.root_node
+    out = []
+    for m in pattern.finditer(ctx.source):
+        if ctx.index.is_protected(m.start()):
+            continue
+        node = root.descendant_for_byte_range(m.start(1), m.end(1))
+        parent = node.parent if node is not None else None
+        if parent is None or parent.type not in ("template_function", "template_type"):
+            continue
+        arglist = parent.child_by_field_name("arguments")
+        if arglist is None:
+            continue
+        index, param, where, def_line = unit.warp_params[m.group(1).decode()]
+        args = [a for a in arglist.named_children if a.type != "comment"]
+        if index >= len(args):
+            continue
+        arg = args[index]
+        if unit.value_of(ctx.text(arg)) != 32:
+            continue
+        line = ctx.index.line_of(arg.start_byte)
+        if line in lines:
+            continue
+        lines.add(line)
+        note, severity = logical_note(ctx)
+        origin = f"32 passed to `{m.group(1).decode()}`, declared at {where}:{def_line}"
+        out.append(Hit(arg.start_byte, arg.end_byte, {"name": param, "origin": origin, "kind": "template argument",
+                                                      "role": "is used as the wave width",
+                                                      "expr": compact(ctx.text(parent), 50), "advice": _ADVICE_COMPILE,
+                                                      "note": note}, severity=severity))
+    return out
+
+
+# ------------------------------------------------------------------------ launch geometry
+_LITERAL_32 = re.compile(r"32[uU]?")
+_THREAD_COUNT = re.compile(r"(?i)thread|block_?size|blockdim|bdim|tpb|\bnt\b|\bthreads?\b")
+
+
+@node_check("PORT016")
+def launch_geometry(ctx, node, caps):
+    if "op" in caps:  # a warp count on the host
+        n = ctx.text(caps["n"][0]).rstrip("uU")
+        op = ctx.text(caps["op"][0])
+        if (op, n) not in (("/", "32"), (">>", "5")) or not _THREAD_COUNT.search(ctx.text(caps["lhs"][0])):
+            return None
+        if ctx.in_device_code(node):
+            return None
+        note, severity = logical_note(ctx)
+        return Hit(node.start_byte, node.end_byte, {"what": f"`{compact(ctx.text(node), 40)}` counts warps of 32 threads",
+                                                    "note": note}, severity=severity)
+    if "name" in caps:  # int threads_x = 32 on the host
+        if ctx.in_device_code(node):
+            return None
+        note, severity = logical_note(ctx)
+        return Hit(node.start_byte, node.end_byte,
+                   {"what": f"`{compact(ctx.text(node), 40)}` makes blocks 32 threads wide", "note": note},
+                   severity=severity)
+    args = caps["args"][0]
+    if node.type == "kernel_call_syntax":
+        items = [c for c in node.named_children if c.type != "comment"]
+        if len(items) < 2:
+            return None
+        first = items[1]
+        shown = f"<<<..., {compact(ctx.text(first), 20)}>>>"
+    else:
+        items = [c for c in args.named_children if c.type != "comment"]
+        if not items:
+            return None
+        first = items[0]
+        shown = compact(ctx.text(node), 40)
+    if first.type == "number_literal" and not _LITERAL_32.fullmatch(ctx.text(first)):
+        return None
+    if _value(ctx, first) != 32:
+        return None
+    rows = len(items) > 1 and node.type != "kernel_call_syntax"
+    if rows and _value(ctx, items[1]) == 32 or rows and ctx.text(items[1]).strip() == ctx.text(first).strip():
+        return None  # a square 32 x 32 tile: a 2-D tiling, not rows of warps
+    what = (f"`{shown}` lays the block out in rows of 32 threads (threadIdx.x as the lane, threadIdx.y as the warp)"
+            if rows else f"`{shown}` launches blocks of one 32-thread warp")
+    note, severity = logical_note(ctx)
+    return Hit(node.start_byte, node.end_byte, {"what": what, "note": note}, severity=severity)
+
+
+def _value(ctx, node) -> int | None:
+    text = ctx.text(node)
+    if re.fullmatch(r"32[uU]?", text.strip()):
+        return 32
+    if not re.search(r"[A-Za-z_]", text) or not may_have_warp_names(ctx):
+        return None
+    unit = values.unit_of(ctx)
+    if unit.root_of(text) is None:
+        return None  # only a warp width counts, not any 32
+    return unit.value_of(text)
+
+
+# ------------------------------------------------------------------------ 32-lane logical warps
+@file_check("PORT017")
+def logical_warps(ctx):
+    if b"__shfl" not in ctx.source or not logical32(ctx):
+        return []
+    unit = values.unit_of(ctx)
+    own = unit.own
+    if not own.shuffle_spans:
+        return []
+    start, end, _width = own.shuffle_spans[0]
+    # a macro that wraps the shuffle is reported at its definition
+    line_start = ctx.source.rfind(b"\n", 0, start) + 1
+    m = re.match(rb"[ \t]*#[ \t]*define[ \t]+(\w+)", ctx.source[line_start:start])
+    where = f"`{m.group(1).decode()}` wraps the shuffles with width 32" if m else "every shuffle has width 32"
+    count = unit.shuffles
+    return [Hit(start, end, {"where": where, "count": str(count), "s": "" if count == 1 else "s"})]
+
+
+# ------------------------------------------------------------------------ the fix of a warp-size definition (PORT010)
+def definition_fix(ctx, name: str, name_pos: int, value_start: int, value_end: int, is_macro: bool, line_span=None):
+    """(reason, fix): the unsafe fix for a warp-size constant defined as 32, from its uses in this
+    file: the definition becomes the wave width where every use allows it."""
+    found = [s for _n, s, a, _b in uses(ctx, {name: None}) if a != name_pos]
+    compile_lines = sorted({ctx.index.line_of(s.node.start_byte) for s in found if s.compile_time})
+    host = [s for s in found if not s.device and s.kind != "macro body"]
+    # warpSize only for a constant inside device code: at namespace scope the definition itself
+    # needs a constant expression, and warpSize is none on newer ROCm (7.0 made it a variable)
+    local = ctx.function_of(ctx.index.tree.root_node.descendant_for_byte_range(name_pos, name_pos + 1)) is not None
+    if found and not compile_lines and not host and not is_macro and local:
+        return ("every use in this file is device code evaluated at run time",
+                fix(f"`{name}` becomes `warpSize` (64 on MI300X); check the rest of the code for other 32-lane "
+                    "assumptions (offsets from 16, 32-bit masks, per-warp arrays)",
+                    edit(value_start, value_end, "warpSize"), safe=False))
+    why = []
+    if compile_lines:
+        why.append(("lines " if len(compile_lines) > 1 else "line ") + ", ".join(map(str, compile_lines[:6]))
+                   + (" need" if len(compile_lines) > 1 else " needs") + " a compile-time value")
+    if host:
+        why.append("host code uses it (there `hipDeviceAttributeWarpSize` gives the width at run time)")
+    if not found:
+        why.append("its uses are in other files")
+    elif not is_macro and not local and not why:
+        why.append("a namespace-scope constant needs a constant expression")
+    reason = "; ".join(why) or "a macro must work in host and device code"
+    if is_macro and line_span is not None:
+        ls, le, text = line_span
+        guarded = ("#if defined(__HIP_PLATFORM_AMD__)\n" + text[:value_start - ls] + "64" + text[value_end - ls:]
+                   + "  // gfx942: 64-lane waves\n#else\n" + text + "\n#endif")
+        return (reason, fix(f"`{name}` becomes 64 on AMD GPUs (the gfx942 wave width; {reason}, so not `warpSize`); "
+                            "check the rest of the code for other 32-lane assumptions (offsets from 16, 32-bit masks)",
+                            edit(ls, le, guarded), safe=False))
+    return (reason, fix(f"`{name}` becomes 64, the gfx942 wave width ({reason}, so not `warpSize`); check the rest of "
+                        "the code for other 32-lane assumptions", edit(value_start, value_end, "64"), safe=False))
