@@ -89,7 +89,7 @@ def run(args) -> int:
         except OSError as exc:
             print(f"porter: {src}: {exc.strerror or exc}", file=sys.stderr)
             return 1
-        output, report = convert_data(data, src.name, "source", options)
+        output, report = convert_data(data, src.name, "source", options, file=src)
         sys.stdout.buffer.write(output)
         sys.stdout.flush()  # a full disk or a closed pipe is seen here (porter.cli.main reports it), not at exit
         for w in report.warnings:

@@ -153,8 +153,10 @@ def _compose(first: list[tuple[int, int]], second: list[tuple[int, int]]) -> lis
     return sorted(result)
 
 
-def convert_bytes(source: bytes, rel: str, options: ConvertOptions) -> tuple[bytes, FileReport, Translation | None]:
-    """Convert one source file's bytes (no I/O)."""
+def convert_bytes(source: bytes, rel: str, options: ConvertOptions,
+                  file=None) -> tuple[bytes, FileReport, Translation | None]:
+    """Convert one source file's bytes (no I/O but the findings reading the quoted #includes next to
+    ``file``, where the file lies on disk, if given)."""
     report = FileReport(rel, "source", "unchanged", lines=source.count(b"\n") + (0 if source.endswith(b"\n") else 1))
     if b"\0" in source[:BINARY_SNIFF]:
         report.status = "error"
@@ -171,13 +173,13 @@ def convert_bytes(source: bytes, rel: str, options: ConvertOptions) -> tuple[byt
     found = []
     inserted_annot: list[tuple[int, int]] = []
     if findings_api is not None:
-        found = findings_api.scan(source, rel, index=index, options=options.translate)
+        found = findings_api.scan(source, rel, index=index, options=options.translate, file=file)
         if options.fix:
             fixable = [f for f in found if f.fix is not None and f.fix.safe]
             if fixable:
                 work = findings_api.apply_fixes(source, fixable, safe_only=True)
                 report.fixes_applied = len(fixable)
-                found = findings_api.scan(work, rel, options=options.translate) if work != source else found
+                found = findings_api.scan(work, rel, options=options.translate, file=file) if work != source else found
         if options.annotate:
             work, inserted_annot = _annotate(work, found)
     result = translate(work, rel, options.translate, index=index if work is source else None)
@@ -212,7 +214,7 @@ def convert_build_file(text: bytes, rel: str, options: ConvertOptions) -> tuple[
     return out, report
 
 
-def convert_data(data: bytes, rel: str, kind: str, options: ConvertOptions) -> tuple[bytes, FileReport]:
+def convert_data(data: bytes, rel: str, kind: str, options: ConvertOptions, file=None) -> tuple[bytes, FileReport]:
     """Convert one file's bytes by its kind ("source", "build", "other": copied).  A UTF-16 or UTF-32
     text with a byte-order mark is converted as UTF-8 and written back in its own encoding (a warning
     says so); one that does not decode is an error, copied unchanged."""
@@ -223,7 +225,7 @@ def convert_data(data: bytes, rel: str, kind: str, options: ConvertOptions) -> t
     except UnreadableText as exc:
         return data, FileReport(rel, kind, "error", f"{exc}, copied unchanged")
     if kind == "source":
-        out, report, _ = convert_bytes(text, rel, options)
+        out, report, _ = convert_bytes(text, rel, options, file=file)
     else:
         out, report = convert_build_file(text, rel, options)
     if encoding is not None:
@@ -241,7 +243,7 @@ def convert_file(pf: ProjectFile, out_root: Path | None, options: ConvertOptions
     except OSError as exc:
         return FileReport(pf.rel, pf.kind, "error", f"cannot read: {exc.strerror or exc}")
     try:
-        out, report = convert_data(data, pf.rel, pf.kind, options)
+        out, report = convert_data(data, pf.rel, pf.kind, options, file=pf.path)
     except RecursionError:
         return FileReport(pf.rel, pf.kind, "error", "too deeply nested to convert, left unchanged")
     except Exception as exc:  # one file's failure never stops the run

@@ -154,7 +154,7 @@ def convert_file(rel: str, path: Path | None, kind: str, data: bytes | None = No
 
             index = index_source(data)  # one parse for the rules and, without chosen fixes, the translator
             try:
-                findings = list(scan(data, rel, index=index, options=options))
+                findings = list(scan(data, rel, index=index, options=options, file=path))
             except Exception as exc:
                 warnings.append(f"findings scan failed: {type(exc).__name__}: {exc}")
         chosen = [f for f in findings if finding_key(f) in applied and f.fix]

@@ -48,7 +48,7 @@ def _scan_one(options, item: tuple[Path, str, str]) -> tuple[list[Finding], str 
         except UnicodeDecodeError:
             text = data.decode("latin-1")
         return scan_build_file(text, rel), None, lines, note
-    return scan(data, rel, options=options), None, lines, note
+    return scan(data, rel, options=options, file=path), None, lines, note
 
 
 # beyond porter.project.files' classes: converted HIP sources, and setup.py (nvcc flags of a torch extension)
