@@ -310,6 +310,18 @@ class Context:
         self.cache: dict = {}  # per-file scratch space for predicates
         self.reported: list[tuple[int, int, str]] = []  # (start, end, rule) found so far
 
+    @functools.cached_property
+    def source_text(self) -> str:
+        """The whole file as text, decoded once (a predicate that decodes it per hit is quadratic)."""
+        return self.source.decode("utf-8", "replace")
+
+    def mentions(self, word: bytes) -> bool:
+        """Whether ``word`` appears anywhere in the file (searched once per file)."""
+        seen = self.cache.setdefault("_mentions", {})
+        if word not in seen:
+            seen[word] = word in self.source
+        return seen[word]
+
     def text(self, node: ts.Node | None) -> str:
         if node is None:
             return ""

@@ -94,7 +94,7 @@ def mma_header(ctx, node, caps):
 @node_check("PORT051")
 def wmma_use(ctx, node, caps):
     name = ctx.text(caps["ns"][0])
-    if name == "wmma" and "rocwmma" in ctx.cache.setdefault("_text", ctx.source.decode("utf-8", "replace")):
+    if name == "wmma" and ctx.mentions(b"rocwmma"):
         return None  # namespace wmma = rocwmma;
     if node.type == "namespace_identifier" and node.parent is not None and node.parent.type == "qualified_identifier":
         outer = node.parent.parent
@@ -123,7 +123,7 @@ def async_copy(ctx, node, caps):
 # ---------------------------------------------------------------- cooperative-groups
 @node_check("PORT070")
 def grid_sync(ctx, node, caps):
-    text = ctx.cache.setdefault("_text", ctx.source.decode("utf-8", "replace"))
+    text = ctx.source_text
     if re.search(r"\b(?:cuda|hip)LaunchCooperativeKernel\b", text) and re.search(r"CooperativeLaunch\b", text):
         return None  # launched cooperatively after checking the attribute, in this file
     syncs = _grid_syncs(ctx, node)

@@ -280,7 +280,7 @@ def half2_empty_braces(ctx, node, caps):
     text = ctx.text(scope) if scope is not None else ""
     name = ctx.text(base)
     if not re.search(_HALF2_DECL.format(name=re.escape(name)), text):
-        head = ctx.cache.setdefault("_text", ctx.source.decode("utf-8", "replace"))
+        head = ctx.source_text
         if not re.search(_HALF2_DECL.format(name=re.escape(name)), head):
             return None
     return Hit(node.start_byte, node.end_byte, {"expr": compact(ctx.text(node), 40)},
