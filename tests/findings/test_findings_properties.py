@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from porter.findings import apply_fixes, scan
@@ -30,6 +30,20 @@ def mutated(draw):
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated())
+# the mutations the strategy is there to produce, each pinned so that every run covers it:
+# a string literal that never ends (the rest of the file is inside it)
+@example(b'__device__ float f(float v) { const char* s = "open;\n  return __shfl_down_sync(0xffffffff, v, 16); }\n')
+# a block comment that never ends, over a shuffle
+@example(b"__device__ float f(float v) { /* unterminated\n  return __shfl_xor_sync(0xffffffff, v, 1); }\n")
+# PTX asm cut after its template (no operands, no closing parenthesis)
+@example(b'__device__ unsigned lane() { unsigned r; asm volatile("mov.u32 %0, %%laneid;" : "=r"(r)\n  return r; }\n')
+# #if without #endif around a warp-size loop, and a stray #endif elsewhere
+@example(b"#if X\n__device__ float f(float v) { for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o); return v; }\n"
+         b"#endif\n#endif\n")
+# CRLF line ends, a NUL byte and bytes that are not UTF-8 around a fixable finding
+@example(b"__device__ float f(float v)\r\n{ // \xff\x00\xc3\r\n  return __shfl_xor_sync(0xffffffff, v, 16);\r\n}\r\n")
+# a kernel launch cut inside its chevrons
+@example(b"__global__ void k(float* x) { x[threadIdx.x] = 0.0f; }\nvoid h(float* x) { k<<<1, 32(x); }\n")
 def test_scan_is_total_and_fixes_converge(src):
     findings = scan(src, "m.cu")
     assert not [f for f in findings if f.rule == "PORT900"], [f.message for f in findings if f.rule == "PORT900"]
