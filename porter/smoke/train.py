@@ -56,8 +56,11 @@ def _max_rss_gib() -> float:
 
 def run(opts: SmokeOptions, *, rank: int = 0, world_size: int = 1, local_rank: int = 0,
         emit: Emit | None = print, start_time: float | None = None, distributed: bool = False,
-        collect_smi: bool = True) -> dict:
-    """Train for opts.steps steps and return this rank's report (verdict filled)."""
+        collect_smi: bool = True, tiny_config=None, patch_model: Callable | None = None) -> dict:
+    """Train for opts.steps steps and return this rank's report (verdict filled).
+
+    tiny_config: the built-in model's TinyConfig (default TinyConfig()); patch_model(net): called on the
+    built model before it moves to the device (porter.smoke.portrun swaps a project's ops in there)."""
     start_time = process_start_time() if start_time is None else start_time
     torch = import_torch()
     dev = detect(opts.device, index=local_rank, torch=torch)
@@ -87,7 +90,10 @@ def run(opts: SmokeOptions, *, rank: int = 0, world_size: int = 1, local_rank: i
 
         if opts.seq_len > smodel.TinyConfig.max_seq_len:
             raise SmokeUsageError(f"--seq-len {opts.seq_len} exceeds the tiny model's {smodel.TinyConfig.max_seq_len}")
-        net = smodel.build_tiny(opts.seed, lora=smodel.LoraConfig(rank=opts.lora_rank))
+        net = smodel.build_tiny(opts.seed, cfg=tiny_config or smodel.TinyConfig(),
+                                lora=smodel.LoraConfig(rank=opts.lora_rank))
+        if patch_model is not None:
+            patch_model(net)
         tok = ByteTokenizer()
         encode, eos = tok.encode, tok.eos_id
         total, trainable = smodel.count_params(net)
