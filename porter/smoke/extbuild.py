@@ -189,6 +189,10 @@ def build(spec: ExtensionSpec, root: str | Path, *, torch, cache: str | Path | N
         raise SmokeError(f"cannot prepare the extension build in {cache}: {exc.strerror or exc}") from None
     src, bdir = folder / "src", folder / "build"
     so = bdir / f"{spec.module_name}.so"
+    if so.is_file() and (folder / "built.ok").is_file():
+        # the folder's name is the hash of these sources, flags, torch and Python: nothing to do
+        return Built(spec=spec, so_path=str(so), build_dir=str(folder), seconds=0.0, cached=True,
+                     log=str(folder / "build.log"))
     before = so.stat().st_mtime_ns if so.is_file() else None
     child = {"name": spec.module_name, "sources": [str(src / s) for s in spec.sources],
              "extra_cflags": list(spec.extra_cflags), "extra_cuda_cflags": list(spec.extra_cuda_cflags),
@@ -226,6 +230,8 @@ def build(spec: ExtensionSpec, root: str | Path, *, torch, cache: str | Path | N
         raise ExtBuildError(f"building extension {spec.name} failed: {err} (log: {log_path})", str(log_path))
     so_path = m.group(1).strip()
     after = Path(so_path).stat().st_mtime_ns if Path(so_path).is_file() else None
+    if Path(so_path) == so:
+        (folder / "built.ok").write_text(so_path + "\n")
     return Built(spec=spec, so_path=so_path, build_dir=str(folder), seconds=round(res.duration_s, 3),
                  cached=before is not None and before == after, log=str(log_path))
 

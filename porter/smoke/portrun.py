@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -128,7 +129,8 @@ def run(opts: SmokeOptions, project: str | Path, *, emit: Emit | None = print, c
             return _failed(opts, dev, port)
         info.update(built=True, cached=b.cached, build_s=b.seconds, build_dir=b.build_dir, log=b.log)
         if emit:
-            emit(f"extension {e.name}: {'up to date' if b.cached else 'built'} in {b.seconds:.1f} s")
+            emit(f"extension {e.name}: up to date in {b.build_dir}" if b.cached
+                 else f"extension {e.name}: built in {b.seconds:.1f} s")
         mod = extbuild.import_built(b)
         built_modules[e.name] = mod
         built_modules[e.module_name] = mod
@@ -165,11 +167,12 @@ def run(opts: SmokeOptions, project: str | Path, *, emit: Emit | None = print, c
     cfg = smodel.TinyConfig(mlp_act=port["model_activation"])
     if emit:
         emit(f"reference run: the smoke model's own modules (MLP activation {cfg.mlp_act})")
-    ref = train.run(opts, emit=emit, tiny_config=cfg, collect_smi=False)
+    ref = train.run(opts, emit=emit, tiny_config=cfg, collect_smi=False, start_time=time.time())
     usage = swap.Usage()
     if emit:
         emit("port run: " + ", ".join(f"{op.call} in {op.slot}" for op, _, _ in swapped))
-    rep = train.run(opts, emit=emit, tiny_config=cfg, patch_model=swap.patcher([(o, f) for o, f, _ in swapped], usage))
+    rep = train.run(opts, emit=emit, tiny_config=cfg, patch_model=swap.patcher([(o, f) for o, f, _ in swapped], usage),
+                    start_time=time.time())  # "first step after" counts from this run's start, not the build
     for op, _, entry in swapped:
         entry["used_in"] = sorted({p for s, p in usage.port if s == op.slot})
         entry["reference_in"] = sorted({p for s, p in usage.reference if s == op.slot} - set(entry["used_in"]))
