@@ -67,7 +67,7 @@ def _op_entry(op: declare.OpDecl) -> dict:
     return {"slot": op.slot, "call": op.call, "reference": op.reference,
             "formula": sops.SLOTS[op.slot].references[op.reference].formula, "replaces": sops.SLOTS[op.slot].replaces,
             "forward_only": op.forward_only, "exercised": False, "skipped": None, "parity": [], "parity_ok": None,
-            "problem": None, "used_in": [], "reference_in": []}
+            "problem": None, "used_in": [], "reference_in": [], "eval_used_in": []}
 
 
 def run(opts: SmokeOptions, project: str | Path, *, emit: Emit | None = print, cache: str | Path | None = None,
@@ -94,7 +94,8 @@ def run(opts: SmokeOptions, project: str | Path, *, emit: Emit | None = print, c
     port = {"project": str(decl.root), "declaration": str(decl.file), "torch_build": extbuild.torch_build(torch),
             "exercised": False, "not_exercised": [], "extensions": [], "ops": [o for o in map(_op_entry, decl.ops)],
             "model_activation": sops.model_activation(decl.ops), "loss_reference": [], "loss_port": [],
-            "max_abs_dloss": None, "dloss_step": None, "loss_tolerance": None, "loss_ok": None, "build_error": None}
+            "max_abs_dloss": None, "dloss_step": None, "loss_tolerance": None, "loss_ok": None,
+            "eval_loss_reference": None, "eval_loss_port": None, "eval_ok": None, "build_error": None}
     why: dict[str, str] = {}
     for e in exts:
         lang = extbuild.language(e, decl.root)
@@ -167,19 +168,25 @@ def run(opts: SmokeOptions, project: str | Path, *, emit: Emit | None = print, c
     cfg = smodel.TinyConfig(mlp_act=port["model_activation"])
     if emit:
         emit(f"reference run: the smoke model's own modules (MLP activation {cfg.mlp_act})")
-    ref = train.run(opts, emit=emit, tiny_config=cfg, collect_smi=False, start_time=time.time())
+    ref = train.run(opts, emit=emit, tiny_config=cfg, collect_smi=False, start_time=time.time(),
+                    before_eval=lambda: None)
     usage = swap.Usage()
     if emit:
         emit("port run: " + ", ".join(f"{op.call} in {op.slot}" for op, _, _ in swapped))
     rep = train.run(opts, emit=emit, tiny_config=cfg, patch_model=swap.patcher([(o, f) for o, f, _ in swapped], usage),
-                    start_time=time.time())  # "first step after" counts from this run's start, not the build
+                    start_time=time.time(),  # "first step after" counts from this run's start, not the build
+                    before_eval=usage.start_eval)
     for op, _, entry in swapped:
         entry["used_in"] = sorted({p for s, p in usage.port if s == op.slot})
         entry["reference_in"] = sorted({p for s, p in usage.reference if s == op.slot} - set(entry["used_in"]))
-        entry["exercised"] = bool(entry["used_in"])
+        entry["eval_used_in"] = sorted({p for s, p in usage.eval_port if s == op.slot})
+        entry["exercised"] = bool(entry["used_in"] or entry["eval_used_in"])
         if op.forward_only and not entry["used_in"]:
-            port["not_exercised"].append(f"{op.slot} ({op.call}) is forward-only and a gradient flows through every "
-                                         f"{op.slot} of the model, so training never ran it (its parity is forward only)")
+            rep["warnings"].append(f"{op.slot} ({op.call}) is forward-only and a gradient flows through every "
+                                   f"{op.slot} of the model: training never ran it, only the no-gradient batch "
+                                   "after training did")
+        if not entry["exercised"]:
+            port["not_exercised"].append(f"{op.slot} ({op.call}) never ran in the model")
     port["exercised"] = True
     port["loss_reference"] = list(ref["losses"])
     port["loss_port"] = list(rep["losses"])
@@ -193,6 +200,9 @@ def run(opts: SmokeOptions, project: str | Path, *, emit: Emit | None = print, c
         port["max_abs_dloss"] = deltas[worst]
         port["dloss_step"] = worst + 1
         port["loss_ok"] = all(d <= port["loss_tolerance"] for d in deltas) and len(ref["losses"]) == len(rep["losses"])
+    port["eval_loss_reference"], port["eval_loss_port"] = ref.get("eval_loss"), rep.get("eval_loss")
+    if port["eval_loss_reference"] is not None and port["eval_loss_port"] is not None:
+        port["eval_ok"] = abs(port["eval_loss_port"] - port["eval_loss_reference"]) <= port["loss_tolerance"]
     rep["port"] = port
     return srep.judge(rep)
 

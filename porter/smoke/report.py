@@ -53,6 +53,7 @@ SCHEMA: dict[str, tuple[type, ...]] = {
     "device_memory_gib": OPT_NUM,
     "host_max_rss_gib": OPT_NUM,
     "smi": (dict, type(None)),        # what amd-smi / rocm-smi reports, kept apart from torch's figures
+    "eval_loss": OPT_NUM,             # --project: one batch after training, no gradients (forward-only ops run there)
     "loss_first": OPT_NUM,
     "loss_last": OPT_NUM,
     "losses": (list,),
@@ -89,6 +90,9 @@ PORT_KEYS: dict[str, tuple[type, ...]] = {
     "dloss_step": (int, type(None)),
     "loss_tolerance": OPT_NUM,
     "loss_ok": (bool, type(None)),
+    "eval_loss_reference": OPT_NUM,   # the no-gradient batch after training: every op runs there, forward-only too
+    "eval_loss_port": OPT_NUM,
+    "eval_ok": (bool, type(None)),
     "build_error": OPT_STR,
 }
 VERDICTS = ("pass", "fail", "interrupted", "not_exercised")
@@ -259,6 +263,11 @@ def _port_checks(port: dict, check) -> None:
               f"loss with the port vs the reference: max |delta| {_fmt_sci(d)} over {n} steps"
               + (f" (at step {port['dloss_step']})" if not port["loss_ok"] and port.get("dloss_step") else "")
               + f" {'<=' if port['loss_ok'] else '>'} tolerance {tol:g}")
+    er, ep = port.get("eval_loss_reference"), port.get("eval_loss_port")
+    if port.get("eval_ok") is not None and er is not None and ep is not None:
+        check("port_eval", bool(port["eval_ok"]), f"no-gradient batch after training: loss {ep:.4f} with the port, "
+              f"{er:.4f} with the reference (|delta| {_fmt_sci(abs(ep - er))} "
+              f"{'<=' if port['eval_ok'] else '>'} tolerance {port['loss_tolerance']:g})")
     for reason in port.get("not_exercised") or []:
         check("port_exercised", False, f"port not exercised: {reason}")
 
@@ -387,10 +396,13 @@ def _port_lines(port: dict) -> list[str]:
             parts.append(t + ("" if f["ok"] and (not b or b["ok"]) else " FAIL"))
         lines.append(f"{head}: " + "; ".join(parts))
         if op.get("used_in") or op.get("reference_in"):
-            where = f"            ran in {_count(op['used_in'], 'module')} ({_names(op['used_in'])})"
+            where = f"            training ran it in {_count(op['used_in'], 'module')}"
+            where += f" ({_names(op['used_in'])})" if op["used_in"] else ""
             if op.get("reference_in"):
                 where += (f"; the model's own module in {len(op['reference_in'])} other"
                           f"{'s' if len(op['reference_in']) != 1 else ''} (a gradient flows there)")
+            if op.get("eval_used_in"):
+                where += f"; the no-gradient batch after training in {_count(op['eval_used_in'], 'module')}"
             lines.append(where)
     if port.get("loss_port"):
         lr, lp = port["loss_reference"], port["loss_port"]
@@ -398,6 +410,9 @@ def _port_lines(port: dict) -> list[str]:
         lines.append(f"loss port   {' '.join(f'{x:.4f}' for x in lp[:8])}{' ...' if len(lp) > 8 else ''}")
         lines.append(f"delta loss  max |delta| {_fmt_sci(port['max_abs_dloss'])} (step {port['dloss_step']}), "
                      f"tolerance {port['loss_tolerance']:g}")
+        if port.get("eval_loss_port") is not None and port.get("eval_loss_reference") is not None:
+            lines.append(f"eval loss   port {port['eval_loss_port']:.4f}, reference {port['eval_loss_reference']:.4f} "
+                         "(one batch after training, no gradients: every declared op runs)")
     return lines
 
 

@@ -24,6 +24,11 @@ from porter.smoke.parity import call_op
 class Usage:
     port: Counter = field(default_factory=Counter)       # (slot, module name) -> forward calls through the op
     reference: Counter = field(default_factory=Counter)  # (slot, module name) -> calls that ran the model's module
+    eval_port: Counter = field(default_factory=Counter)  # the same, in the no-gradient batch after training
+    evaluating: bool = False
+
+    def start_eval(self) -> None:
+        self.evaluating = True
 
 
 class PortedModule(nn.Module):
@@ -48,13 +53,14 @@ class PortedModule(nn.Module):
         values = self._values(inputs)
         needs_grad = torch.is_grad_enabled() and any(torch.is_tensor(v) and v.requires_grad for v in values.values())
         if self._decl.forward_only and needs_grad:
-            self._usage.reference[(self._decl.slot, self._path)] += 1
+            if not self._usage.evaluating:
+                self._usage.reference[(self._decl.slot, self._path)] += 1
             return self.original(*inputs)
         out = call_op(torch, self._fn, self._decl, values)
         if needs_grad and not out.requires_grad:
             raise SmokeError(f"{self._decl.call} at {self._path}: its output carries no gradient where training needs "
                              "one; declare forward_only = true or give the op a backward")
-        self._usage.port[(self._decl.slot, self._path)] += 1
+        (self._usage.eval_port if self._usage.evaluating else self._usage.port)[(self._decl.slot, self._path)] += 1
         if self._decl.slot == "mlp_activation" and self._decl.reference != "swiglu":
             return out * inputs[1]
         return out

@@ -220,7 +220,7 @@ def port_section(**kw):
     p = {"project": "/p", "declaration": "/p/porter.toml", "torch_build": "CPU-only", "exercised": False,
          "not_exercised": [], "extensions": [], "ops": [], "model_activation": "silu", "loss_reference": [],
          "loss_port": [], "max_abs_dloss": None, "dloss_step": None, "loss_tolerance": None, "loss_ok": None,
-         "build_error": None}
+         "eval_loss_reference": None, "eval_loss_port": None, "eval_ok": None, "build_error": None}
     p.update(kw)
     return p
 

@@ -127,8 +127,26 @@ def test_forward_only_op_runs_only_where_no_gradient_flows(tmp_path, build_cache
     norm = op(rep, "rms_norm")
     # in a LoRA run only the first layer's attn_norm sees no gradient: its input is the frozen embedding
     assert norm["used_in"] == ["layers.0.attn_norm"] and len(norm["reference_in"]) == N_NORMS - 1
+    assert len(norm["eval_used_in"]) == N_NORMS  # the no-gradient batch after training runs it everywhere
     assert norm["parity"][0]["backward"] is None
-    assert "ran in 1 module (layers.0.attn_norm)" in srep.format_text(rep)
+    assert "training ran it in 1 module (layers.0.attn_norm)" in srep.format_text(rep)
+    port = rep["port"]
+    assert port["eval_ok"] and abs(port["eval_loss_port"] - port["eval_loss_reference"]) < 1e-4
+
+
+def test_forward_only_activation_runs_in_the_no_gradient_batch(tmp_path, build_cache):
+    proj = make_project(tmp_path, """
+        [smoke.ops.mlp_activation]
+        call = "smoke_test_ops.bias_gelu"
+        reference = "bias_gelu_tanh"
+        forward_only = true
+        """)
+    rep = smoke(proj, build_cache)
+    assert rep["verdict"] == "pass", rep["reasons"]
+    act = op(rep, "mlp_activation")
+    assert act["used_in"] == [] and len(act["reference_in"]) == 4 and len(act["eval_used_in"]) == 4
+    assert any("forward-only and a gradient flows through every mlp_activation" in w for w in rep["warnings"])
+    assert rep["port"]["eval_ok"] is True
 
 
 def test_op_without_backward_that_is_not_declared_forward_only_fails(tmp_path, build_cache):
