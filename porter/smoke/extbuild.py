@@ -121,8 +121,9 @@ def unavailable(spec: ExtensionSpec, lang: str | None, torch, gpu_visible: bool)
     build = torch_build(torch)
     what = f"{spec.name} is a CUDAExtension with {word} sources"
     if build == "CPU-only":
+        also = "" if lang == "hip" else "; its HIP port (porter convert) needs a ROCm GPU"
         return (f"{subject} needs a GPU: torch {torch.__version__} is a CPU-only build, which builds only "
-                f"CppExtension parts ({what})")
+                f"CppExtension parts ({what}{also})")
     if lang == "hip" and not build.startswith("ROCm"):
         return f"the HIP port needs a ROCm build of torch; torch {torch.__version__} is built for {build} ({what})"
     if not gpu_visible:
