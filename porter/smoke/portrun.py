@@ -47,6 +47,9 @@ def _owner(op: declare.OpDecl, exts: list[setupread.ExtensionSpec]):
 def _resolve(op: declare.OpDecl, modules: dict, root: Path):
     mod = modules.get(op.module)
     if mod is None:
+        here = sys.modules.get(op.module)
+        if here is not None and not str(getattr(here, "__file__", "") or "").startswith(str(root.resolve())):
+            del sys.modules[op.module]  # a module of that name from another project (one process, several runs)
         saved, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # never write __pycache__ into the project
         sys.path.insert(0, str(root))
         try:
@@ -170,6 +173,9 @@ def run(opts: SmokeOptions, project: str | Path, *, emit: Emit | None = print, c
         emit(f"reference run: the smoke model's own modules (MLP activation {cfg.mlp_act})")
     ref = train.run(opts, emit=emit, tiny_config=cfg, collect_smi=False, start_time=time.time(),
                     before_eval=lambda: None)
+    if ref.get("error") == "interrupted":
+        ref["port"] = port
+        return srep.judge(ref)
     usage = swap.Usage()
     if emit:
         emit("port run: " + ", ".join(f"{op.call} in {op.slot}" for op, _, _ in swapped))

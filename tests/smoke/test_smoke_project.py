@@ -206,3 +206,47 @@ def test_hip_port_of_torch_ext_is_not_exercised_on_a_cpu_torch(tmp_path, build_c
     assert rep["verdict"] == "not_exercised" and rep["steps_done"] == 3     # the plain smoke test ran
     assert rep["port"]["exercised"] is False and rep["port"]["extensions"][0]["language"] == "hip"
     assert all(o["skipped"] for o in rep["port"]["ops"])
+
+
+WRAPPER = '''
+"""A kernel without a backward, and its backward written in Python: the usual way a fused op trains."""
+import torch
+
+import smoke_test_ops
+
+
+class _RMSNorm(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, weight, eps):
+        ctx.save_for_backward(x, weight)
+        ctx.eps = eps
+        return smoke_test_ops.rms_norm_loop(x, weight, eps)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, weight = ctx.saved_tensors
+        with torch.enable_grad():
+            xx = x.detach().requires_grad_()
+            y = xx * torch.rsqrt(xx.pow(2).mean(-1, keepdim=True) + ctx.eps) * weight
+            (gx,) = torch.autograd.grad(y, xx, grad)
+        return gx, None, None
+
+
+def rms_norm(x, weight, eps):
+    return _RMSNorm.apply(x, weight, eps)
+'''
+
+
+def test_op_from_a_python_module_of_the_project(tmp_path, build_cache):
+    proj = make_project(tmp_path, """
+        [smoke.ops.rms_norm]
+        call = "fused.rms_norm"
+        dtypes = ["fp32"]
+        """)
+    (proj / "fused.py").write_text(WRAPPER)
+    rep = smoke(proj, build_cache)
+    assert rep["verdict"] == "pass", rep["reasons"]
+    norm = op(rep, "rms_norm")
+    assert len(norm["used_in"]) == N_NORMS and norm["parity"][0]["backward"]["ok"]
+    assert "weight" not in norm["parity"][0]["backward"]["grads"]  # frozen in a LoRA run; the op gives none
+    assert not (proj / "__pycache__").exists()                     # importing it wrote nothing into the project
