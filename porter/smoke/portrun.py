@@ -14,6 +14,7 @@ run's) report with a ``port`` section (porter.smoke.report.PORT_KEYS).
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import sys
 import time
@@ -92,6 +93,9 @@ def run(opts: SmokeOptions, project: str | Path, *, emit: Emit | None = print, c
     from porter.smoke.device import detect  # noqa: PLC0415
     from porter.smoke.torchload import import_torch  # noqa: PLC0415
 
+    host_only = opts.device == "auto" and not any(extbuild.is_gpu(e) for e in exts)
+    if host_only:  # CppExtensions are host code: their ops get CPU tensors unless --device cuda says otherwise
+        opts = dataclasses.replace(opts, device="cpu")
     torch = import_torch()
     dev = detect(opts.device, torch=torch)
     port = {"project": str(decl.root), "declaration": str(decl.file), "torch_build": extbuild.torch_build(torch),
@@ -157,11 +161,17 @@ def run(opts: SmokeOptions, project: str | Path, *, emit: Emit | None = print, c
         if emit:
             emit(f"parity {op.slot} ({op.call}): ok" if entry["parity_ok"] else f"parity FAILS: {entry['problem']}")
         swapped.append((op, fn, entry))
+    def note(rep: dict) -> dict:
+        if host_only and torch.cuda.is_available():
+            rep["warnings"].append("the project's extensions are CppExtensions (host code), so the smoke test ran on "
+                                   "the CPU; --device cuda passes them GPU tensors")
+        return rep
+
     if not swapped:
         if emit:
             emit("port not exercised here: " + "; ".join(port["not_exercised"] or ["no op could be called"])
                  + "; running the plain smoke test")
-        rep = train.run(opts, emit=emit)
+        rep = note(train.run(opts, emit=emit))
         rep["port"] = port
         return srep.judge(rep)
 
@@ -206,6 +216,7 @@ def run(opts: SmokeOptions, project: str | Path, *, emit: Emit | None = print, c
         port["max_abs_dloss"] = deltas[worst]
         port["dloss_step"] = worst + 1
         port["loss_ok"] = all(d <= port["loss_tolerance"] for d in deltas) and len(ref["losses"]) == len(rep["losses"])
+    note(rep)
     port["eval_loss_reference"], port["eval_loss_port"] = ref.get("eval_loss"), rep.get("eval_loss")
     if port["eval_loss_reference"] is not None and port["eval_loss_port"] is not None:
         port["eval_ok"] = abs(port["eval_loss_port"] - port["eval_loss_reference"]) <= port["loss_tolerance"]
