@@ -99,7 +99,7 @@ def run(opts: SmokeOptions, project: str | Path, *, emit: Emit | None = print, c
     torch = import_torch()
     dev = detect(opts.device, torch=torch)
     port = {"project": str(decl.root), "declaration": str(decl.file), "torch_build": extbuild.torch_build(torch),
-            "exercised": False, "not_exercised": [], "extensions": [], "ops": [o for o in map(_op_entry, decl.ops)],
+            "exercised": False, "not_exercised": [], "extensions": [], "ops": [_op_entry(o) for o in decl.ops],
             "model_activation": sops.model_activation(decl.ops), "loss_reference": [], "loss_port": [],
             "max_abs_dloss": None, "dloss_step": None, "loss_tolerance": None, "loss_ok": None,
             "eval_loss_reference": None, "eval_loss_port": None, "eval_ok": None, "build_error": None}
