@@ -256,3 +256,19 @@ def test_loss_beyond_tolerance_fails_with_the_figures():
 def test_validate_catches_a_bad_port_section():
     rep = trained(port={"project": "/p"})
     assert "port: missing key ops" in srep.validate(rep)
+
+
+def test_cli_bad_declaration_is_one_line_and_exit_2(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    p = project(tmp_path, '[smoke]\nname = "m"\nsources = ["ops.cpp"]\nbogus = 1\n[smoke.ops]\nrms_norm = "m.f"\n')
+    out = tmp_path / "r.json"
+    r = subprocess.run([sys.executable, "-m", "porter", "smoke", "--project", str(p), "--json", str(out)],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip().splitlines() == [
+        f"porter: error: smoke: {p}/porter.toml: [smoke] has an unknown key 'bogus' (known: extra_cflags, "
+        "extra_cuda_cflags, extra_include_paths, extra_ldflags, loss_tolerance, name, ops, setup, sources)"]
+    assert json.loads(out.read_text())["verdict"] == "fail"
