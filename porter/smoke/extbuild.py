@@ -131,6 +131,31 @@ def unavailable(spec: ExtensionSpec, lang: str | None, torch, gpu_visible: bool)
     return None
 
 
+_ARCH_RULES = ("flag.gencode", "flag.arch", "flag.code")
+
+
+def hip_flags(flags: tuple[str, ...]) -> tuple[tuple[str, ...], list[str]]:
+    """nvcc flags of a CUDAExtension -> hipcc flags for a ROCm torch build, through porter's nvcc->hipcc flag
+    table (porter/buildfiles/flags.toml); NVIDIA targets go (torch picks the AMD arch).  Returns the flags and
+    one note per change.  A flag and its value may be one item ("-gencode=...") or two ("-gencode", "...")."""
+    from porter.buildfiles.rewrite import Context, Edit, apply_edits, collect_edits  # noqa: PLC0415
+    from porter.buildfiles.rules import RuleSet, load_rules  # noqa: PLC0415
+
+    table = load_rules("make")
+    rules = RuleSet("flags", tuple(r for r in table.rules if r.id.startswith("flag.")), (), {"arch_ref": "{arch}"})
+    text = " ".join(flags)
+    edits, notes = [], []
+    for e in collect_edits(text, rules, Context("flags", "gfx", [])):
+        old = text[e.start:e.end].strip()
+        if e.rule in _ARCH_RULES:
+            edits.append(Edit(e.start, e.end, "", e.rule, e.why))
+            notes.append(f"{old} dropped (an NVIDIA target; torch builds for its own AMD arch list)")
+        else:
+            edits.append(e)
+            notes.append(f"{old} -> {e.text.strip() or '(nothing)'} ({e.why})")
+    return tuple(apply_edits(text, edits).split()), notes
+
+
 def _key(spec: ExtensionSpec, files: list[tuple[str, bytes]], torch_version: str) -> str:
     h = hashlib.sha256()
     h.update(json.dumps([spec.name, spec.kind, spec.sources, spec.extra_cflags, spec.extra_cuda_cflags,
@@ -177,12 +202,26 @@ def first_error(output: str, src: Path, build: Path, root: Path | None = None) -
     return f"error: {d.message}"
 
 
+def for_torch(spec: ExtensionSpec, root: Path, torch) -> ExtensionSpec:
+    """The spec as this torch builds it: on ROCm, a HIP extension's nvcc flags become hipcc flags."""
+    if not (getattr(torch.version, "hip", None) and is_gpu(spec) and spec.extra_cuda_cflags):
+        return spec
+    flags, notes = hip_flags(spec.extra_cuda_cflags)
+    if not notes:
+        return spec
+    import dataclasses  # noqa: PLC0415
+
+    return dataclasses.replace(spec, extra_cuda_cflags=flags, notes=spec.notes + tuple(notes))
+
+
 def build(spec: ExtensionSpec, root: str | Path, *, torch, cache: str | Path | None = None, timeout_s: float = 900.0,
           cancel: threading.Event | None = None, emit=None) -> Built:
-    """Build spec from root's sources; ExtBuildError (one line) when it does not."""
+    """Build spec from root's sources; ExtBuildError (one line) when it does not.  Built.spec is the spec
+    as built (for_torch: ROCm flags)."""
     from porter import proc  # noqa: PLC0415
 
     root = Path(root)
+    spec = for_torch(spec, root, torch)
     cache = Path(cache) if cache else default_cache()
     try:
         folder = prepare(spec, root, cache, torch.__version__)

@@ -135,7 +135,8 @@ def run(opts: SmokeOptions, project: str | Path, *, emit: Emit | None = print, c
             info["log"] = exc.log
             port["build_error"] = str(exc)
             return _failed(opts, dev, port)
-        info.update(built=True, cached=b.cached, build_s=b.seconds, build_dir=b.build_dir, log=b.log)
+        info.update(built=True, cached=b.cached, build_s=b.seconds, build_dir=b.build_dir, log=b.log,
+                    notes=list(b.spec.notes))
         if emit:
             emit(f"extension {e.name}: up to date in {b.build_dir}" if b.cached
                  else f"extension {e.name}: built in {b.seconds:.1f} s")

@@ -376,6 +376,7 @@ def _port_lines(port: dict) -> list[str]:
             ("up to date" if e.get("cached") else f"built in {e['build_s']:.1f} s") if e.get("built") else "not built")
         kind = "CUDAExtension" if e["kind"] == "cuda" else "CppExtension"
         lines.append(f"extension   {e['name']} ({kind}, {e['language']} sources, {e['origin']}): {state}")
+        lines += [f"            {n}" for n in e.get("notes") or []]
     for op in port.get("ops") or []:
         head = f"op          {op['slot']} <- {op['call']}" + (" [forward-only]" if op.get("forward_only") else "")
         if op.get("skipped"):

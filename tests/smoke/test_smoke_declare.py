@@ -272,3 +272,16 @@ def test_cli_bad_declaration_is_one_line_and_exit_2(tmp_path):
         f"porter: error: smoke: {p}/porter.toml: [smoke] has an unknown key 'bogus' (known: extra_cflags, "
         "extra_cuda_cflags, extra_include_paths, extra_ldflags, loss_tolerance, name, ops, setup, sources)"]
     assert json.loads(out.read_text())["verdict"] == "fail"
+
+
+def test_rocm_build_of_the_port_gets_hipcc_flags():
+    # torch_ext's setup.py passes nvcc flags; clang (hipcc) does not know --use_fast_math or -lineinfo
+    (ext,) = setupread.read(TORCH_EXT / "setup.py", TORCH_EXT)
+    rocm = extbuild.for_torch(ext, TORCH_EXT, fake_torch(hip="6.2"))
+    assert rocm.extra_cuda_cflags == ("-O3", "-ffast-math", "-gline-tables-only", "-U__CUDA_NO_HALF_OPERATORS__",
+                                      "-U__CUDA_NO_HALF_CONVERSIONS__", "-U__CUDA_NO_BFLOAT16_CONVERSIONS__")
+    assert any(n.startswith("--use_fast_math -> -ffast-math") for n in rocm.notes)
+    assert rocm.extra_cflags == ext.extra_cflags
+    assert extbuild.for_torch(ext, TORCH_EXT, fake_torch(cuda="12.4")) is ext  # the CUDA build keeps nvcc's flags
+    flags, notes = extbuild.hip_flags(("-gencode", "arch=compute_80,code=sm_80", "-Xcompiler", "-fPIC", "-O2"))
+    assert flags == ("-fPIC", "-O2") and "dropped" in notes[0]
