@@ -27,7 +27,8 @@ from pathlib import Path
 from porter.smoke.options import SmokeError
 from porter.smoke.setupread import ExtensionSpec
 
-COPY_SUFFIXES = {".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl", ".inc", ".hip"}
+COPY_SUFFIXES = {".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl", ".inc", ".ipp", ".tpp",
+                 ".hip"}
 GPU_SUFFIXES = {".cu", ".hip"}
 SKIP_DIRS = {"build", "dist", "__pycache__", "node_modules"}
 MAX_FILE = 4 * 2**20
