@@ -201,10 +201,16 @@ def run(opts: SmokeOptions, *, rank: int = 0, world_size: int = 1, local_rank: i
         before_eval()
         idx = sdata.batch_indices(opts.steps, opts.batch_size, rank, world_size, len(wins))
         batch = torch.tensor([wins[i] for i in idx], dtype=torch.long, device=device)
-        with torch.no_grad(), torch.autocast(ac_device, dtype=torch.bfloat16, enabled=use_autocast):
-            logits = forward(batch[:, :-1])
-            rep["eval_loss"] = round(float(torch.nn.functional.cross_entropy(
-                logits.float().reshape(-1, logits.shape[-1]), batch[:, 1:].reshape(-1))), 6)
+        try:
+            with torch.no_grad(), torch.autocast(ac_device, dtype=torch.bfloat16, enabled=use_autocast):
+                logits = forward(batch[:, :-1])
+                rep["eval_loss"] = round(float(torch.nn.functional.cross_entropy(
+                    logits.float().reshape(-1, logits.shape[-1]), batch[:, 1:].reshape(-1))), 6)
+        except KeyboardInterrupt:
+            rep["error"] = "interrupted"
+        except RuntimeError as exc:  # an op that fails only without gradients: the report says so
+            text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            rep["error"] = f"{type(exc).__name__} in the no-gradient batch after training: {text}"[:300]
     if dev.backend != "cpu":
         rep["memory_allocated_gib"] = round(torch.cuda.max_memory_allocated(device) / 2**30, 4)
         rep["memory_reserved_gib"] = round(torch.cuda.max_memory_reserved(device) / 2**30, 4)
