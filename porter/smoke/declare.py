@@ -18,6 +18,7 @@
     output = 0                       # the op returns a tuple: use this element
     forward_only = true              # no backward: used only where no gradient flows through it
     dtypes = ["fp32", "bf16"]        # parity dtypes (default fp32 and bf16; fp16 too on a GPU)
+    tolerance = { fp32 = [1e-3, 1e-2] }   # parity [atol, rtol] per dtype (defaults: porter.smoke.ops.PARITY_TOL)
 
 ``[port]`` (porter.project.settings) shares the file and ignores this table; this module ignores
 ``[port]``.  Every bad key or value is one line naming the file and the key (``DeclarationError``).
@@ -36,7 +37,8 @@ DTYPES = ("fp32", "bf16", "fp16")
 
 _TOP = {"setup": str, "name": str, "sources": list, "extra_cflags": list, "extra_cuda_cflags": list,
         "extra_ldflags": list, "extra_include_paths": list, "loss_tolerance": (int, float), "ops": dict}
-_OP = {"call": str, "reference": str, "args": list, "output": int, "forward_only": bool, "dtypes": list}
+_OP = {"call": str, "reference": str, "args": list, "output": int, "forward_only": bool, "dtypes": list,
+       "tolerance": dict}
 _TYPE_WORD = {str: "a string", list: "a list", dict: "a table", int: "an integer", bool: "true or false",
               (int, float): "a number"}
 
@@ -54,6 +56,7 @@ class OpDecl:
     output: int | None = None      # index into a tuple result
     forward_only: bool = False
     dtypes: tuple[str, ...] | None = None   # None: the defaults for the device
+    tolerance: tuple[tuple[str, float, float], ...] = ()  # (dtype, atol, rtol) overriding the defaults
 
     @property
     def module(self) -> str:
@@ -208,5 +211,12 @@ def _op(path: Path, slot: str, value, sops) -> OpDecl:
             raise DeclarationError(f"{where} dtypes must be a non-empty list of {', '.join(DTYPES)}"
                                    + (f", not {bad[0]!r}" if bad else ""))
         dtypes = tuple(dtypes)
+    tol = []
+    for dt, pair in (value.get("tolerance") or {}).items():
+        if dt not in DTYPES:
+            raise DeclarationError(f"{where} tolerance: {dt!r} is not a dtype ({', '.join(DTYPES)})")
+        if not (isinstance(pair, list) and len(pair) == 2 and all(_is(x, (int, float)) and x >= 0 for x in pair)):
+            raise DeclarationError(f"{where} tolerance {dt} must be [atol, rtol] (two numbers, 0 or more), not {pair!r}")
+        tol.append((dt, float(pair[0]), float(pair[1])))
     return OpDecl(slot=slot, call=call, reference=reference, args=args, output=output,
-                  forward_only=value.get("forward_only", False), dtypes=dtypes)
+                  forward_only=value.get("forward_only", False), dtypes=dtypes, tolerance=tuple(tol))

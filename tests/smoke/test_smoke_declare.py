@@ -85,6 +85,10 @@ BAD = [
     ('[smoke]\nname = "m"\nsources = ["ops.cpp"]\n[smoke.ops]\nrms_norm = "rms_norm"\n', "call must be MODULE.FUNCTION"),
     ('[smoke]\nname = "m"\nsources = ["ops.cpp"]\nloss_tolerance = 0\n[smoke.ops]\nrms_norm = "m.f"\n',
      "loss_tolerance must be above 0"),
+    ('[smoke]\nname = "m"\nsources = ["ops.cpp"]\n[smoke.ops.rms_norm]\ncall = "m.f"\ntolerance = { fp32 = 1e-3 }\n',
+     "tolerance fp32 must be [atol, rtol] (two numbers, 0 or more), not 0.001"),
+    ('[smoke]\nname = "m"\nsources = ["ops.cpp"]\n[smoke.ops.rms_norm]\ncall = "m.f"\ntolerance = { f32 = [0, 0] }\n',
+     "tolerance: 'f32' is not a dtype"),
     ('[smoke\nname = "m"\n', "not valid TOML"),
     ('[port]\nroc = true\n', "no [smoke] table"),
 ]

@@ -98,6 +98,19 @@ def test_wrong_epsilon_fails_parity_and_names_the_op(tmp_path, build_cache):
     assert not e["forward"]["ok"] and e["forward"]["max_rel"] > 1e-2
 
 
+def test_a_declared_tolerance_is_the_one_used(tmp_path, build_cache):
+    # the wrong epsilon is off by about 5% on unit-variance inputs: within a declared 10%, and reported as such
+    proj = make_project(tmp_path, """
+        [smoke.ops.rms_norm]
+        call = "smoke_test_ops.wrong_eps_rms_norm"
+        dtypes = ["fp32"]
+        tolerance = { fp32 = [1e-3, 0.1] }
+        """)
+    rep = smoke(proj, build_cache, steps=2)
+    (e,) = op(rep, "rms_norm")["parity"]
+    assert (e["atol"], e["rtol"]) == (1e-3, 0.1) and e["forward"]["ok"] and 0.01 < e["forward"]["max_rel"] < 0.1
+
+
 def test_missing_scale_fails_parity_and_names_the_op(tmp_path, build_cache):
     proj = make_project(tmp_path, """
         [smoke.ops]
