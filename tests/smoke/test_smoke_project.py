@@ -263,3 +263,40 @@ def test_op_from_a_python_module_of_the_project(tmp_path, build_cache):
     assert len(norm["used_in"]) == N_NORMS and norm["parity"][0]["backward"]["ok"]
     assert "weight" not in norm["parity"][0]["backward"]["grads"]  # frozen in a LoRA run; the op gives none
     assert not (proj / "__pycache__").exists()                     # importing it wrote nothing into the project
+
+
+ACTIVATIONS = '''
+import torch.nn.functional as F
+
+
+def silu(x):
+    return F.silu(x)
+
+
+def swiglu(gate, up):
+    return F.silu(gate) * up
+
+
+def gelu_tanh(x):
+    return F.gelu(x, approximate="tanh")
+
+
+def gelu_erf(x):  # the exact GELU: not the tanh form the declaration names
+    return F.gelu(x)
+'''
+
+
+@pytest.mark.parametrize("reference,fn,ok", [("silu", "silu", True), ("swiglu", "swiglu", True),
+                                             ("gelu_tanh", "gelu_tanh", True), ("gelu_tanh", "gelu_erf", False)])
+def test_each_activation_form_is_swapped_in(tmp_path, build_cache, reference, fn, ok):
+    proj = make_project(tmp_path, f"""
+        [smoke.ops.mlp_activation]
+        call = "acts.{fn}"
+        reference = "{reference}"
+        """)
+    (proj / "acts.py").write_text(ACTIVATIONS)
+    rep = smoke(proj, build_cache, steps=2)
+    act = op(rep, "mlp_activation")
+    assert act["used_in"] == [f"layers.{i}.mlp.act" for i in range(4)]
+    assert rep["port"]["model_activation"] == ("gelu_tanh" if reference == "gelu_tanh" else "silu")
+    assert act["parity_ok"] is ok and (rep["verdict"] == "pass") is ok, rep["reasons"]
