@@ -27,6 +27,10 @@ def register(subparsers):
     p.add_argument("--template", default="default", help="LLaMA-Factory chat template (default 'default')")
     p.add_argument("--deepspeed", action="store_true", help="LLaMA-Factory: add a DeepSpeed ZeRO-3 config")
     p.add_argument("--json", metavar="FILE", help="also write the report as JSON (atomically)")
+    p.add_argument("--project", metavar="DIR",
+                   help="build DIR's extension (porter.toml [smoke]) and train with its ops swapped in, against the "
+                        "reference; exit 3 when the port cannot run here ('port not exercised')")
+    p.add_argument("--build-cache", metavar="DIR", help="--project: extension build cache (default ~/.cache/porter/smoke-ext)")
     p.set_defaults(run=run)
 
 
@@ -67,7 +71,7 @@ def run(args) -> int:
     opts = SmokeOptions(device=args.device, steps=args.steps, nproc=args.nproc, dtype=args.dtype, model=args.model,
                         backend=args.backend, batch_size=args.batch_size, seq_len=args.seq_len, lr=args.lr,
                         timeout_s=args.timeout, baseline=not args.no_baseline, template=args.template,
-                        deepspeed=args.deepspeed)
+                        deepspeed=args.deepspeed, project=args.project, build_cache=args.build_cache)
     try:
         rep = run_smoke(opts, emit=lambda line: print(line, flush=True))
     except SmokeUsageError as exc:
@@ -84,7 +88,7 @@ def run(args) -> int:
         except OSError as exc:
             print(f"porter smoke: error: cannot write {args.json}: {exc.strerror or exc}", file=sys.stderr)
             return 1
-    return {"pass": 0, "interrupted": 130}.get(rep["verdict"], 1)
+    return srep.EXIT_CODES.get(rep["verdict"], 1)
 
 
 def _error_json(path, opts, message: str):

@@ -27,6 +27,7 @@ class TinyConfig:
     max_seq_len: int = 512
     rope_theta: float = 10000.0
     norm_eps: float = 1e-5
+    mlp_act: str = "silu"           # silu (SwiGLU) | gelu_tanh (GeGLU) | bias_gelu_tanh (GeGLU with a frozen bias)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -91,15 +92,38 @@ class Attention(nn.Module):
         return self.o_proj(y.transpose(1, 2).reshape(b, t, -1))
 
 
+MLP_ACTS = ("silu", "gelu_tanh", "bias_gelu_tanh")
+
+
+class GatedActivation(nn.Module):
+    """act(gate) * up: the part of the MLP a project's activation op replaces (porter.smoke.ops)."""
+
+    def __init__(self, kind: str, ffn_dim: int):
+        super().__init__()
+        if kind not in MLP_ACTS:
+            raise ValueError(f"unknown MLP activation {kind!r}")
+        self.kind = kind
+        if kind == "bias_gelu_tanh":
+            self.bias = nn.Parameter(torch.zeros(ffn_dim))
+
+    def forward(self, gate, up):
+        if self.kind == "silu":
+            return F.silu(gate) * up
+        if self.kind == "gelu_tanh":
+            return F.gelu(gate, approximate="tanh") * up
+        return F.gelu(gate + self.bias.to(gate.dtype), approximate="tanh") * up
+
+
 class MLP(nn.Module):
     def __init__(self, cfg: TinyConfig):
         super().__init__()
         self.gate_proj = nn.Linear(cfg.dim, cfg.ffn_dim, bias=False)
         self.up_proj = nn.Linear(cfg.dim, cfg.ffn_dim, bias=False)
         self.down_proj = nn.Linear(cfg.ffn_dim, cfg.dim, bias=False)
+        self.act = GatedActivation(cfg.mlp_act, cfg.ffn_dim)
 
     def forward(self, x):
-        return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+        return self.down_proj(self.act(self.gate_proj(x), self.up_proj(x)))
 
 
 class Block(nn.Module):
@@ -132,6 +156,9 @@ class TinyLlama(nn.Module):
         std = 0.02
         for name, p in self.named_parameters():
             if name.endswith("norm.weight") or ".attn_norm." in name or ".mlp_norm." in name:
+                continue
+            if name.endswith(".act.bias"):
+                nn.init.normal_(p, mean=0.0, std=0.1)
                 continue
             nn.init.normal_(p, mean=0.0, std=std)
         for layer in self.layers:  # scaled residual projections (GPT-2 style)

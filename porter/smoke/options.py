@@ -37,6 +37,8 @@ class SmokeOptions:
     baseline: bool = True           # multi-process: also time a 1-process run of the same per-rank work
     template: str = "default"       # llamafactory chat template
     deepspeed: bool = False         # llamafactory: ZeRO-3 config
+    project: str | None = None      # a project folder whose porter.toml [smoke] declares ops to swap in
+    build_cache: str | None = None  # --project: where extensions are built (default: porter.smoke.extbuild.default_cache)
 
     def check(self) -> "SmokeOptions":
         if self.device not in DEVICES:

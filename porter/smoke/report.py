@@ -53,6 +53,7 @@ SCHEMA: dict[str, tuple[type, ...]] = {
     "device_memory_gib": OPT_NUM,
     "host_max_rss_gib": OPT_NUM,
     "smi": (dict, type(None)),        # what amd-smi / rocm-smi reports, kept apart from torch's figures
+    "eval_loss": OPT_NUM,             # --project: one batch after training, no gradients (forward-only ops run there)
     "loss_first": OPT_NUM,
     "loss_last": OPT_NUM,
     "losses": (list,),
@@ -66,9 +67,36 @@ SCHEMA: dict[str, tuple[type, ...]] = {
     "error": OPT_STR,
     "warnings": (list,),
     "checks": (list,),
-    "verdict": (str,),                # pass | fail | interrupted
+    "port": (dict, type(None)),       # --project: the project's ops in the loop (PORT_KEYS); None otherwise
+    "verdict": (str,),                # pass | fail | interrupted | not_exercised
     "reasons": (list,),
 }
+
+# the "port" section of a --project report (porter.smoke.portrun)
+PORT_KEYS: dict[str, tuple[type, ...]] = {
+    "project": (str,),
+    "declaration": (str,),            # the porter.toml read
+    "torch_build": (str,),            # "CPU-only", "CUDA 12.4", "ROCm 6.2"
+    "exercised": (bool,),             # some declared op ran in the training loop
+    "not_exercised": (list,),         # why (parts of) the port did not run here
+    "extensions": (list,),            # {name, kind, language, origin, sources, built, cached, build_s, build_dir, log, skipped, notes}
+    "ops": (list,),                   # {slot, call, reference, formula, replaces, forward_only, exercised, skipped,
+                                      #  parity: [{dtype, atol, rtol, forward, backward, error}], parity_ok, problem,
+                                      #  used_in, reference_in}
+    "model_activation": (str,),
+    "loss_reference": (list,),
+    "loss_port": (list,),
+    "max_abs_dloss": OPT_NUM,
+    "dloss_step": (int, type(None)),
+    "loss_tolerance": OPT_NUM,
+    "loss_ok": (bool, type(None)),
+    "eval_loss_reference": OPT_NUM,   # the no-gradient batch after training: every op runs there, forward-only too
+    "eval_loss_port": OPT_NUM,
+    "eval_ok": (bool, type(None)),
+    "build_error": OPT_STR,
+}
+VERDICTS = ("pass", "fail", "interrupted", "not_exercised")
+EXIT_CODES = {"pass": 0, "fail": 1, "interrupted": 130, "not_exercised": 3}
 
 
 def empty_report(**values) -> dict:
@@ -89,6 +117,14 @@ def validate(report: dict) -> list[str]:
             problems.append(f"{k}: {type(report[k]).__name__} is not {'/'.join(t.__name__ for t in types)}")
         if k in report and isinstance(report[k], bool) and bool not in types:
             problems.append(f"{k}: bool is not a number")
+    port = report.get("port")
+    if isinstance(port, dict):
+        problems += [f"port: missing key {k}" for k in PORT_KEYS if k not in port]
+        for k, types in PORT_KEYS.items():
+            if k in port and not isinstance(port[k], types):
+                problems.append(f"port.{k}: {type(port[k]).__name__} is not {'/'.join(t.__name__ for t in types)}")
+    if report.get("verdict") not in VERDICTS:
+        problems.append(f"verdict: {report.get('verdict')!r} is not one of {', '.join(VERDICTS)}")
     return problems
 
 
@@ -155,6 +191,11 @@ def judge(rep: dict) -> dict:
         checks.append({"name": name, "ok": bool(ok), "detail": detail})
 
     interrupted = rep.get("error") == "interrupted"
+    port = rep.get("port")
+    if port and port.get("build_error"):  # nothing trained: the one line that says where the build broke
+        rep["checks"] = [{"name": "port_build", "ok": False, "detail": port["build_error"]}]
+        rep["verdict"], rep["reasons"] = "fail", [port["build_error"]]
+        return rep
     if rep.get("error") and not interrupted:
         check("ran", False, rep["error"])
     if rep["steps_done"] == 0:
@@ -184,15 +225,60 @@ def judge(rep: dict) -> dict:
     for w in rep.get("warnings") or []:
         if isinstance(w, str) and w.startswith("fabric-fallback"):
             check("fabric", False, w)
+    if port:
+        _port_checks(port, check)
     failed = [c for c in checks if not c["ok"]]
+    unexercised = [c for c in failed if c["name"] == "port_exercised"]
     rep["checks"] = checks
     if interrupted:
         rep["verdict"] = "interrupted"
         rep["reasons"] = [f"interrupted after {rep['steps_done']} of {rep['steps']} steps (partial report)"] + [c["detail"] for c in failed]
+    elif unexercised and len(unexercised) == len(failed):
+        # everything that ran passed, but (part of) the port did not run here: never a pass
+        rep["verdict"] = "not_exercised"
+        port_ok = [c["detail"] for c in checks if c["ok"] and c["name"].startswith("port_")]
+        plain = [c["detail"] for c in checks if c["ok"] and c["name"] == "loss_fell"]
+        rep["reasons"] = [c["detail"] for c in unexercised] + port_ok + (
+            [f"the plain smoke test passed ({plain[0]})"] if plain and not port_ok else [])
     else:
         rep["verdict"] = "fail" if failed or not checks else "pass"
         rep["reasons"] = [c["detail"] for c in (failed or checks)]
     return rep
+
+
+def _port_checks(port: dict, check) -> None:
+    for op in port.get("ops") or []:
+        if op.get("skipped"):
+            continue
+        if op.get("parity_ok") is False:
+            check("port_parity", False, f"parity: {op.get('problem') or op['slot'] + ' differs from the reference'}")
+        elif op.get("parity_ok"):
+            dts = ", ".join(e["dtype"] for e in op.get("parity") or [])
+            way = "forward" if op.get("forward_only") else "forward and backward"
+            check("port_parity", True, f"{op['slot']} ({op['call']}) matches the reference, {way}, {dts}")
+    if port.get("loss_ok") is not None:
+        d, tol = port.get("max_abs_dloss"), port.get("loss_tolerance")
+        n = len(port.get("loss_port") or [])
+        check("port_loss", bool(port["loss_ok"]),
+              f"loss with the port vs the reference: max |delta| {_fmt_sci(d)} over {n} steps"
+              + (f" (at step {port['dloss_step']})" if not port["loss_ok"] and port.get("dloss_step") else "")
+              + f" {'<=' if port['loss_ok'] else '>'} tolerance {tol:g}")
+    er, ep = port.get("eval_loss_reference"), port.get("eval_loss_port")
+    if port.get("eval_ok") is not None and er is not None and ep is not None:
+        check("port_eval", bool(port["eval_ok"]), f"no-gradient batch after training: loss {ep:.4f} with the port, "
+              f"{er:.4f} with the reference (|delta| {_fmt_sci(abs(ep - er))} "
+              f"{'<=' if port['eval_ok'] else '>'} tolerance {port['loss_tolerance']:g})")
+    for reason in port.get("not_exercised") or []:
+        check("port_exercised", False, f"port not exercised: {reason}")
+
+
+def _fmt_sci(x) -> str:
+    if x is None:
+        return "n/a"
+    try:
+        return "NaN" if math.isnan(x) else f"{x:.3g}"
+    except TypeError:
+        return str(x)
 
 
 def _fmt_loss(x) -> str:
@@ -276,5 +362,64 @@ def format_text(rep: dict) -> str:
                      + (f"; transports {ar['transports']}" if ar.get("transports") else ""))
     for w in rep["warnings"]:
         lines.append(f"warning     {w}")
-    lines.append(f"verdict     {rep['verdict'].upper()}: " + "; ".join(rep["reasons"]))
+    if rep.get("port"):
+        lines += _port_lines(rep["port"])
+    word = "PORT NOT EXERCISED" if rep["verdict"] == "not_exercised" else rep["verdict"].upper()
+    lines.append(f"verdict     {word}: " + "; ".join(rep["reasons"]))
     return "\n".join(lines)
+
+
+def _port_lines(port: dict) -> list[str]:
+    lines = [f"project     {port['project']} ({port['declaration'].rsplit('/', 1)[-1]} [smoke]); torch {port['torch_build']}"]
+    for e in port.get("extensions") or []:
+        state = ("not built: " + e["skipped"]) if e.get("skipped") else (
+            ("up to date" if e.get("cached") else f"built in {e['build_s']:.1f} s") if e.get("built") else "not built")
+        kind = "CUDAExtension" if e["kind"] == "cuda" else "CppExtension"
+        lines.append(f"extension   {e['name']} ({kind}, {e['language']} sources, {e['origin']}): {state}")
+        lines += [f"            {n}" for n in e.get("notes") or []]
+    for op in port.get("ops") or []:
+        head = f"op          {op['slot']} <- {op['call']}" + (" [forward-only]" if op.get("forward_only") else "")
+        if op.get("skipped"):
+            lines.append(f"{head}: not run here")
+            continue
+        if not op.get("parity"):
+            lines.append(f"{head}: {op.get('problem') or 'not run'}")
+            continue
+        parts = []
+        for e in op.get("parity") or []:
+            if e.get("error"):
+                parts.append(f"{e['dtype']} {e['error']}")
+                continue
+            f, b = e.get("forward"), e.get("backward")
+            t = f"{e['dtype']} fwd abs {_fmt_sci(f['max_abs'])} rel {_fmt_sci(f['max_rel'])}"
+            if b:
+                t += f", bwd abs {_fmt_sci(b['max_abs'])} rel {_fmt_sci(b['max_rel'])}"
+            parts.append(t + ("" if f["ok"] and (not b or b["ok"]) else " FAIL"))
+        lines.append(f"{head}: " + "; ".join(parts))
+        if op.get("used_in") or op.get("reference_in"):
+            where = f"            training ran it in {_count(op['used_in'], 'module')}"
+            where += f" ({_names(op['used_in'])})" if op["used_in"] else ""
+            if op.get("reference_in"):
+                where += (f"; the model's own module in {len(op['reference_in'])} other"
+                          f"{'s' if len(op['reference_in']) != 1 else ''} (a gradient flows there)")
+            if op.get("eval_used_in"):
+                where += f"; the no-gradient batch after training in {_count(op['eval_used_in'], 'module')}"
+            lines.append(where)
+    if port.get("loss_port"):
+        lr, lp = port["loss_reference"], port["loss_port"]
+        lines.append(f"loss ref    {' '.join(f'{x:.4f}' for x in lr[:8])}{' ...' if len(lr) > 8 else ''}")
+        lines.append(f"loss port   {' '.join(f'{x:.4f}' for x in lp[:8])}{' ...' if len(lp) > 8 else ''}")
+        lines.append(f"delta loss  max |delta| {_fmt_sci(port['max_abs_dloss'])} (step {port['dloss_step']}), "
+                     f"tolerance {port['loss_tolerance']:g}")
+        if port.get("eval_loss_port") is not None and port.get("eval_loss_reference") is not None:
+            lines.append(f"eval loss   port {port['eval_loss_port']:.4f}, reference {port['eval_loss_reference']:.4f} "
+                         "(one batch after training, no gradients: every declared op runs)")
+    return lines
+
+
+def _count(items: list, word: str) -> str:
+    return f"{len(items)} {word}{'s' if len(items) != 1 else ''}"
+
+
+def _names(paths: list[str], n: int = 3) -> str:
+    return ", ".join(paths[:n]) + (f", ... {len(paths) - n} more" if len(paths) > n else "")

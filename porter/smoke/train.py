@@ -56,8 +56,14 @@ def _max_rss_gib() -> float:
 
 def run(opts: SmokeOptions, *, rank: int = 0, world_size: int = 1, local_rank: int = 0,
         emit: Emit | None = print, start_time: float | None = None, distributed: bool = False,
-        collect_smi: bool = True) -> dict:
-    """Train for opts.steps steps and return this rank's report (verdict filled)."""
+        collect_smi: bool = True, tiny_config=None, patch_model: Callable | None = None,
+        before_eval: Callable | None = None) -> dict:
+    """Train for opts.steps steps and return this rank's report (verdict filled).
+
+    tiny_config: the built-in model's TinyConfig (default TinyConfig()); patch_model(net): called on the
+    built model before it moves to the device (porter.smoke.portrun swaps a project's ops in there).
+    before_eval: when given, it is called after the last step, then one more batch (the one after the
+    training data) goes through the trained model without gradients, and rep["eval_loss"] is its loss."""
     start_time = process_start_time() if start_time is None else start_time
     torch = import_torch()
     dev = detect(opts.device, index=local_rank, torch=torch)
@@ -87,7 +93,10 @@ def run(opts: SmokeOptions, *, rank: int = 0, world_size: int = 1, local_rank: i
 
         if opts.seq_len > smodel.TinyConfig.max_seq_len:
             raise SmokeUsageError(f"--seq-len {opts.seq_len} exceeds the tiny model's {smodel.TinyConfig.max_seq_len}")
-        net = smodel.build_tiny(opts.seed, lora=smodel.LoraConfig(rank=opts.lora_rank))
+        net = smodel.build_tiny(opts.seed, cfg=tiny_config or smodel.TinyConfig(),
+                                lora=smodel.LoraConfig(rank=opts.lora_rank))
+        if patch_model is not None:
+            patch_model(net)
         tok = ByteTokenizer()
         encode, eos = tok.encode, tok.eos_id
         total, trainable = smodel.count_params(net)
@@ -188,6 +197,20 @@ def run(opts: SmokeOptions, *, rank: int = 0, world_size: int = 1, local_rank: i
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         rep["error"] = f"{type(exc).__name__} at step {len(losses) + 1}: {text}"[:300]
 
+    if before_eval is not None and rep["error"] is None and rep["nonfinite_step"] is None and rep["steps_done"]:
+        before_eval()
+        idx = sdata.batch_indices(opts.steps, opts.batch_size, rank, world_size, len(wins))
+        batch = torch.tensor([wins[i] for i in idx], dtype=torch.long, device=device)
+        try:
+            with torch.no_grad(), torch.autocast(ac_device, dtype=torch.bfloat16, enabled=use_autocast):
+                logits = forward(batch[:, :-1])
+                rep["eval_loss"] = round(float(torch.nn.functional.cross_entropy(
+                    logits.float().reshape(-1, logits.shape[-1]), batch[:, 1:].reshape(-1))), 6)
+        except KeyboardInterrupt:
+            rep["error"] = "interrupted"
+        except RuntimeError as exc:  # an op that fails only without gradients: the report says so
+            text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            rep["error"] = f"{type(exc).__name__} in the no-gradient batch after training: {text}"[:300]
     if dev.backend != "cpu":
         rep["memory_allocated_gib"] = round(torch.cuda.max_memory_allocated(device) / 2**30, 4)
         rep["memory_reserved_gib"] = round(torch.cuda.max_memory_reserved(device) / 2**30, 4)

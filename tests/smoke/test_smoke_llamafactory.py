@@ -31,13 +31,15 @@ def _parse_flat_yaml(text):
 
 def test_writes_lora_sft_yaml_dataset_info_and_zero3(tmp_path, model_dir):
     opts = SmokeOptions(model=str(model_dir), backend="llamafactory", steps=7, batch_size=2, seq_len=256,
-                        deepspeed=True, template="llama3")
+                        deepspeed=True, template="llama3", device="cuda")
     paths = lf.write_inputs(tmp_path / "work", opts)
     y = _parse_flat_yaml(paths["yaml"].read_text())
     assert y["model_name_or_path"] == str(model_dir)
     assert (y["stage"], y["do_train"], y["finetuning_type"], y["lora_target"]) == ("sft", "true", "lora", "all")
     assert (y["max_steps"], y["per_device_train_batch_size"], y["cutoff_len"], y["bf16"]) == ("7", "2", "256", "true")
     assert (y["template"], y["report_to"], y["logging_steps"]) == ("llama3", "none", "1")
+    assert "use_cpu" not in y
+    assert (y["learning_rate"], y["lr_scheduler_type"], y["warmup_steps"]) == ("0.002", "constant", "0")
     assert y["deepspeed"] == str(paths["deepspeed"])
     assert json.loads(paths["deepspeed"].read_text())["zero_optimization"]["stage"] == 3
     info = json.loads((paths["dataset_dir"] / "dataset_info.json").read_text())
@@ -46,6 +48,49 @@ def test_writes_lora_sft_yaml_dataset_info_and_zero3(tmp_path, model_dir):
     records = json.loads((paths["dataset_dir"] / entry["file_name"]).read_text())
     assert len(records) >= 150 and set(records[0]) == {"instruction", "input", "output"}
     assert (paths["yaml"].parent / "constraints.txt").read_text().startswith("torch==")
+
+
+def test_on_a_cpu_it_asks_for_fp32_and_use_cpu(tmp_path, model_dir):
+    # transformers refuses bf16 without a GPU ("Your setup doesn't support bf16/gpu. You need to assign use_cpu")
+    opts = SmokeOptions(model=str(model_dir), backend="llamafactory", steps=5, device="cpu")
+    y = _parse_flat_yaml(lf.write_inputs(tmp_path / "work", opts)["yaml"].read_text())
+    assert (y["bf16"], y["use_cpu"]) == ("false", "true")
+    with pytest.raises(SmokeError, match="--dtype bf16: LLaMA-Factory .* trains bf16 only on a GPU"):
+        lf.write_inputs(tmp_path / "w2", SmokeOptions(model=str(model_dir), backend="llamafactory", device="cpu",
+                                                      dtype="bf16"))
+
+
+def _log(losses, vram=None):
+    entries = []
+    for i, loss in enumerate(losses, 1):
+        e = {"current_steps": i, "total_steps": len(losses), "loss": loss, "elapsed_time": f"0:00:{i:02d}"}
+        if vram is not None:
+            e.update(vram_allocated=vram, vram_reserved=vram)
+        entries.append(e)
+    return {"entries": entries, "results": {"train_runtime": float(len(losses))}}
+
+
+def test_a_short_run_is_judged_on_its_lowest_loss():
+    # 5 steps: the last batch's loss sits above the first although step 2-4 fell (as seen on a CPU run)
+    opts = SmokeOptions(model="/m", backend="llamafactory", steps=5, device="cpu")
+    rep = lf.logs_to_report(_log([6.9164, 6.90, 6.88, 6.89, 6.9351]), opts)
+    assert rep["verdict"] == "pass", rep["reasons"]
+    assert any("6.9164 -> lowest 6.8800 at step 3" in r for r in rep["reasons"])
+    rep = lf.logs_to_report(_log([6.9164, 6.95, 6.93, 6.94, 6.9351]), opts)
+    assert rep["verdict"] == "fail" and "did not fall below its first value in a 5-step run" in rep["reasons"][0]
+    # 12 steps: the last loss counts again
+    rep = lf.logs_to_report(_log([6.9] + [6.5] * 10 + [7.0]), SmokeOptions(model="/m", backend="llamafactory", steps=12))
+    assert rep["verdict"] == "fail"
+
+
+def test_cpu_run_prints_no_negative_zero_vram():
+    opts = SmokeOptions(model="/m", backend="llamafactory", steps=3, device="cpu")
+    rep = lf.logs_to_report(_log([3.0, 2.8, 2.6], vram=-0.0), opts)
+    assert rep["memory_reserved_gib"] is None and "-0.000" not in srep.format_text(rep)
+    assert rep["dtype"] == "fp32" and rep["backend"] == "cpu"
+    rep = lf.logs_to_report(_log([3.0, 2.8, 2.6], vram=-0.0), SmokeOptions(model="/m", backend="llamafactory",
+                                                                           steps=3, device="cuda"))
+    assert rep["memory_reserved_gib"] == 0.0 and "reserved 0.000 GiB" in srep.format_text(rep)
 
 
 def test_yaml_quotes_what_would_change_meaning():
@@ -113,7 +158,7 @@ def fake_cli(tmp_path):
 
 def test_run_streams_progress_and_reads_the_logs(tmp_path, model_dir, fake_cli):
     lines = []
-    opts = SmokeOptions(model=str(model_dir), backend="llamafactory", steps=4)
+    opts = SmokeOptions(model=str(model_dir), backend="llamafactory", steps=4, device="cuda")  # as on a GPU
     rep = lf.run(opts, emit=lines.append, workdir=tmp_path / "w", cli=str(fake_cli))
     assert [srep.parse_progress_line(ln)["step"] for ln in lines] == [1, 2, 3, 4]
     assert rep["steps_done"] == 4 and rep["loss_last"] == pytest.approx(2.2)
