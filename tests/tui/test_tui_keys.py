@@ -251,3 +251,21 @@ async def test_the_file_tree_opens_a_file_with_enter(project_dir):
         assert app.current.rel == "reduce_kernels.cu"
         assert app.focused is app.diff
         assert "pending" in str(tree.label_of("reduce_kernels.cu"))
+
+
+@sync
+async def test_every_key_has_a_binding_id_and_can_be_remapped(project_dir):
+    from porter.tui.keymap import KEYS
+
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await open_file(app, pilot, "main.cu")
+        ids = {b.id for b in app.main.BINDINGS}
+        assert ids == {k.id for k in KEYS} and len(ids) == len(KEYS)
+        for k in KEYS:
+            name = k.action.split("(")[0]
+            assert callable(getattr(app, f"action_{name}", None)), k.id
+        app.set_keymap({"accept_hunk": "y"})  # as a user config would (Posting's keymap)
+        await pilot.pause()
+        await pilot.press("y")
+        assert fr.decision(0) == ACCEPTED

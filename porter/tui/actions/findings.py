@@ -1,0 +1,103 @@
+"""Actions on the current file's findings: move through them, preview, apply a fix, explain."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from porter.project.review import FileReview, finding_key
+from porter.tui.screens.dialogs import TextScreen
+
+
+class FindingActions:
+    def current_finding(self):
+        fr = self.current
+        idx = self.findings_list.highlighted
+        if fr is None or fr.status != "ready" or idx is None or idx >= len(fr.findings):
+            return None
+        return fr.findings[idx]
+
+    def action_finding(self, step: int) -> None:
+        fr = self._ready_file()
+        if fr is None:
+            return
+        if not fr.findings:
+            self.notify("no findings in this file", timeout=1.5)
+            return
+        ol = self.findings_list
+        idx = ol.highlighted
+        idx = (0 if step > 0 else len(fr.findings) - 1) if idx is None else (idx + step) % len(fr.findings)
+        ol.highlighted = idx
+
+    def finding_highlighted(self, index: int) -> None:
+        """The findings cursor moved: show the finding in the diff and its fix preview."""
+        fr = self.current
+        if fr is None or fr.status != "ready" or index >= len(fr.findings):
+            return
+        f = fr.findings[index]
+        self.diff.move_to_row(fr.row_of_left_line(f.line))
+        self.main.query_one("#fix-preview").update(self.fix_preview(fr, f))
+
+    def fix_preview(self, fr: FileReview, f) -> Text:
+        t = Text()
+        t.append(f"{f.rule} {f.severity} line {f.line}\n", style="bold")
+        t.append(f.message + "\n")
+        if f.fix is None:
+            t.append("\nno automatic fix (i explains)\n", style="dim")
+            return t
+        t.append(f"\nfix ({'safe' if f.fix.safe else 'review it'}): {f.fix.description}\n", style="italic")
+        src = fr.cuda.encode("utf-8")
+        for e in f.fix.edits[:6]:
+            old = src[e.start_byte:e.end_byte].decode("utf-8", "replace")
+            if old:
+                t.append("- " + old.replace("\n", "\n- ") + "\n", style="#ff8787")
+            if e.replacement:
+                t.append("+ " + e.replacement.replace("\n", "\n+ ") + "\n", style="#87d787")
+        if finding_key(f) in fr.applied_fixes:
+            t.append("(applied)\n", style="green")
+        else:
+            t.append("f applies it\n", style="dim")
+        return t
+
+    def action_apply_fix(self) -> None:
+        fr = self._ready_file()
+        if fr is None:
+            return
+        f = self.current_finding()
+        if f is None:
+            self.notify("select a finding first (] / [)", timeout=2)
+            return
+        if f.fix is None or not f.fix.edits:
+            self.notify(f"{f.rule} has no automatic fix", timeout=2)
+            return
+        idx = self.findings_list.highlighted
+        try:
+            applied = fr.apply_fix(f)
+        except Exception as exc:
+            self.notify(f"the fix failed: {type(exc).__name__}: {exc}", severity="error")
+            return
+        if not applied:
+            self.notify("this fix is already applied", timeout=2)
+            return
+        self.changed(fr, rows_changed=True)
+        self._highlight_worker(fr)
+        self.update_findings()
+        if idx is not None and idx < len(fr.findings):
+            self.findings_list.highlighted = idx
+        self.notify(f"applied the fix for {f.rule}; the file was re-translated", timeout=2)
+
+    def action_explain(self) -> None:
+        f = self.current_finding()
+        if f is None:
+            self.notify("select a finding first (] / [)", timeout=2)
+            return
+        body = f"{f.rule}: {f.message}"
+        try:
+            from porter.findings import catalogue
+
+            rules = catalogue()
+            rule = rules.get(f.rule) if isinstance(rules, dict) else None
+            if rule is not None:
+                body = rule.page_text() if hasattr(rule, "page_text") else str(rule)
+        except Exception:
+            pass
+        self.push_screen(TextScreen(f"porter explain {f.rule}", body))

@@ -1,0 +1,141 @@
+"""Job actions: compile (porter build) and smoke test (porter smoke) as
+subprocesses streamed to the log; their diagnostics jump to the file and line.
+The subprocess runner itself is porter.tui.jobs."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+from rich.text import Text
+from textual.widgets import OptionList, RichLog
+from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
+
+from porter.tui.jobs import Diagnostic, parse_diagnostics, stream
+
+BUILD_TIMEOUT_S = 900.0
+SMOKE_TIMEOUT_S = 1800.0
+# the palette's "Compile for ..." commands
+COMPILE_ARCHS = (("gfx942", "MI300X"), ("gfx90a", "MI250X / MI210"), ("gfx950", "MI355X"))
+
+
+class JobActions:
+    _job_worker: Worker | None = None
+
+    def action_compile(self) -> None:
+        if importlib.util.find_spec("porter.cli.build") is None:
+            self.notify("compile: not available yet (porter build is not installed)", severity="warning")
+            return
+        if not self.project.output.exists():
+            self.notify("nothing written yet: w writes the output first", severity="warning")
+            return
+        argv = [sys.executable, "-m", "porter", "build", str(self.project.output), "--json"]
+        if self.project.build_arch:
+            argv += ["--arch", self.project.build_arch]
+        target = getattr(self.project.options, "target_rocm", None)
+        if target:  # the release the port was converted for (--target-rocm or porter.toml)
+            argv += ["--target-rocm", target]
+        self.start_job("build", argv, BUILD_TIMEOUT_S)
+
+    def compile_for(self, arch: str | None) -> None:
+        """The palette's "Compile for ARCH": kept for this session, then compiled."""
+        self.project.build_arch = arch
+        self.last_build = ""
+        self.update_summary()
+        self.save_session()
+        self.notify(f"compiling for {arch or 'the default arch (local GPU, else gfx942)'}", timeout=3)
+        self.action_compile()
+
+    def _build_report_line(self, line: str) -> None:
+        """The header shows the arch and toolchain of the last build (its --json report)."""
+        if not line.startswith("{") or '"toolchain"' not in line:
+            return
+        try:
+            rep = json.loads(line)
+        except ValueError:
+            return
+        if isinstance(rep, dict) and rep.get("arch"):
+            verdict = "ok" if rep.get("ok") else "failed"
+            self.last_build = f"{rep['arch']}" + (f" with {rep['toolchain']}" if rep.get("toolchain") else "") + f": {verdict}"
+            self.update_summary()
+
+    def action_smoke(self) -> None:
+        if importlib.util.find_spec("porter.cli.smoke") is None:
+            self.notify("smoke test: not available yet (porter smoke is not installed)", severity="warning")
+            return
+        self.start_job("smoke", [sys.executable, "-m", "porter", "smoke", "--steps", "20"], SMOKE_TIMEOUT_S)
+
+    def start_job(self, title: str, argv: list[str], timeout: float) -> None:
+        self.main.query_one("#log-panel").display = True
+        prev = self._job_worker
+        self._job_worker = self.run_worker(self._run_job(title, argv, timeout, prev), group="job", exit_on_error=False)
+
+    async def _run_job(self, title: str, argv: list[str], timeout: float, prev: Worker | None) -> None:
+        log = self.main.query_one("#log", RichLog)
+        if prev is not None and prev.state in (WorkerState.PENDING, WorkerState.RUNNING):
+            log.write(Text("stopping the previous job …", style="dim"))
+            prev.cancel()
+            try:
+                await prev.wait()
+            except (WorkerCancelled, WorkerFailed):
+                pass
+        log.write(Text(f"$ porter {title}", style="bold"))
+        diag_list = self.main.query_one("#diagnostics", OptionList)
+
+        def batch(lines: list[str]) -> None:
+            log.write(Text.from_ansi("\n".join(lines)))
+            for line in lines:
+                self._build_report_line(line)
+            found = [d for line in lines for d in parse_diagnostics(line)]
+            if found:
+                self.diagnostics.extend(found)
+                diag_list.add_options([Option(Text(d.label(), style="#ff8787" if d.severity == "error" else ""))
+                                       for d in found])
+
+        try:
+            rc = await stream(argv, batch, timeout=timeout, cwd=str(self.project.output.parent))
+        except OSError as exc:
+            log.write(Text(f"{title}: could not start: {exc}", style="bold red"))
+            return
+        if rc is None:
+            log.write(Text(f"{title}: stopped after {timeout:.0f} s", style="bold red"))
+        else:
+            log.write(Text(f"{title}: exit code {rc}", style="bold green" if rc == 0 else "bold red"))
+            self.notify(f"{title} {'passed' if rc == 0 else 'failed'} (l shows the log)",
+                        severity="information" if rc == 0 else "error", timeout=4)
+
+    def diagnostic_selected(self, index: int) -> None:
+        if index < len(self.diagnostics):
+            self.jump_to(self.diagnostics[index])
+
+    def jump_to(self, d: Diagnostic) -> bool:
+        rel = self._rel_of(d.file)
+        fr = self.project.by_rel.get(rel) if rel else None
+        if fr is None:
+            self.notify(f"{d.file} is not a file of this project", severity="warning", timeout=2)
+            return False
+        self.open_file(fr.rel)
+        self.file_tree.select_file(fr.rel)
+        if fr.status == "ready":
+            self.diff.move_to_row(fr.row_of_right_line(d.line))
+            self.update_file_info()
+            self.notify(f"{fr.rel}:{d.line} (CUDA line {fr.output_line_to_source(d.line)}): {d.message}", timeout=4)
+        self.diff.focus()
+        return True
+
+    def _rel_of(self, name: str) -> str | None:
+        p = Path(name)
+        for base in (self.project.output, self.project.root):
+            try:
+                cand = (p if p.is_absolute() else (base / p)).resolve()
+                return cand.relative_to(base).as_posix()
+            except (ValueError, OSError):
+                continue
+        rel = name[2:] if name.startswith("./") else name
+        for prefix in (self.project.output.name + "/", self.project.root.name + "/"):
+            if rel.startswith(prefix):
+                rel = rel[len(prefix):]
+        return rel
