@@ -14,6 +14,7 @@ state, showing the current file, and the message handlers.
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import Iterable
 
 from rich.text import Text
@@ -24,7 +25,8 @@ from textual.widgets import OptionList
 from textual.worker import Worker, WorkerState
 
 from porter.project.review import S_WAITING, FileReview, ReviewProject, finding_key
-from porter.project.session import SessionStore
+from porter.project.session import SessionStore, unwritten
+from porter.project.undo import UndoStack
 from porter.tui.actions.findings import FindingActions
 from porter.tui.actions.jobs import COMPILE_ARCHS, JobActions
 from porter.tui.actions.panes import PaneActions
@@ -34,6 +36,7 @@ from porter.tui.highlight import highlight_pair
 from porter.tui.jobs import Diagnostic
 from porter.tui.keymap import KEYS, label
 from porter.tui.persistence import SessionSaver
+from porter.tui.screens.editor import EditorScreen
 from porter.tui.screens.main import MainScreen
 from porter.tui.widgets.diff_view import DiffView
 from porter.tui.widgets.file_tree import FileTree
@@ -55,17 +58,24 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         self.store = store or SessionStore(project.output)
         self.start_messages = list(messages)
         self.current: FileReview | None = None
-        self.unwritten = False
         self.converter = BackgroundConverter(self, project, processes=processes,
                                              is_current=lambda fr: fr is self.current,
                                              on_current_ready=self._flush_ready)
         self.saver = SessionSaver(self, project, self.store)
+        self.undo_stack = UndoStack()
+        self._asked_stale: set[str] = set()
         self._hl_cache: dict[tuple, tuple] = {}
         self._job_worker: Worker | None = None
         self.diagnostics: list[Diagnostic] = []
         self.last_build = ""  # "gfx942 with clang++-19 (clang 19.1.7): ok", from the last build's report
         self.convert_in_background = convert_in_background
         self.started = False  # the main screen and its widgets are up
+
+    @property
+    def unwritten(self) -> bool:
+        """Reviewed work that the output folder does not hold yet (from the review
+        against the files on disk, not from memory: true after a restart too)."""
+        return bool(unwritten(self.project))
 
     def get_default_screen(self) -> Screen:
         self.main = MainScreen(self.project)
@@ -130,13 +140,26 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         if self.last_build:
             build = f"   build {self.last_build}"
         self.main.query_one("#summary", InfoBar).update(
-            Text.assemble(("porter ", "bold"), (f"{p.root.name} → {p.output.name}   ", ""), (p.header(), "bold"),
+            Text.assemble(("porter ", "bold"), (f"{p.root.name} → {self.output_label}   ", ""), (p.header(), "bold"),
                           (build, "")))
+
+    @functools.cached_property
+    def output_label(self) -> str:
+        """Where the output goes, short: ./NAME-hip under the current directory,
+        NAME-hip beside the source, else the full path."""
+        out = self.project.output
+        try:
+            return "./" + out.relative_to(Path.cwd().resolve()).as_posix()
+        except ValueError:
+            pass
+        return out.name if out.parent == self.project.root.parent else str(out)
 
     def open_file(self, rel: str) -> None:
         fr = self.project.by_rel.get(rel)
         if fr is None:
             return
+        if fr is not self.current:
+            self._asked_stale.discard(fr.rel)
         self.current = fr
         if fr.status == S_WAITING:
             self.converter.want(rel, background=self.convert_in_background)
@@ -161,6 +184,9 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
             if fr.path is not None and not fr.path.exists():
                 self.notify(f"{fr.rel} was deleted from the source tree; showing the version read before",
                             severity="warning")
+            if fr.edit_stale and fr.rel not in self._asked_stale and isinstance(self.screen, MainScreen):
+                self._asked_stale.add(fr.rel)  # once per visit: cancel leaves it pending
+                self.ask_stale_edit(fr)
         self.update_file_info()
         self.update_findings()
 
@@ -177,7 +203,9 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
             parts.append((f"  {decided}/{len(fr.hunks)} hunks decided", ""))
             if h is not None:
                 parts.append((f"  hunk {h + 1}: {fr.decision(h)}", "italic"))
-            if fr.stale_decisions or any(x.stale for x in fr.hunks):
+            if fr.edit_stale:
+                parts.append(("  CUDA changed after your edit: keep it or re-convert (palette)", "bold #ffaf00"))
+            elif fr.stale_decisions or any(x.stale for x in fr.hunks):
                 parts.append(("  source changed: hunks marked ! need review again", "#ffaf00"))
             if fr.warnings:
                 parts.append((f"  {fr.warnings[0]}", "#ffaf00"))
@@ -234,6 +262,10 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
     def _finding_highlighted(self, event: FindingsList.Highlighted) -> None:
         self.finding_highlighted(event.index)
 
+    @on(EditorScreen.Saved)
+    def _edit_saved(self, event: EditorScreen.Saved) -> None:
+        self.edit_saved(event.rel, event.text)
+
     @on(OptionList.OptionSelected, "#diagnostics")
     def _diagnostic_selected(self, event: OptionList.OptionSelected) -> None:
         self.diagnostic_selected(event.option_index)
@@ -241,7 +273,6 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
     # ---- changes -----------------------------------------------------------------
     def changed(self, fr: FileReview, rows_changed: bool = False) -> None:
         """A decision (or, with ``rows_changed``, a fix or an edit) changed ``fr``."""
-        self.unwritten = True
         if self.diff.file is fr:
             if rows_changed:
                 self.diff.refresh_file()

@@ -30,6 +30,8 @@ class Diagnostic:
     message: str
 
     def label(self) -> str:
+        if not self.file or self.line <= 0:  # a command-line or driver error: no place to point at
+            return f"{self.file + ': ' if self.file else ''}{self.severity}: {self.message}"
         return f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message}"
 
 

@@ -25,7 +25,16 @@ class FindingActions:
             return
         ol = self.findings_list
         idx = ol.highlighted
-        idx = (0 if step > 0 else len(fr.findings) - 1) if idx is None else (idx + step) % len(fr.findings)
+        if idx is None:  # from the diff cursor: the first finding after it (before it, going back)
+            row = self.diff.current_row() or 0
+            line = next((r.left + 1 for r in fr.rows[row::-1] if r.left is not None), 1) if fr.rows else 1
+            if step > 0:
+                idx = next((i for i, f in enumerate(fr.findings) if f.line >= line), 0)
+            else:
+                idx = next((i for i in range(len(fr.findings) - 1, -1, -1) if fr.findings[i].line <= line),
+                           len(fr.findings) - 1)
+        else:
+            idx = (idx + step) % len(fr.findings)
         ol.highlighted = idx
 
     def finding_highlighted(self, index: int) -> None:
@@ -70,13 +79,17 @@ class FindingActions:
             self.notify(f"{f.rule} has no automatic fix", timeout=2)
             return
         idx = self.findings_list.highlighted
+        if finding_key(f) in fr.applied_fixes:
+            self.notify("this fix is already applied", timeout=2)
+            return
+        self.record_undo(fr)
         try:
             applied = fr.apply_fix(f)
         except Exception as exc:
+            self.undo_stack.undo()  # nothing changed: drop the snapshot again
             self.notify(f"the fix failed: {type(exc).__name__}: {exc}", severity="error")
             return
         if not applied:
-            self.notify("this fix is already applied", timeout=2)
             return
         self.changed(fr, rows_changed=True)
         self._highlight_worker(fr)

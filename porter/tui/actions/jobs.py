@@ -22,8 +22,13 @@ SMOKE_TIMEOUT_S = 1800.0
 COMPILE_ARCHS = (("gfx942", "MI300X"), ("gfx90a", "MI250X / MI210"), ("gfx950", "MI355X"))
 
 
+SEVERITY_RANK = {"error": 0, "warning": 1, "note": 2}
+DIAG_STYLE = {"error": "#ff8787", "warning": "#ffaf00"}
+
+
 class JobActions:
     _job_worker: Worker | None = None
+    _error_pos: int | None = None  # the diagnostic } / { are at
 
     def action_compile(self) -> None:
         if importlib.util.find_spec("porter.cli.build") is None:
@@ -83,7 +88,9 @@ class JobActions:
             except (WorkerCancelled, WorkerFailed):
                 pass
         log.write(Text(f"$ porter {title}", style="bold"))
-        diag_list = self.main.query_one("#diagnostics", OptionList)
+        self.diagnostics = []  # the previous job's diagnostics are not this one's
+        self._error_pos = None
+        self.show_diagnostics()
 
         def batch(lines: list[str]) -> None:
             log.write(Text.from_ansi("\n".join(lines)))
@@ -91,9 +98,8 @@ class JobActions:
                 self._build_report_line(line)
             found = [d for line in lines for d in parse_diagnostics(line)]
             if found:
-                self.diagnostics.extend(found)
-                diag_list.add_options([Option(Text(d.label(), style="#ff8787" if d.severity == "error" else ""))
-                                       for d in found])
+                self.diagnostics = sorted(self.diagnostics + found, key=lambda d: SEVERITY_RANK.get(d.severity, 3))
+                self.show_diagnostics()
 
         try:
             rc = await stream(argv, batch, timeout=timeout, cwd=str(self.project.output.parent))
@@ -107,9 +113,40 @@ class JobActions:
             self.notify(f"{title} {'passed' if rc == 0 else 'failed'} (l shows the log)",
                         severity="information" if rc == 0 else "error", timeout=4)
 
+    def show_diagnostics(self) -> None:
+        """The diagnostics list, errors first, with the counts as its title."""
+        diag_list = self.main.query_one("#diagnostics", OptionList)
+        diag_list.clear_options()
+        diag_list.add_options([Option(Text(d.label(), style=DIAG_STYLE.get(d.severity, ""))) for d in self.diagnostics])
+        counts = {}
+        for d in self.diagnostics:
+            counts[d.severity] = counts.get(d.severity, 0) + 1
+        parts = [f"{counts[sev]} {sev}{'s' if counts[sev] != 1 else ''}" for sev in ("error", "warning", "note")
+                 if counts.get(sev)]
+        title = ", ".join(parts) if parts else "no diagnostics"
+        self.main.query_one("#diag-title").update(Text(title, style="bold #ff8787" if counts.get("error") else ""))
+
     def diagnostic_selected(self, index: int) -> None:
         if index < len(self.diagnostics):
+            self._error_pos = index
             self.jump_to(self.diagnostics[index])
+
+    def action_error(self, step: int) -> None:
+        """} / {: the next / previous error of the last job (warnings when there is no error)."""
+        errors = [i for i, d in enumerate(self.diagnostics) if d.severity == "error"]
+        pool = errors or list(range(len(self.diagnostics)))
+        if not pool:
+            self.notify("no errors from the last compile or smoke test", timeout=2)
+            return
+        pos = self._error_pos
+        if pos is None or pos not in pool:
+            pos = pool[0] if step > 0 else pool[-1]
+        else:
+            pos = pool[(pool.index(pos) + step) % len(pool)]
+        self._error_pos = pos
+        diag_list = self.main.query_one("#diagnostics", OptionList)
+        diag_list.highlighted = pos
+        self.jump_to(self.diagnostics[pos])
 
     def jump_to(self, d: Diagnostic) -> bool:
         rel = self._rel_of(d.file)
@@ -120,9 +157,14 @@ class JobActions:
         self.open_file(fr.rel)
         self.file_tree.select_file(fr.rel)
         if fr.status == "ready":
+            cuda_line = fr.output_line_to_source(d.line)
             self.diff.move_to_row(fr.row_of_right_line(d.line))
+            at = next((i for i, f in enumerate(fr.findings) if f.line == cuda_line), None)
+            if at is not None:  # the findings cursor on the finding there: f fixes it, ] goes on from it
+                self.findings_list.highlighted = at
+                self.diff.move_to_row(fr.row_of_right_line(d.line))
             self.update_file_info()
-            self.notify(f"{fr.rel}:{d.line} (CUDA line {fr.output_line_to_source(d.line)}): {d.message}", timeout=4)
+            self.notify(f"{fr.rel}:{d.line} (CUDA line {cuda_line}): {d.message}", timeout=4)
         self.diff.focus()
         return True
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual import work
 
 from porter.project.review import FileReview
+from porter.tui.screens.dialogs import ChoiceScreen
 from porter.tui.screens.editor import EditorScreen
 
 
@@ -34,18 +35,17 @@ class ReviewActions:
 
     def action_decide(self, decision: str) -> None:
         fr = self._ready_file()
-        if fr is None or fr.edited is not None:
-            if fr is not None:
-                self.notify("this file is edited: its HIP text is written as edited", timeout=2)
+        if fr is None:
             return
         h = self.diff.current_hunk()
         if h is None:
             self.notify("no hunk here", timeout=1.5)
             return
+        self.record_undo(fr)
         fr.decide(h, decision)
         self.changed(fr)
-        nxt = next((x for x in fr.hunks[h + 1:] if x.key not in fr.decisions), None)
-        nxt = nxt or next((x for x in fr.hunks if x.key not in fr.decisions), None)
+        nxt = next((x for x in fr.hunks[h + 1:] if not fr.is_decided(x)), None)
+        nxt = nxt or next((x for x in fr.hunks if not fr.is_decided(x)), None)
         if nxt is not None:
             self.diff.move_to_row(nxt.start)
         self.update_file_info()
@@ -54,32 +54,99 @@ class ReviewActions:
         fr = self._ready_file()
         if fr is None:
             return
+        self.record_undo(fr)
         fr.accept_all()
         self.changed(fr)
         self.notify(f"accepted every hunk of {fr.rel}", timeout=1.5)
 
+    # ---- undo ----------------------------------------------------------------------
+    def record_undo(self, fr: FileReview) -> None:
+        """Call before a decision, fix or edit changes ``fr``."""
+        self.undo_stack.record(fr)
+
+    def action_undo(self) -> None:
+        if not len(self.undo_stack):
+            self.notify("nothing to undo", timeout=1.5)
+            return
+        row = self.diff.current_row()
+        fr = self.undo_stack.undo()
+        if fr is not self.current:
+            self.open_file(fr.rel)
+            self.file_tree.select_file(fr.rel)
+        self.changed(fr, rows_changed=True)
+        if row is not None and fr is self.current:
+            self.diff.move_to_row(min(row, max(0, len(fr.rows) - 1)))
+        self._highlight_worker(fr)
+        self.update_findings()
+        self.notify(f"undone: {fr.rel} is {fr.state} again", timeout=2)
+
     # ---- editing -------------------------------------------------------------------
     def action_edit(self) -> None:
+        """Edit the HIP text as it would be written, the cursor on the current hunk."""
         fr = self._ready_file()
         if fr is None:
             return
+        text = fr.output_text()
+        self.push_screen(EditorScreen(fr.rel, text, line=self._output_line_at_cursor(fr)))
 
-        def done(text: str | None) -> None:
-            if text is not None:
-                self._apply_edit(fr, text)
+    def _output_line_at_cursor(self, fr: FileReview) -> int:
+        """0-based line of the written text at the diff cursor (the start of the current hunk)."""
+        row = self.diff.current_row() or 0
+        h = fr.row_hunk.get(row)
+        if h is not None:
+            row = fr.hunks[h].start
+        line = 0
+        for i, r in enumerate(fr.rows[:row]):
+            k = fr.row_hunk.get(i)
+            rejected = k is not None and fr.decisions.get(fr.hunks[k].key) == "rejected"
+            if (r.left if rejected else r.right) is not None:
+                line += 1
+        return line
 
-        self.push_screen(EditorScreen(fr.rel, fr.output_text()), done)
+    def edit_saved(self, rel: str, text: str) -> None:
+        fr = self.project.by_rel.get(rel)
+        if fr is not None and fr.status == "ready" and text != fr.output_text():
+            self.record_undo(fr)
+            self._apply_edit(fr, text)
+
+    def edit_saved_now(self, rel: str, text: str) -> None:
+        """The same, here and now (quitting: the edit must be in the session before exit)."""
+        fr = self.project.by_rel.get(rel)
+        if fr is not None and fr.status == "ready" and text != fr.output_text():
+            self.record_undo(fr)
+            fr.set_edited(text)
+            self.changed(fr, rows_changed=True)
 
     @work(thread=True, group="edit", exit_on_error=False, description="apply an edit")
     def _apply_edit(self, fr: FileReview, text: str) -> None:
-        fr.set_edited(text if text != fr.output_text() or fr.edited is not None else None)
-        if fr.edited is None and text != fr.hip:
-            fr.set_edited(text)
+        fr.set_edited(text)
         self.call_from_thread(self._edited, fr)
 
     def _edited(self, fr: FileReview) -> None:
         self.changed(fr, rows_changed=True)
         self._highlight_worker(fr)
+
+    # ---- an edit whose CUDA source changed -------------------------------------------
+    def ask_stale_edit(self, fr: FileReview) -> None:
+        """The CUDA source changed after ``fr`` was edited: keep the edit or re-convert."""
+
+        def answer(choice: str | None) -> None:
+            if choice == "keep":
+                self.record_undo(fr)
+                fr.keep_edit()
+                self.changed(fr, rows_changed=True)
+                self.notify(f"kept your edit of {fr.rel}; review the hunks against the new CUDA", timeout=3)
+            elif choice == "reconvert":
+                self.record_undo(fr)
+                fr.set_edited(None)
+                self.changed(fr, rows_changed=True)
+                self._highlight_worker(fr)
+                self.notify(f"{fr.rel} re-converted from the new CUDA source; your edit is undone (u brings it back)",
+                            timeout=4)
+
+        self.push_screen(ChoiceScreen(
+            f"{fr.rel}: the CUDA source changed after you edited the HIP. Your edit may miss the new lines.",
+            [("k", "keep my edit", "keep"), ("r", "re-convert", "reconvert")]), answer)
 
     # ---- files ---------------------------------------------------------------------
     def action_next_file(self, step: int) -> None:
@@ -99,8 +166,6 @@ class ReviewActions:
         self.call_from_thread(self._written, rep)
 
     def _written(self, rep) -> None:
-        if not rep.errors:
-            self.unwritten = False
         self.notify(rep.summary() + f" → {self.project.output}", severity="error" if rep.errors else "information",
                     timeout=6)
         self.save_session()

@@ -1,4 +1,4 @@
-"""Small modal dialogs: yes/no confirmation and a scrollable text page."""
+"""Small modal dialogs: yes/no confirmation, a choice of a few answers, a scrollable text page."""
 
 from __future__ import annotations
 
@@ -26,6 +26,32 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+
+class ChoiceScreen(ModalScreen[str | None]):
+    """Ask a question with a few answers, each on its own key; escape answers None
+    (cancel).  ``choices``: (key, label, value), e.g. ("s", "save", "save")."""
+
+    def __init__(self, question: str, choices: list[tuple[str, str, str]]) -> None:
+        super().__init__()
+        self.question = question
+        self.choices = choices
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static(Text(self.question), id="question")
+            hint = "    ".join(f"{key}: {what}" for key, what, _ in self.choices)
+            yield Static(Text(hint + "    escape: cancel"), id="answers")
+
+    def on_key(self, event) -> None:
+        event.stop()
+        if event.key == "escape":
+            self.dismiss(None)
+            return
+        for key, _, value in self.choices:
+            if event.key == key or event.character == key:
+                self.dismiss(value)
+                return
 
 
 class TextScreen(ModalScreen[None]):

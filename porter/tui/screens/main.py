@@ -37,7 +37,9 @@ class MainScreen(Screen):
                 yield InfoBar(id="fix-preview")
         with Horizontal(id="log-panel"):
             yield RichLog(id="log", max_lines=200_000, wrap=False, markup=False, highlight=False)
-            yield OptionList(id="diagnostics")
+            with Vertical(id="diag-pane"):
+                yield InfoBar(id="diag-title")
+                yield OptionList(id="diagnostics")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -44,7 +44,7 @@ def file_label(fr: FileReview) -> Text:
     for key, letter, color in (("error", "E", "#ff5f5f"), ("warning", "W", "#ffaf00"), ("info", "I", "#5fafff")):
         if sev.get(key):
             extra.append((f" {sev[key]}{letter}", Style(color=color)))
-    if any(h.stale for h in fr.hunks) or fr.stale_decisions:
+    if fr.edit_stale or any(h.stale for h in fr.hunks) or fr.stale_decisions:
         extra.append((" stale", Style(color="#ffaf00", italic=True)))
     label.append_text(Text.assemble(*extra))
     return label

@@ -1,0 +1,119 @@
+"""The keyboard loop: focus keys 1-5, the diagnostics of the last job (errors
+first, counted, cleared by the next job), } / { through the errors with the
+findings cursor on the finding there."""
+
+from __future__ import annotations
+
+import sys
+
+from textual.widgets import OptionList
+
+from tui_helpers import SIZE, make_app, notes, open_file, started, sync
+
+
+@sync
+async def test_number_keys_focus_the_panes_and_an_accepted_file_reopens_from_the_keyboard(project_dir):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await open_file(app, pilot, "main.cu")
+        await pilot.press("A", "tab")
+        assert app.current is not fr and fr.state == "accepted"
+        await pilot.press("1")
+        assert app.focused is app.file_tree
+        app.file_tree.select_file(app.current.rel)
+        await pilot.press("up", "enter")  # main.cu sits above the next file
+        await pilot.pause()
+        assert app.current is fr and app.focused is app.diff
+        await pilot.press("3")
+        assert app.focused is app.findings_list
+        await pilot.press("2")
+        assert app.focused is app.diff
+        assert not app.main.query_one("#log-panel").display
+        await pilot.press("4")
+        assert app.main.query_one("#log-panel").display and app.focused.id == "diagnostics"
+        await pilot.press("5")
+        assert app.focused.id == "log"
+
+
+def _script(out, lines):
+    return "".join(f"print({line!r})\n" for line in lines)
+
+
+@sync
+async def test_diagnostics_come_errors_first_with_counts_and_a_new_job_clears_them(project_dir):
+    app = make_app(project_dir)
+    out = app.project.output
+    first = [f"{out / 'main.cu'}:3:1: warning: unused variable 'x'",
+             f"{out / 'main.cu'}:20:5: error: no such thing",
+             f"{out / 'main.cu'}:4:1: warning: another",
+             f"{out / 'reduce_kernels.cu'}:9:2: error: bad"]
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        app.start_job("build", [sys.executable, "-c", _script(out, first)], 30)
+        await app._job_worker.wait()
+        await pilot.pause()
+        assert [d.severity for d in app.diagnostics] == ["error", "error", "warning", "warning"]
+        labels = [str(o.prompt) for o in app.main.query_one("#diagnostics", OptionList).options]
+        assert "error: no such thing" in labels[0] and "warning" in labels[2]
+        assert str(app.main.query_one("#diag-title").render()) == "2 errors, 2 warnings"
+        app.start_job("build", [sys.executable, "-c", _script(out, [f"{out / 'main.cu'}:5:1: warning: only"])], 30)
+        await app._job_worker.wait()
+        await pilot.pause()
+        assert len(app.diagnostics) == 1
+        assert app.main.query_one("#diagnostics", OptionList).option_count == 1
+        assert str(app.main.query_one("#diag-title").render()) == "1 warning"
+
+
+@sync
+async def test_next_error_jumps_to_the_line_and_puts_the_findings_cursor_there(project_dir, with_findings):
+    app = make_app(project_dir)
+    out = app.project.output
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await open_file(app, pilot, "warp_utils.cuh")
+        target = fr.findings[1]  # the second 0xffffffff: ] from it must go on to the third
+        hip_line = fr.rows[fr.row_of_left_line(target.line)].right + 1
+        main = app.project.by_rel["main.cu"]
+        lines = [f"{out / 'warp_utils.cuh'}:{hip_line}:9: error: lane mask too narrow",
+                 f"{out / 'main.cu'}:20:5: error: no such thing"]
+        await open_file(app, pilot, "main.cu")
+        app.start_job("build", [sys.executable, "-c", _script(out, lines)], 30)
+        await app._job_worker.wait()
+        await pilot.pause()
+        await pilot.press("right_curly_bracket")
+        await pilot.pause()
+        assert app.current is fr
+        assert fr.rows[app.diff.current_row()].right == hip_line - 1
+        assert app.findings_list.highlighted == 1 and app.focused is app.diff
+        await pilot.press("f")  # the fix of the finding on the error's line, without choosing it first
+        await pilot.pause()
+        assert fr.applied_fixes and fr.applied_fixes[0].startswith("PORT900@")
+        await pilot.press("right_curly_bracket")
+        await pilot.pause()
+        assert app.current is main and main.rows[app.diff.current_row()].right == 19
+        await pilot.press("right_curly_bracket")  # round again
+        await pilot.pause()
+        assert app.current is fr
+        await pilot.press("left_curly_bracket")
+        await pilot.pause()
+        assert app.current is main
+
+
+@sync
+async def test_next_finding_starts_from_the_diff_cursor(project_dir, with_findings):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await open_file(app, pilot, "warp_utils.cuh")
+        assert len(fr.findings) >= 3
+        app.diff.move_to_row(fr.row_of_left_line(fr.findings[1].line))
+        await pilot.press("right_square_bracket")
+        assert app.findings_list.highlighted == 1
+
+
+@sync
+async def test_next_error_with_no_job_says_so(project_dir):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await pilot.press("right_curly_bracket")
+        await pilot.pause()
+        assert any("no errors from the last compile" in n for n in notes(app))
