@@ -308,7 +308,7 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
             for k in KEYS:
                 if k.id == "quit":
                     continue
-                yield SystemCommand(f"{k.description} ({label(k.key)})", f"review key {label(k.key)}",
+                yield SystemCommand(f"{k.description} ({label(k.key)})", k.help or k.description,
                                     functools.partial(screen.run_action, f"app.{k.action}"))
             for arch, what in COMPILE_ARCHS:
                 yield SystemCommand(f"Compile for {arch} ({what})", f"build with --arch {arch} from now on "

@@ -17,38 +17,51 @@ class Key:
     id: str
     key: str
     action: str  # an action of the app
-    description: str
-    show: bool = True  # in the footer
+    description: str  # help and the command palette
+    short: str = ""  # the footer (narrow terminals keep more keys); "" = not in the footer
+    help: str = ""  # what the palette entry does
     priority: bool = False
 
+    @property
+    def show(self) -> bool:
+        return bool(self.short)
 
+
+# footer order = how often the loop needs the key (the footer cuts off the right end at narrow widths)
 KEYS: tuple[Key, ...] = (
-    Key("next_hunk", "n", "next_hunk", "Next hunk"),
-    Key("prev_hunk", "p", "prev_hunk", "Prev hunk", show=False),
-    Key("accept_hunk", "a", "decide('accepted')", "Accept hunk"),
-    Key("reject_hunk", "x", "decide('rejected')", "Reject hunk"),
-    Key("accept_file", "A", "accept_file", "Accept file"),
-    Key("next_finding", "right_square_bracket", "finding(1)", "Next finding"),
-    Key("prev_finding", "left_square_bracket", "finding(-1)", "Prev finding", show=False),
-    Key("apply_fix", "f", "apply_fix", "Apply fix"),
-    Key("explain", "i", "explain", "Explain finding", show=False),
-    Key("edit", "e", "edit", "Edit HIP"),
-    Key("undo", "u", "undo", "Undo"),
-    Key("next_file", "tab", "next_file(1)", "Next file", priority=True),
-    Key("prev_file", "shift+tab", "next_file(-1)", "Prev file", show=False, priority=True),
-    Key("next_error", "right_curly_bracket", "error(1)", "Next error"),
-    Key("prev_error", "left_curly_bracket", "error(-1)", "Prev error", show=False),
-    Key("write", "w", "write", "Write"),
-    Key("compile", "c", "compile", "Compile"),
-    Key("smoke", "t", "smoke", "Smoke test"),
-    Key("toggle_log", "l", "toggle_log", "Log"),
-    Key("focus_files", "1", "focus_pane('files')", "Focus files", show=False),
-    Key("focus_diff", "2", "focus_pane('diff')", "Focus diff", show=False),
-    Key("focus_findings", "3", "focus_pane('findings')", "Focus findings", show=False),
-    Key("focus_diagnostics", "4", "focus_pane('diagnostics')", "Focus diagnostics", show=False),
-    Key("focus_log", "5", "focus_pane('log')", "Focus log", show=False),
-    Key("help", "question_mark", "help", "Help"),
-    Key("quit", "q", "quit", "Quit"),
+    Key("accept_hunk", "a", "decide('accepted')", "Accept hunk", "accept", "take the HIP side of the hunk at the cursor"),
+    Key("reject_hunk", "x", "decide('rejected')", "Reject hunk", "reject", "keep the CUDA lines of the hunk at the cursor"),
+    Key("next_hunk", "n", "next_hunk", "Next hunk", "hunk", "move the cursor to the next changed hunk"),
+    Key("prev_hunk", "p", "prev_hunk", "Prev hunk", "", "move the cursor to the previous changed hunk"),
+    Key("accept_file", "A", "accept_file", "Accept file", "all", "accept every undecided hunk of this file"),
+    Key("next_file", "tab", "next_file(1)", "Next file", "file", "open the next file that needs review",
+        priority=True),
+    Key("prev_file", "shift+tab", "next_file(-1)", "Prev file", "", "open the previous file that needs review",
+        priority=True),
+    Key("next_finding", "right_square_bracket", "finding(1)", "Next finding", "finding",
+        "put the findings cursor on the next finding (from the diff cursor)"),
+    Key("prev_finding", "left_square_bracket", "finding(-1)", "Prev finding", "", "the previous finding"),
+    Key("apply_fix", "f", "apply_fix", "Apply fix", "fix", "apply the chosen finding's fix to the CUDA and re-convert"),
+    Key("explain", "i", "explain", "Explain finding", "", "the rule page of the chosen finding"),
+    Key("edit", "e", "edit", "Edit HIP", "edit", "edit the HIP text at the current hunk (ctrl+s saves)"),
+    Key("undo", "u", "undo", "Undo", "undo", "undo the last decision, fix or edit"),
+    Key("write", "w", "write", "Write", "write", "write the reviewed files to the output folder"),
+    Key("compile_and_test", "T", "compile_and_test", "Compile and test", "build+test",
+        "write, compile, run porter.toml's [test] command, then the smoke test; stop at the first failure"),
+    Key("compile", "c", "compile", "Compile", "compile", "compile the written output for the target arch"),
+    Key("smoke", "t", "smoke", "Smoke test", "smoke", "run the smoke test"),
+    Key("next_error", "right_curly_bracket", "error(1)", "Next error", "error",
+        "jump to the next error of the last compile, findings cursor there"),
+    Key("prev_error", "left_curly_bracket", "error(-1)", "Prev error", "", "jump to the previous error"),
+    Key("toggle_log", "l", "toggle_log", "Log", "log", "show or hide the log and diagnostics"),
+    Key("focus_files", "1", "focus_pane('files')", "Focus files", "", "move the keyboard focus to the file list"),
+    Key("focus_diff", "2", "focus_pane('diff')", "Focus diff", "", "move the keyboard focus to the diff"),
+    Key("focus_findings", "3", "focus_pane('findings')", "Focus findings", "", "move the keyboard focus to the findings"),
+    Key("focus_diagnostics", "4", "focus_pane('diagnostics')", "Focus diagnostics", "",
+        "move the keyboard focus to the diagnostics (enter jumps)"),
+    Key("focus_log", "5", "focus_pane('log')", "Focus log", "", "move the keyboard focus to the log"),
+    Key("help", "question_mark", "help", "Help", "help", "the keys and what the file badges mean"),
+    Key("quit", "q", "quit", "Quit", "quit", "quit (asks first about work not written yet)"),
 )
 
 LABEL = {"right_square_bracket": "]", "left_square_bracket": "[", "question_mark": "?",
@@ -66,5 +79,5 @@ def by_id(binding_id: str) -> Key:
 
 def bindings(prefix: str = "app.") -> list[Binding]:
     """The keys as bindings of a screen whose actions live on the app."""
-    return [Binding(k.key, prefix + k.action, k.description, id=k.id, show=k.show, priority=k.priority,
-                    key_display=LABEL.get(k.key)) for k in KEYS]
+    return [Binding(k.key, prefix + k.action, k.short or k.description, id=k.id, show=k.show,
+                    priority=k.priority, key_display=LABEL.get(k.key), tooltip=k.description) for k in KEYS]

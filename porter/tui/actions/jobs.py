@@ -18,6 +18,7 @@ from porter.tui.jobs import Diagnostic, parse_diagnostics, stream
 
 BUILD_TIMEOUT_S = 900.0
 SMOKE_TIMEOUT_S = 1800.0
+TEST_TIMEOUT_S = 1800.0
 # the palette's "Compile for ..." commands
 COMPILE_ARCHS = (("gfx942", "MI300X"), ("gfx90a", "MI250X / MI210"), ("gfx950", "MI355X"))
 
@@ -30,19 +31,32 @@ class JobActions:
     _job_worker: Worker | None = None
     _error_pos: int | None = None  # the diagnostic } / { are at
 
-    def action_compile(self) -> None:
+    def build_argv(self) -> list[str] | None:
+        """porter build for the output folder and the target arch; None (and said) when not installed."""
         if importlib.util.find_spec("porter.cli.build") is None:
             self.notify("compile: not available yet (porter build is not installed)", severity="warning")
-            return
-        if not self.project.output.exists():
-            self.notify("nothing written yet: w writes the output first", severity="warning")
-            return
+            return None
         argv = [sys.executable, "-m", "porter", "build", str(self.project.output), "--json"]
         if self.project.build_arch:
             argv += ["--arch", self.project.build_arch]
         target = getattr(self.project.options, "target_rocm", None)
         if target:  # the release the port was converted for (--target-rocm or porter.toml)
             argv += ["--target-rocm", target]
+        return argv
+
+    def smoke_argv(self) -> list[str] | None:
+        if importlib.util.find_spec("porter.cli.smoke") is None:
+            self.notify("smoke test: not available yet (porter smoke is not installed)", severity="warning")
+            return None
+        return [sys.executable, "-m", "porter", "smoke", "--steps", "20"]
+
+    def action_compile(self) -> None:
+        argv = self.build_argv()
+        if argv is None:
+            return
+        if not self.project.output.exists():
+            self.notify("nothing written yet: w writes the output first", severity="warning")
+            return
         self.start_job("build", argv, BUILD_TIMEOUT_S)
 
     def compile_for(self, arch: str | None) -> None:
@@ -68,17 +82,19 @@ class JobActions:
             self.update_summary()
 
     def action_smoke(self) -> None:
-        if importlib.util.find_spec("porter.cli.smoke") is None:
-            self.notify("smoke test: not available yet (porter smoke is not installed)", severity="warning")
-            return
-        self.start_job("smoke", [sys.executable, "-m", "porter", "smoke", "--steps", "20"], SMOKE_TIMEOUT_S)
+        argv = self.smoke_argv()
+        if argv is not None:
+            self.start_job("smoke", argv, SMOKE_TIMEOUT_S)
 
     def start_job(self, title: str, argv: list[str], timeout: float) -> None:
-        self.main.query_one("#log-panel").display = True
-        prev = self._job_worker
-        self._job_worker = self.run_worker(self._run_job(title, argv, timeout, prev), group="job", exit_on_error=False)
+        self._start(self._run_job(title, argv, timeout, self._job_worker))
 
-    async def _run_job(self, title: str, argv: list[str], timeout: float, prev: Worker | None) -> None:
+    def _start(self, job) -> None:
+        self.main.query_one("#log-panel").display = True
+        self._job_worker = self.run_worker(job, group="job", exit_on_error=False)
+
+    async def _begin(self, prev: Worker | None) -> RichLog:
+        """Stop the previous job, clear its diagnostics; the log."""
         log = self.main.query_one("#log", RichLog)
         if prev is not None and prev.state in (WorkerState.PENDING, WorkerState.RUNNING):
             log.write(Text("stopping the previous job …", style="dim"))
@@ -87,10 +103,76 @@ class JobActions:
                 await prev.wait()
             except (WorkerCancelled, WorkerFailed):
                 pass
-        log.write(Text(f"$ porter {title}", style="bold"))
         self.diagnostics = []  # the previous job's diagnostics are not this one's
         self._error_pos = None
         self.show_diagnostics()
+        return log
+
+    async def _run_job(self, title: str, argv: list[str], timeout: float, prev: Worker | None) -> None:
+        log = await self._begin(prev)
+        rc = await self._step(log, title, argv, timeout, str(self.project.output.parent))
+        if rc is not None and rc >= 0:
+            self.notify(f"{title} {'passed' if rc == 0 else 'failed'} (l shows the log)",
+                        severity="information" if rc == 0 else "error", timeout=4)
+
+    def action_compile_and_test(self) -> None:
+        """T: write what is decided, compile, run the project's [test] command, then the
+        smoke test; stop at the first failure and say where."""
+        build = self.build_argv()
+        if build is None:
+            return
+        self._start(self._compile_and_test(build, self._job_worker))
+
+    async def _compile_and_test(self, build: list[str], prev: Worker | None) -> None:
+        import asyncio
+
+        from porter.project.settings import SettingsError, load_settings
+
+        log = await self._begin(prev)
+        log.write(Text("== compile and test: write, build, [test] command, smoke test", style="bold"))
+
+        def stop(step: str, why: str) -> None:
+            log.write(Text(f"compile and test stopped at {step}: {why}", style="bold red"))
+            self.notify(f"compile and test stopped at {step}: {why}", severity="error", timeout=6)
+
+        rep = await asyncio.to_thread(self.project.write)
+        log.write(Text(f"write: {rep.summary()} → {self.project.output}", style="bold red" if rep.errors else "bold"))
+        self.update_summary()
+        if rep.errors:
+            stop("write", rep.errors[0])
+            return
+        rc = await self._step(log, "build", build, BUILD_TIMEOUT_S, str(self.project.output.parent))
+        if rc != 0:
+            n = sum(1 for d in self.diagnostics if d.severity == "error")
+            stop("the build", f"{n} error{'s' if n != 1 else ''}, }} jumps to the first" if n else "see the log")
+            return
+        try:
+            test = load_settings(self.project.root).test_argv()
+        except SettingsError as exc:
+            stop("the test command", str(exc))
+            return
+        if test is None:
+            log.write(Text("test: no test command (porter.toml [test] command = \"...\"); nothing to run",
+                           style="#ffaf00"))
+        else:
+            rc = await self._step(log, "test", test, TEST_TIMEOUT_S, str(self.project.output))
+            if rc != 0:
+                stop("the test command", f"{' '.join(test)} {'timed out' if rc is None else f'exited {rc}'}")
+                return
+        smoke = self.smoke_argv()
+        if smoke is not None:
+            rc = await self._step(log, "smoke", smoke, SMOKE_TIMEOUT_S, str(self.project.output.parent))
+            if rc != 0:
+                stop("the smoke test", "see the log")
+                return
+        done = "build" + (", test" if test else "") + (", smoke test" if smoke else "")
+        log.write(Text(f"compile and test passed: {done}", style="bold green"))
+        self.notify(f"compile and test passed: {done}", timeout=5)
+
+    async def _step(self, log: RichLog, title: str, argv: list[str], timeout: float, cwd: str) -> int | None:
+        """Run one subprocess into the log and the diagnostics: its exit code, None when
+        it ran out of time, -1 when it could not start."""
+        log.write(Text(f"$ {' '.join(argv)}" if title == "test" else f"$ porter {title}", style="bold"))
 
         def batch(lines: list[str]) -> None:
             log.write(Text.from_ansi("\n".join(lines)))
@@ -102,16 +184,15 @@ class JobActions:
                 self.show_diagnostics()
 
         try:
-            rc = await stream(argv, batch, timeout=timeout, cwd=str(self.project.output.parent))
+            rc = await stream(argv, batch, timeout=timeout, cwd=cwd)
         except OSError as exc:
             log.write(Text(f"{title}: could not start: {exc}", style="bold red"))
-            return
+            return -1
         if rc is None:
             log.write(Text(f"{title}: stopped after {timeout:.0f} s", style="bold red"))
         else:
             log.write(Text(f"{title}: exit code {rc}", style="bold green" if rc == 0 else "bold red"))
-            self.notify(f"{title} {'passed' if rc == 0 else 'failed'} (l shows the log)",
-                        severity="information" if rc == 0 else "error", timeout=4)
+        return rc
 
     def show_diagnostics(self) -> None:
         """The diagnostics list, errors first, with the counts as its title."""

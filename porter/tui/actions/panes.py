@@ -22,10 +22,13 @@ class PaneActions:
     def action_help(self) -> None:
         lines = ["Keys (all also in the command palette, ctrl+p)", ""]
         for k in KEYS:
-            lines.append(f"  {label(k.key):10} {k.description}")
-        lines += ["", "  1-5        focus the files, diff, findings, diagnostics, log; enter opens",
-                  "  up/down, pgup/pgdn  move in the diff; enter unfolds unchanged lines",
-                  "", "States: pending (hunks to decide), accepted, edited, unchanged, error.",
+            lines.append(f"  {label(k.key):10} {k.description:18} {k.help}")
+        lines += ["", "  up/down, pgup/pgdn  move in the diff; enter unfolds unchanged lines",
+                  "  in the file list: up/down and enter open a file (accepted ones too)",
+                  "", "File badges: 5h = 5 hunks; 4E 8W 1I = findings by severity (error, warning, info);",
+                  "  stale = the CUDA source changed since the decisions (or the edit) were made.",
+                  "States: pending (hunks to decide), accepted, edited, unchanged, error.",
+                  "An edit decides the hunks it changes; the other hunks stay to decide.",
                   "w writes accepted, edited and unchanged files; pending files are skipped.",
                   f"Session: {self.store.path}"]
         self.push_screen(TextScreen("porter review: help", "\n".join(lines)))

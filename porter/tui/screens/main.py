@@ -40,7 +40,7 @@ class MainScreen(Screen):
             with Vertical(id="diag-pane"):
                 yield InfoBar(id="diag-title")
                 yield OptionList(id="diagnostics")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.call_after_refresh(self.app.start, self)
