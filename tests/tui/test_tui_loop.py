@@ -117,3 +117,30 @@ async def test_next_error_with_no_job_says_so(project_dir):
         await pilot.press("right_curly_bracket")
         await pilot.pause()
         assert any("no errors from the last compile" in n for n in notes(app))
+
+
+@sync
+async def test_the_footer_keeps_the_loop_keys_at_80_and_100_columns_and_z_zooms(project_dir):
+    for width, height, must, gone in ((80, 24, "aAxeuwTq", "ctn"), (100, 30, "aAxeuwTqctnf", "]}l"),
+                                      (200, 50, "aAxeuwTqctnf]}l", "")):
+        app = make_app(project_dir)
+        async with app.run_test(size=(width, height)) as pilot:
+            await open_file(app, pilot, "main.cu")
+            await pilot.pause()
+            shown = {b.binding.key_display or b.binding.key for b in app.screen.active_bindings.values()
+                     if b.binding.show}
+            keys = app.main.query("FooterKey")
+            right = max(k.region.right for k in keys)
+            assert right <= width  # nothing cut off at the edge
+            for ch in must:
+                assert ch in shown, (width, ch)
+            for ch in gone:
+                assert ch not in shown, (width, ch)
+            await pilot.press("n")  # keys out of the footer still work
+            assert app.diff.current_hunk() == 1
+            if width == 80:
+                await pilot.press("z")
+                assert not app.file_tree.display and not app.main.query_one("#side").display
+                assert app.diff.size.width > 70
+                await pilot.press("1")  # focusing a hidden pane shows it again
+                assert app.file_tree.display and app.focused is app.file_tree

@@ -13,10 +13,20 @@ class PaneActions:
         panel = self.main.query_one("#log-panel")
         panel.display = not panel.display
 
+    def action_zoom(self) -> None:
+        """z: the diff alone (the file list and findings hidden), or all panes again."""
+        files, side = self.main.query_one("#files"), self.main.query_one("#side")
+        show = not (files.display and side.display)
+        files.display = side.display = show
+        if not show and self.focused in (files, self.findings_list):
+            self.diff.focus()
+
     def action_focus_pane(self, pane: str) -> None:
         """1-5: the file list, the diff, the findings, the diagnostics, the log (shown if hidden)."""
         if pane in ("diagnostics", "log"):
             self.main.query_one("#log-panel").display = True
+        if pane in ("files", "findings"):
+            self.main.query_one("#files").display = self.main.query_one("#side").display = True
         self.main.query_one(f"#{pane}").focus()
 
     def action_help(self) -> None:
