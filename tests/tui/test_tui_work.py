@@ -115,3 +115,17 @@ async def test_u_undoes_decisions_and_fixes_in_order(project_dir, with_findings)
         await pilot.pause()
         assert main.decision(0) == "pending"
         assert "nothing to undo" in " ".join(str(n.message) for n in app._notifications)
+
+
+@sync
+async def test_a_fix_under_an_edit_asks_keep_or_reconvert(project_dir, with_findings):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await open_file(app, pilot, "warp_utils.cuh")
+        await _edit(app, pilot, "// mine")
+        await pilot.press("right_square_bracket", "f")
+        await pilot.pause()
+        assert fr.edit_stale and type(app.screen).__name__ == "ChoiceScreen"
+        await pilot.press("r")  # re-convert: the fix reaches the written text
+        await pilot.pause()
+        assert fr.edited is None and "0xffffffffffffffffull" in fr.output_text()

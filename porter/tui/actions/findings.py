@@ -7,6 +7,8 @@ from rich.text import Text
 from porter.project.review import FileReview, finding_key
 from porter.tui.screens.dialogs import TextScreen
 
+FIX_UNDER_EDIT = "fix"  # an edit_base no source hash equals: the edit predates a fix
+
 
 class FindingActions:
     def current_finding(self):
@@ -91,12 +93,16 @@ class FindingActions:
             return
         if not applied:
             return
+        if fr.edited is not None:  # the fix changed the CUDA under the edit: the user chooses, as for a source change
+            fr.edit_base = FIX_UNDER_EDIT
         self.changed(fr, rows_changed=True)
         self._highlight_worker(fr)
         self.update_findings()
         if idx is not None and idx < len(fr.findings):
             self.findings_list.highlighted = idx
         self.notify(f"applied the fix for {f.rule}; the file was re-translated", timeout=2)
+        if fr.edit_stale:
+            self.ask_stale_edit(fr)
 
     def action_explain(self) -> None:
         f = self.current_finding()
