@@ -415,13 +415,17 @@ class FileReview:
         return self.state in (S_PENDING, S_WAITING)
 
     def severity_counts(self) -> dict[str, int]:
+        """Open findings by severity (a finding whose fix is applied is not open)."""
         cached = getattr(self, "_sev_cache", None)
-        if cached is not None and cached[0] is self.findings:
-            return cached[1]
+        if cached is not None and cached[0] is self.findings and cached[1] == len(self.applied_fixes):
+            return cached[2]
         out = {"error": 0, "warning": 0, "info": 0}
+        applied = set(self.applied_fixes)
         for f in self.findings:
+            if applied and finding_key(f) in applied:
+                continue
             out[f.severity] = out.get(f.severity, 0) + 1
-        self._sev_cache = (self.findings, out)
+        self._sev_cache = (self.findings, len(self.applied_fixes), out)
         return out
 
     # ---- edits and fixes -----------------------------------------------------

@@ -144,3 +144,33 @@ async def test_the_footer_keeps_the_loop_keys_at_80_and_100_columns_and_z_zooms(
                 assert app.diff.size.width > 70
                 await pilot.press("1")  # focusing a hidden pane shows it again
                 assert app.file_tree.display and app.focused is app.file_tree
+
+
+@sync
+async def test_counts_fall_as_fixes_land_and_A_warns_about_open_errors(project_dir, with_findings):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await open_file(app, pilot, "warp_utils.cuh")
+        errors = fr.severity_counts()["error"]
+        assert errors >= 2
+        header = str(app.main.query_one("#summary").render())
+        total = app.project.counts()["errors"]
+        assert f"{total} errors" in header
+        await pilot.press("right_square_bracket", "f")
+        await pilot.pause()
+        assert fr.severity_counts()["error"] == errors - 1
+        assert f"{total - 1} error" in str(app.main.query_one("#summary").render())
+        assert f"{errors - 1}E" in str(app.file_tree.label_of(fr.rel))
+        await pilot.press("A")
+        await pilot.pause()
+        assert any(f"{errors - 1} error findings are still open" in n for n in notes(app))
+
+
+@sync
+async def test_a_file_with_a_rejected_hunk_is_not_labelled_accepted(project_dir):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await open_file(app, pilot, "main.cu")
+        await pilot.press("x", "A")
+        label = str(app.file_tree.label_of("main.cu"))
+        assert fr.state == "accepted" and "reviewed" in label and "accepted" not in label and "1✗" in label

@@ -57,7 +57,12 @@ class ReviewActions:
         self.record_undo(fr)
         fr.accept_all()
         self.changed(fr)
-        self.notify(f"accepted every hunk of {fr.rel}", timeout=1.5)
+        errors = fr.severity_counts().get("error", 0)
+        if errors:
+            self.notify(f"accepted every hunk of {fr.rel}, but {errors} error finding{'s are' if errors != 1 else ' is'} "
+                        "still open (] shows them, f fixes)", severity="warning", timeout=4)
+        else:
+            self.notify(f"accepted every hunk of {fr.rel}", timeout=1.5)
 
     # ---- undo ----------------------------------------------------------------------
     def record_undo(self, fr: FileReview) -> None:
