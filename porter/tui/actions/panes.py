@@ -36,6 +36,7 @@ class PaneActions:
         lines += ["", "  up/down, pgup/pgdn  move in the diff; enter unfolds unchanged lines",
                   "  in the file list: up/down and enter open a file (accepted ones too)",
                   "", "File badges: 5h = 5 hunks; 4E 8W 1I = findings by severity (error, warning, info);",
+                  "  1✗ = rejected hunks (the file is 'reviewed', not 'accepted');",
                   "  stale = the CUDA source changed since the decisions (or the edit) were made.",
                   "States: pending (hunks to decide), accepted, edited, unchanged, error.",
                   "An edit decides the hunks it changes; the other hunks stay to decide.",

@@ -42,12 +42,12 @@ def file_label(fr: FileReview) -> Text:
     extra = [(f" {shown}", Style(color="#8a8a8a"))]
     if fr.hunks:
         extra.append((f" {len(fr.hunks)}h", Style(color="#d7af5f")))
-    if rejected:
-        extra.append((f" {rejected}✗", Style(color="#ff5f5f")))
     sev = fr.severity_counts()
     for key, letter, color in (("error", "E", "#ff5f5f"), ("warning", "W", "#ffaf00"), ("info", "I", "#5fafff")):
         if sev.get(key):
             extra.append((f" {sev[key]}{letter}", Style(color=color)))
+    if rejected:
+        extra.append((f" {rejected}✗", Style(color="#ff5f5f")))
     if fr.edit_stale or any(h.stale for h in fr.hunks) or fr.stale_decisions:
         extra.append((" stale", Style(color="#ffaf00", italic=True)))
     label.append_text(Text.assemble(*extra))
