@@ -48,6 +48,8 @@ KEYS: tuple[Key, ...] = (
         "apply the chosen finding's fix to the CUDA and re-convert", tier=2),
     Key("explain", "i", "explain", "Explain finding", "", "the rule page of the chosen finding"),
     Key("edit", "e", "edit", "Edit HIP", "edit", "edit the HIP text at the current hunk (ctrl+s saves)"),
+    Key("external_edit", "E", "external_edit", "Edit in $EDITOR", "",
+        "edit the HIP text in $VISUAL / $EDITOR at the current hunk (a temporary copy)"),
     Key("undo", "u", "undo", "Undo", "undo", "undo the last decision, fix or edit"),
     Key("write", "w", "write", "Write", "write", "write the reviewed files to the output folder"),
     Key("compile_and_test", "T", "compile_and_test", "Compile and test", "test",

@@ -129,3 +129,29 @@ async def test_a_fix_under_an_edit_asks_keep_or_reconvert(project_dir, with_find
         await pilot.press("r")  # re-convert: the fix reaches the written text
         await pilot.pause()
         assert fr.edited is None and "0xffffffffffffffffull" in fr.output_text()
+
+
+@sync
+async def test_E_edits_in_EDITOR_at_the_hunk_line_and_takes_the_result_back(project_dir, tmp_path, monkeypatch):
+    script = tmp_path / "fake_editor.py"
+    script.write_text("import sys, pathlib\n"
+                      "line, path = int(sys.argv[1][1:]), pathlib.Path(sys.argv[2])\n"
+                      "rows = path.read_text().split('\\n')\n"
+                      "rows.insert(line - 1, f'// from the editor at {line}')\n"
+                      "path.write_text('\\n'.join(rows))\n")
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
+    monkeypatch.delenv("VISUAL", raising=False)
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await open_file(app, pilot, "main.cu")
+        await pilot.press("n")
+        h = fr.hunks[app.diff.current_hunk()]
+        want = fr.right_text(h.start)
+        await pilot.press("E")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        lines = fr.output_text().split("\n")
+        at = next(i for i, x in enumerate(lines) if x.startswith("// from the editor at "))
+        assert lines[at + 1] == want  # inserted just above the hunk's line
+        assert fr.edited is not None and any(x.edited for x in fr.hunks)
+    assert "from the editor" not in (project_dir / "main.cu").read_text()  # the source is untouched

@@ -9,6 +9,9 @@ from porter.tui.screens.dialogs import ChoiceScreen
 from porter.tui.screens.editor import EditorScreen
 
 
+EXTERNAL_EDIT_TIMEOUT_S = 600.0  # only where the terminal cannot be handed over
+
+
 class ReviewActions:
     # ---- hunks -------------------------------------------------------------------
     def action_next_hunk(self) -> None:
@@ -107,6 +110,55 @@ class ReviewActions:
             if (r.left if rejected else r.right) is not None:
                 line += 1
         return line
+
+    def action_external_edit(self) -> None:
+        """E: $VISUAL / $EDITOR on a temporary copy of the HIP text, opened at the current
+        hunk's line (+N); what it saves comes back as an edit (the source tree and the
+        output are not touched)."""
+        import os
+        import shlex
+        import subprocess
+        import tempfile
+        from pathlib import Path
+
+        from textual.app import SuspendNotSupported
+
+        fr = self._ready_file()
+        if fr is None:
+            return
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        if not editor:
+            self.notify("set $EDITOR (or $VISUAL) to edit outside; e edits here", severity="warning", timeout=3)
+            return
+        try:
+            argv = shlex.split(editor)
+        except ValueError as exc:
+            self.notify(f"$EDITOR cannot be split: {exc}", severity="error")
+            return
+        text = fr.output_text()
+        line = self._output_line_at_cursor(fr) + 1
+        with tempfile.TemporaryDirectory(prefix="porter-edit-") as tmp:
+            path = Path(tmp) / Path(fr.rel).name
+            path.write_text(text, encoding="utf-8")
+            cmd = [*argv, f"+{line}", str(path)]
+            try:
+                try:
+                    with self.suspend():  # the terminal is the editor's until it exits
+                        rc = subprocess.run(cmd).returncode
+                except SuspendNotSupported:  # no terminal to hand over (tests, web): run it as it is
+                    rc = subprocess.run(cmd, stdin=subprocess.DEVNULL, timeout=EXTERNAL_EDIT_TIMEOUT_S).returncode
+                new = path.read_text(encoding="utf-8")
+            except (OSError, subprocess.SubprocessError, UnicodeDecodeError) as exc:
+                self.notify(f"{argv[0]} failed: {exc}", severity="error")
+                return
+        if rc != 0:
+            self.notify(f"{argv[0]} exited {rc}: the edit is not taken", severity="warning", timeout=3)
+            return
+        if new == text:
+            self.notify("no change from the editor", timeout=1.5)
+            return
+        self.edit_saved(fr.rel, new)
+        self.notify(f"took the edit of {fr.rel} from {argv[0]}", timeout=2)
 
     def edit_saved(self, rel: str, text: str) -> None:
         fr = self.project.by_rel.get(rel)
