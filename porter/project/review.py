@@ -451,14 +451,29 @@ class FileReview:
 
     def apply_fix(self, finding) -> bool:
         """Apply ``finding``'s suggested fix to the CUDA source and re-translate."""
-        if finding.fix is None or not finding.fix.edits:
-            return False
-        key = finding_key(finding)
-        if key in self.applied_fixes:
-            return False
-        self.applied_fixes.append(key)
-        self._translate()
-        return True
+        return self.apply_fixes([finding]) == 1
+
+    def safe_fixes(self) -> list:
+        """The findings whose fix is marked safe and not applied yet."""
+        applied = set(self.applied_fixes)
+        return [f for f in self.findings if f.fix is not None and f.fix.edits and f.fix.safe
+                and finding_key(f) not in applied]
+
+    def apply_fixes(self, findings: list) -> int:
+        """Apply several fixes and re-translate once; how many were new.  On a failure
+        nothing is applied (ReviewError)."""
+        keys = [finding_key(f) for f in findings if f.fix is not None and f.fix.edits]
+        new = [k for k in dict.fromkeys(keys) if k not in self.applied_fixes]
+        if not new:
+            return 0
+        before = list(self.applied_fixes)
+        self.applied_fixes.extend(new)
+        try:
+            self._translate()
+        except Exception:
+            self.applied_fixes = before
+            raise
+        return len(new)
 
     def output_text(self) -> str:
         """The reviewed HIP text: accepted (and pending) hunks take the HIP line, rejected keep the CUDA line."""

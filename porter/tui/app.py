@@ -315,3 +315,9 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
                                     "(kept in the session)", functools.partial(self.compile_for, arch))
             yield SystemCommand("Compile for the default arch", "the local GPU, else gfx942",
                                 functools.partial(self.compile_for, None))
+            yield SystemCommand("Apply every safe fix in the project", "every converted file, after a count",
+                                self.action_apply_project_safe_fixes)
+            fr = self.current
+            if fr is not None and fr.edit_stale:
+                yield SystemCommand(f"Keep my edit or re-convert {fr.rel}", "its CUDA changed after the edit",
+                                    functools.partial(self.ask_stale_edit, fr))

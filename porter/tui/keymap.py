@@ -46,6 +46,8 @@ KEYS: tuple[Key, ...] = (
     Key("prev_finding", "left_square_bracket", "finding(-1)", "Prev finding", "", "the previous finding"),
     Key("apply_fix", "f", "apply_fix", "Apply fix", "fix",
         "apply the chosen finding's fix to the CUDA and re-convert", tier=2),
+    Key("apply_safe_fixes", "F", "apply_safe_fixes", "Apply every safe fix in this file", "",
+        "apply every fix marked safe in this file, after a preview"),
     Key("explain", "i", "explain", "Explain finding", "", "the rule page of the chosen finding"),
     Key("edit", "e", "edit", "Edit HIP", "edit", "edit the HIP text at the current hunk (ctrl+s saves)"),
     Key("external_edit", "E", "external_edit", "Edit in $EDITOR", "",

@@ -174,3 +174,29 @@ async def test_a_file_with_a_rejected_hunk_is_not_labelled_accepted(project_dir)
         await pilot.press("x", "A")
         label = str(app.file_tree.label_of("main.cu"))
         assert fr.state == "accepted" and "reviewed" in label and "accepted" not in label and "1✗" in label
+
+
+@sync
+async def test_F_applies_every_safe_fix_of_the_file_after_a_preview_and_u_takes_them_back(project_dir, with_findings):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await open_file(app, pilot, "warp_utils.cuh")
+        safe = [f for f in fr.findings if f.fix is not None and f.fix.safe]
+        assert len(safe) >= 2
+        await pilot.press("F")
+        await pilot.pause()
+        question = str(app.screen.query_one("#question").render())
+        assert f"Apply {len(safe)} safe fixes in warp_utils.cuh" in question and "PORT900 line" in question
+        await pilot.press("n")  # the preview changes nothing
+        await pilot.pause()
+        assert not fr.applied_fixes
+        await pilot.press("F", "y")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert len(fr.applied_fixes) == len(safe) and "0xffffffff," not in fr.hip
+        assert fr.severity_counts()["error"] == 0
+        await pilot.press("u")
+        await pilot.pause()
+        assert not fr.applied_fixes
+        titles = [c.title for c in app.get_system_commands(app.main)]
+        assert "Apply every safe fix in the project" in titles

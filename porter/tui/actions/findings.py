@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual import work
 
 from porter.project.review import FileReview, finding_key
-from porter.tui.screens.dialogs import TextScreen
+from porter.tui.screens.dialogs import ConfirmScreen, TextScreen
 
 FIX_UNDER_EDIT = "fix"  # an edit_base no source hash equals: the edit predates a fix
 
@@ -102,6 +103,69 @@ class FindingActions:
             self.findings_list.highlighted = idx
         self.notify(f"applied the fix for {f.rule}; the file was re-translated", timeout=2)
         if fr.edit_stale:
+            self.ask_stale_edit(fr)
+
+    def action_apply_safe_fixes(self) -> None:
+        """F: every safe fix of this file, after a preview of what each one does."""
+        fr = self._ready_file()
+        if fr is None:
+            return
+        fixes = fr.safe_fixes()
+        if not fixes:
+            self.notify("no safe fixes left in this file", timeout=2)
+            return
+        lines = [f"Apply {len(fixes)} safe fix{'es' if len(fixes) != 1 else ''} in {fr.rel}?", ""]
+        for f in fixes[:12]:
+            lines.append(f"  {f.rule} line {f.line}: {f.fix.description}")
+        if len(fixes) > 12:
+            lines.append(f"  … and {len(fixes) - 12} more")
+        lines += ["", "(u undoes them together)"]
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self._apply_fixes_worker(fr, fixes)
+
+        self.push_screen(ConfirmScreen("\n".join(lines)), answer)
+
+    def action_apply_project_safe_fixes(self) -> None:
+        """The palette: every safe fix of every converted file, after a count."""
+        files = [(fr, fr.safe_fixes()) for fr in self.project.files if fr.status == "ready"]
+        files = [(fr, fx) for fr, fx in files if fx]
+        if not files:
+            self.notify("no safe fixes left in the converted files", timeout=2)
+            return
+        n = sum(len(fx) for _, fx in files)
+        waiting = sum(1 for fr in self.project.files if fr.status == "converting")
+        note = f" ({waiting} file(s) still converting are not included)" if waiting else ""
+        per_file = "\n".join(f"  {fr.rel}: {len(fx)}" for fr, fx in files[:12])
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                for fr, fx in files:
+                    self._apply_fixes_worker(fr, fx)
+
+        self.push_screen(ConfirmScreen(f"Apply {n} safe fixes in {len(files)} file(s){note}?\n{per_file}"), answer)
+
+    @work(thread=True, group="fixes", exit_on_error=False, description="apply fixes")
+    def _apply_fixes_worker(self, fr: FileReview, fixes: list) -> None:
+        self.call_from_thread(self.record_undo, fr)
+        try:
+            n = fr.apply_fixes(fixes)
+        except Exception as exc:
+            self.call_from_thread(self.notify, f"{fr.rel}: the fixes failed: {type(exc).__name__}: {exc}",
+                                  severity="error")
+            return
+        self.call_from_thread(self._fixes_applied, fr, n)
+
+    def _fixes_applied(self, fr: FileReview, n: int) -> None:
+        if fr.edited is not None:
+            fr.edit_base = FIX_UNDER_EDIT
+        self.changed(fr, rows_changed=True)
+        if fr is self.current:
+            self._highlight_worker(fr)
+            self.update_findings()
+        self.notify(f"applied {n} safe fix{'es' if n != 1 else ''} in {fr.rel}", timeout=2)
+        if fr.edit_stale and fr is self.current:
             self.ask_stale_edit(fr)
 
     def action_explain(self) -> None:
