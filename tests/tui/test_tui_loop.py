@@ -200,3 +200,34 @@ async def test_F_applies_every_safe_fix_of_the_file_after_a_preview_and_u_takes_
         assert not fr.applied_fixes
         titles = [c.title for c in app.get_system_commands(app.main)]
         assert "Apply every safe fix in the project" in titles
+
+
+@sync
+async def test_the_build_report_is_summarised_with_the_known_error_hint(project_dir):
+    import json
+
+    app = make_app(project_dir)
+    hint = "use the maskless form (__shfl_down(v, d, width))"
+    report = {"ok": False, "arch": "gfx942", "toolchain": "clang++-19 (clang 19.1.7)",
+              "diagnostics": [{"file": "main.cu", "line": 20, "column": 5, "severity": "error",
+                               "message": "use of undeclared identifier '__shfl_down_sync'", "rule": "PORT020",
+                               "hint": hint},
+                              {"file": "", "line": 0, "column": 0, "severity": "warning",
+                               "message": "'-x none' after last input file has no effect"}],
+              "messages": ["toolchain: clang++-19 for gfx942"]}
+    async with app.run_test(size=SIZE) as pilot:
+        await open_file(app, pilot, "CMakeLists.txt")
+        app.start_job("build", [sys.executable, "-c", f"print({json.dumps(report)!r})"], 30)
+        await app._job_worker.wait()
+        await pilot.pause()
+        log = "\n".join(str(line.text) for line in app.main.query_one("#log").lines)
+        assert '{"ok"' not in log  # no raw JSON line
+        assert "build failed: gfx942 with clang++-19 (clang 19.1.7); 1 error, 1 warning" in log
+        assert f"hint: {hint}" in log
+        labels = [str(o.prompt) for o in app.main.query_one("#diagnostics", OptionList).options]
+        assert labels[0].endswith("[PORT020]") and labels[1].startswith("warning: '-x none'")  # no ':0:1:'
+        assert "build gfx942 with clang++-19 (clang 19.1.7): failed" in str(app.main.query_one("#summary").render())
+        await pilot.press("right_curly_bracket")
+        await pilot.pause()
+        assert app.current.rel == "main.cu"
+        assert any("PORT020: " + hint in n for n in notes(app))

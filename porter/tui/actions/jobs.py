@@ -5,7 +5,6 @@ The subprocess runner itself is porter.tui.jobs."""
 from __future__ import annotations
 
 import importlib.util
-import json
 import sys
 from pathlib import Path
 
@@ -14,7 +13,7 @@ from textual.widgets import OptionList, RichLog
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
-from porter.tui.jobs import Diagnostic, parse_diagnostics, stream
+from porter.tui.jobs import Diagnostic, build_report, parse_diagnostics, report_summary, stream
 
 BUILD_TIMEOUT_S = 900.0
 SMOKE_TIMEOUT_S = 1800.0
@@ -68,15 +67,9 @@ class JobActions:
         self.notify(f"compiling for {arch or 'the default arch (local GPU, else gfx942)'}", timeout=3)
         self.action_compile()
 
-    def _build_report_line(self, line: str) -> None:
+    def _build_report(self, rep: dict) -> None:
         """The header shows the arch and toolchain of the last build (its --json report)."""
-        if not line.startswith("{") or '"toolchain"' not in line:
-            return
-        try:
-            rep = json.loads(line)
-        except ValueError:
-            return
-        if isinstance(rep, dict) and rep.get("arch"):
+        if rep.get("arch"):
             verdict = "ok" if rep.get("ok") else "failed"
             self.last_build = f"{rep['arch']}" + (f" with {rep['toolchain']}" if rep.get("toolchain") else "") + f": {verdict}"
             self.update_summary()
@@ -175,9 +168,15 @@ class JobActions:
         log.write(Text(f"$ {' '.join(argv)}" if title == "test" else f"$ porter {title}", style="bold"))
 
         def batch(lines: list[str]) -> None:
-            log.write(Text.from_ansi("\n".join(lines)))
+            shown: list[str] = []
             for line in lines:
-                self._build_report_line(line)
+                rep = build_report(line)
+                if rep is None:
+                    shown.append(line)
+                    continue
+                self._build_report(rep)  # the JSON report, for people: a summary, not one long line
+                shown += report_summary(rep)
+            log.write(Text.from_ansi("\n".join(shown)))
             found = [d for line in lines for d in parse_diagnostics(line)]
             if found:
                 self.diagnostics = sorted(self.diagnostics + found, key=lambda d: SEVERITY_RANK.get(d.severity, 3))
@@ -245,7 +244,8 @@ class JobActions:
                 self.findings_list.highlighted = at
                 self.diff.move_to_row(fr.row_of_right_line(d.line))
             self.update_file_info()
-            self.notify(f"{fr.rel}:{d.line} (CUDA line {cuda_line}): {d.message}", timeout=4)
+            hint = f"\n{d.rule}: {d.hint}" if d.hint else ""
+            self.notify(f"{fr.rel}:{d.line} (CUDA line {cuda_line}): {d.message}{hint}", timeout=6 if hint else 4)
         self.diff.focus()
         return True
 
