@@ -42,6 +42,7 @@ from porter.tui.widgets.diff_view import DiffView
 from porter.tui.widgets.file_tree import FileTree
 from porter.tui.widgets.findings_list import FindingsList
 from porter.tui.widgets.info_bar import InfoBar
+from porter.tui.widgets.text_pane import TextPane
 
 SEV_LETTER = {"error": ("E", "bold #ff5f5f"), "warning": ("W", "#ffaf00"), "info": ("I", "#5fafff")}
 
@@ -215,7 +216,7 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         ol = self.findings_list
         ol.set_items([])
         fr = self.current
-        preview = self.main.query_one("#fix-preview", InfoBar)
+        preview = self.main.query_one("#fix-preview", TextPane)
         if fr is None or fr.status != "ready" or not fr.findings:
             preview.update(Text("no findings" if fr is not None and fr.status == "ready" else "", style="dim"))
             return
@@ -265,6 +266,10 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
     @on(EditorScreen.Saved)
     def _edit_saved(self, event: EditorScreen.Saved) -> None:
         self.edit_saved(event.rel, event.text)
+
+    @on(FindingsList.PageKey)
+    def _preview_page(self, event: FindingsList.PageKey) -> None:
+        self.main.query_one("#fix-preview", TextPane).scroll_page(event.step)
 
     @on(OptionList.OptionSelected, "#diagnostics")
     def _diagnostic_selected(self, event: OptionList.OptionSelected) -> None:

@@ -127,7 +127,7 @@ async def test_findings_keys_move_preview_fix_and_explain(project_dir, with_find
         first = fr.findings[0]
         row = app.diff.current_row()
         assert fr.rows[row].left == first.line - 1  # the diff scrolled to the finding
-        preview = str(app.main.query_one("#fix-preview").render())
+        preview = str(app.main.query_one("#fix-preview").text)
         assert "0xffffffffffffffffull" in preview and "f applies it" in preview
         await pilot.press("right_square_bracket")
         assert ol.highlighted == 1

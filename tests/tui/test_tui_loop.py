@@ -231,3 +231,32 @@ async def test_the_build_report_is_summarised_with_the_known_error_hint(project_
         await pilot.pause()
         assert app.current.rel == "main.cu"
         assert any("PORT020: " + hint in n for n in notes(app))
+
+
+@sync
+async def test_the_fix_preview_scrolls_to_the_fix_whatever_the_message_length(project_dir, monkeypatch):
+    import porter.findings
+    from tui_helpers import fake_scan
+
+    def long_scan(source, path=None, index=None, options=None):
+        out = fake_scan(source, path, index, options)
+        return [type(f)(*[(f.message + " because" * 120) if name == "message" else getattr(f, name)
+                          for name in f.__dataclass_fields__]) if hasattr(f, "__dataclass_fields__") else f
+                for f in out]
+
+    monkeypatch.setattr(porter.findings, "scan", long_scan, raising=False)
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await open_file(app, pilot, "warp_utils.cuh")
+        assert len(fr.findings[0].message) > 800
+        await pilot.press("3", "down")  # the findings focused, the first one chosen
+        await pilot.pause()
+        pane = app.main.query_one("#fix-preview")
+        assert pane.virtual_size.height > pane.scrollable_content_region.height  # longer than the pane
+        rows = [strip.text for strip in pane._strips]
+        assert any("+ 0xffffffffffffffffull" in r for r in rows)  # the after line is there, not cut off
+        await pilot.press("pagedown", "pagedown", "pagedown", "pagedown")
+        await pilot.pause()
+        assert pane.scroll_offset.y > 0
+        visible = [pane.render_line(y).text for y in range(pane.scrollable_content_region.height)]
+        assert any("0xffffffffffffffffull" in r for r in visible)

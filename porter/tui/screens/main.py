@@ -19,6 +19,7 @@ from porter.tui.widgets.diff_view import DiffView
 from porter.tui.widgets.file_tree import FileTree
 from porter.tui.widgets.findings_list import FindingsList
 from porter.tui.widgets.info_bar import InfoBar
+from porter.tui.widgets.text_pane import TextPane
 
 
 class MainScreen(Screen):
@@ -38,7 +39,7 @@ class MainScreen(Screen):
             with Vertical(id="side"):
                 yield Static(Text("Findings", style="bold"), id="findings-title")
                 yield FindingsList(id="findings")
-                yield InfoBar(id="fix-preview")
+                yield TextPane(id="fix-preview")
         with Horizontal(id="log-panel"):
             yield RichLog(id="log", max_lines=200_000, wrap=True, markup=False, highlight=False)
             with Vertical(id="diag-pane"):
