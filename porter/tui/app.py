@@ -44,6 +44,7 @@ from porter.tui.widgets.findings_list import FindingsList
 from porter.tui.widgets.info_bar import InfoBar
 from porter.tui.widgets.text_pane import TextPane
 
+GOTO_FILE_LIMIT = 5000  # "Go to file" palette entries up to this many files
 SEV_LETTER = {"error": ("E", "bold #ff5f5f"), "warning": ("W", "#ffaf00"), "info": ("I", "#5fafff")}
 
 
@@ -292,6 +293,11 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         """Save soon (changes within 0.2 s are saved together; quitting saves at once)."""
         self.saver.save_soon()
 
+    def _goto_file(self, rel: str) -> None:
+        self.open_file(rel)
+        self.file_tree.select_file(rel)
+        self.diff.focus()
+
     def _ready_file(self) -> FileReview | None:
         fr = self.current
         if fr is None or fr.status != "ready":
@@ -322,6 +328,15 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
                                 functools.partial(self.compile_for, None))
             yield SystemCommand("Apply every safe fix in the project", "every converted file, after a count",
                                 self.action_apply_project_safe_fixes)
+            if len(self.project.files) <= GOTO_FILE_LIMIT:
+                for f in self.project.files:
+                    yield SystemCommand(f"Go to file {f.rel}", f"open {f.rel} ({f.state})",
+                                        functools.partial(self._goto_file, f.rel))
+            cur = self.current
+            if cur is not None and cur.status == "ready":
+                for i, f in enumerate(cur.findings[:500]):
+                    yield SystemCommand(f"Go to finding {f.rule} line {f.line}", f.message[:120],
+                                        functools.partial(setattr, self.findings_list, "highlighted", i))
             fr = self.current
             if fr is not None and fr.edit_stale:
                 yield SystemCommand(f"Keep my edit or re-convert {fr.rel}", "its CUDA changed after the edit",

@@ -61,6 +61,9 @@ KEYS: tuple[Key, ...] = (
     Key("next_error", "right_curly_bracket", "error(1)", "Next error", "error",
         "jump to the next error of the last compile, findings cursor there", tier=3),
     Key("prev_error", "left_curly_bracket", "error(-1)", "Prev error", "", "jump to the previous error"),
+    Key("search", "slash", "search", "Search the diff", "",
+        "find text on either side of the diff (empty: the next match)"),
+    Key("goto_line", "colon", "goto_line", "Go to line", "", "go to a CUDA line (123) or a HIP line (h123)"),
     Key("toggle_log", "l", "toggle_log", "Log", "log", "show or hide the log and diagnostics", tier=3),
     Key("zoom", "z", "zoom", "Zoom diff", "zoom", "hide or show the file list and findings (narrow terminals)", tier=3),
     Key("focus_files", "1", "focus_pane('files')", "Focus files", "", "move the keyboard focus to the file list"),
@@ -74,7 +77,7 @@ KEYS: tuple[Key, ...] = (
     Key("quit", "q", "quit", "Quit", "quit", "quit (asks first about work not written yet)"),
 )
 
-LABEL = {"right_square_bracket": "]", "left_square_bracket": "[", "question_mark": "?",
+LABEL = {"slash": "/", "colon": ":", "right_square_bracket": "]", "left_square_bracket": "[", "question_mark": "?",
          "right_curly_bracket": "}", "left_curly_bracket": "{"}
 
 

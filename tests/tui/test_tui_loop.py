@@ -260,3 +260,47 @@ async def test_the_fix_preview_scrolls_to_the_fix_whatever_the_message_length(pr
         assert pane.scroll_offset.y > 0
         visible = [pane.render_line(y).text for y in range(pane.scrollable_content_region.height)]
         assert any("0xffffffffffffffffull" in r for r in visible)
+
+
+@sync
+async def test_slash_searches_the_diff_and_colon_goes_to_a_line(project_dir):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await open_file(app, pilot, "main.cu")
+        hits = [i for i in range(len(fr.rows)) if "hipMalloc" in (fr.right_text(i) or "")]
+        assert len(hits) >= 2
+        app.diff.move_to_row(0)
+        await pilot.press("slash")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "InputScreen"
+        await pilot.press(*"hipmalloc", "enter")  # either side, any case
+        await pilot.pause()
+        assert app.diff.current_row() == hits[0]
+        await pilot.press("slash", "enter")  # empty: the next match
+        await pilot.pause()
+        assert app.diff.current_row() == hits[1]
+        await pilot.press("colon", *"12", "enter")
+        await pilot.pause()
+        assert fr.rows[app.diff.current_row()].left == 11
+        await pilot.press("colon", *"h3", "enter")
+        await pilot.pause()
+        assert fr.rows[app.diff.current_row()].right == 2
+        await pilot.press("slash", *"no such text anywhere", "enter")
+        await pilot.pause()
+        assert any("is not in main.cu" in n for n in notes(app))
+
+
+@sync
+async def test_the_palette_goes_to_a_file_and_to_a_finding(project_dir, with_findings):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_file(app, pilot, "warp_utils.cuh")
+        cmds = {c.title: c for c in app.get_system_commands(app.main)}
+        finding = next(t for t in cmds if t.startswith("Go to finding PORT900"))
+        cmds[finding].callback()
+        await pilot.pause()
+        assert app.findings_list.highlighted is not None
+        cmds["Go to file reduce_kernels.h"].callback()
+        await pilot.pause()
+        assert app.current.rel == "reduce_kernels.h"
+        assert all(not c.help.startswith("review key") for c in cmds.values())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual import work
 
 from porter.project.review import FileReview
-from porter.tui.screens.dialogs import ChoiceScreen
+from porter.tui.screens.dialogs import ChoiceScreen, InputScreen
 from porter.tui.screens.editor import EditorScreen
 
 
@@ -66,6 +66,65 @@ class ReviewActions:
                         "still open (] shows them, f fixes)", severity="warning", timeout=4)
         else:
             self.notify(f"accepted every hunk of {fr.rel}", timeout=1.5)
+
+    # ---- search, go to line ----------------------------------------------------------
+    _last_search = ""
+
+    def action_search(self) -> None:
+        fr = self._ready_file()
+        if fr is None:
+            return
+
+        def answer(text: str | None) -> None:
+            if text is None:
+                return
+            self.search_diff(text or self._last_search)
+
+        self.push_screen(InputScreen("Search the diff (CUDA and HIP sides; empty: the last search)",
+                                     self._last_search), answer)
+
+    def search_diff(self, text: str) -> bool:
+        """Move to the next row (after the cursor, wrapping) whose CUDA or HIP side has ``text``."""
+        fr = self.current
+        if not text or fr is None or fr.status != "ready" or not fr.rows:
+            return False
+        self._last_search = text
+        needle = text.casefold()
+        start = (self.diff.current_row() or 0) + 1
+        n = len(fr.rows)
+        for k in range(n):
+            i = (start + k) % n
+            left, right = fr.left_text(i) or "", fr.right_text(i) or ""
+            if needle in left.casefold() or needle in right.casefold():
+                self.diff.move_to_row(i)
+                self.update_file_info()
+                return True
+        self.notify(f"{text!r} is not in {fr.rel}", timeout=2)
+        return False
+
+    def action_goto_line(self) -> None:
+        fr = self._ready_file()
+        if fr is None:
+            return
+
+        def answer(text: str | None) -> None:
+            if text:
+                self.goto_line(text)
+
+        self.push_screen(InputScreen("Go to line: 123 (CUDA) or h123 (HIP)"), answer)
+
+    def goto_line(self, text: str) -> bool:
+        fr = self.current
+        text = text.strip().lower()
+        hip = text.startswith("h")
+        digits = text[1:] if hip else text
+        if fr is None or fr.status != "ready" or not digits.isdigit():
+            self.notify(f"not a line number: {text!r} (123 or h123)", severity="warning", timeout=2)
+            return False
+        line = int(digits)
+        self.diff.move_to_row(fr.row_of_right_line(line) if hip else fr.row_of_left_line(line))
+        self.update_file_info()
+        return True
 
     # ---- undo ----------------------------------------------------------------------
     def record_undo(self, fr: FileReview) -> None:

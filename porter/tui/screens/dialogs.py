@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -52,6 +52,32 @@ class ChoiceScreen(ModalScreen[str | None]):
             if event.key == key or event.character == key:
                 self.dismiss(value)
                 return
+
+
+class InputScreen(ModalScreen[str | None]):
+    """Ask for one line of text; enter answers it, escape answers None."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, prompt: str, value: str = "") -> None:
+        super().__init__()
+        self.prompt = prompt
+        self.value = value
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static(Text(self.prompt), id="question")
+            yield Input(value=self.value, id="answer-input")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
 
 
 class TextScreen(ModalScreen[None]):
