@@ -200,11 +200,13 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
             return
         parts = [(fr.rel, "bold"), (f"  {fr.state}", "")]
         if fr.status == "ready":
-            h = self.diff.current_hunk() if self.diff.file is fr else None
+            h = self.diff.current_hunk_at_cursor() if self.diff.file is fr else None
             decided = len(fr.hunks) - fr.pending_hunks
             parts.append((f"  {decided}/{len(fr.hunks)} hunks decided", ""))
             if h is not None:
                 parts.append((f"  hunk {h + 1}: {fr.decision(h)}", "italic"))
+            elif fr.hunks and self.diff.file is fr:
+                parts.append(("  unchanged line (n: next hunk)", "dim italic"))
             if fr.edit_stale:
                 parts.append(("  CUDA changed after your edit: keep it or re-convert (palette)", "bold #ffaf00"))
             elif fr.stale_decisions or any(x.stale for x in fr.hunks):
@@ -282,6 +284,7 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         if self.diff.file is fr:
             if rows_changed:
                 self.diff.refresh_file()
+                self._highlight_worker(fr)  # the HIP side keeps its highlighting after a fix or an edit
             else:
                 self.diff.redraw()
         self.file_tree.update_file(fr)

@@ -304,3 +304,54 @@ async def test_the_palette_goes_to_a_file_and_to_a_finding(project_dir, with_fin
         await pilot.pause()
         assert app.current.rel == "reduce_kernels.h"
         assert all(not c.help.startswith("review key") for c in cmds.values())
+
+
+@sync
+async def test_the_current_hunk_is_a_band_and_unchanged_lines_show_no_hunk(project_dir, with_findings):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await open_file(app, pilot, "warp_utils.cuh")
+        dv = app.diff
+        h = fr.hunks[dv.current_hunk_at_cursor()]
+        rows_in = [dv._row_index[r] for r in range(h.start, h.end) if r in dv._row_index]
+        assert rows_in and all(dv._band(d) for d in rows_in)
+        assert not any(dv._band(d) for d in range(len(dv.display_rows)) if d not in rows_in)
+        # a finding on an unchanged line: the file info does not claim a hunk
+        f = next(f for f in fr.findings if fr.row_hunk.get(fr.row_of_left_line(f.line)) is None)
+        app.findings_list.highlighted = fr.findings.index(f)
+        await pilot.pause()
+        info = str(app.main.query_one("#file-info").render())
+        assert "unchanged line" in info and "hunk 1:" not in info
+        assert not any(dv._band(d) for d in range(len(dv.display_rows)))
+
+
+@sync
+async def test_the_hip_side_keeps_its_highlighting_after_an_edit(project_dir):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await open_file(app, pilot, "reduce_kernels.h")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.diff.right_hl
+        highlights_before = list(app.diff.right_hl)
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press(*"// x", "enter", "ctrl+s", "escape")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert fr.edited is not None
+        at = fr.right.index("// x\n")
+        assert app.diff.right_hl is not None and app.diff.right_hl[at] == [(0, 4, "comment")]
+        assert app.diff.right_hl[at + 1] == highlights_before[at]  # the line after it: as before, one down
+        from porter.tui.highlight import style_for
+
+        dv = app.diff
+        d = dv._row_index[fr.row_of_right_line(at + 1)]
+        strip = list(dv._render_row(d, SIZE[0]))
+        half = "".join(seg.text for seg in strip).index("// x", SIZE[0] // 3)  # the HIP side's copy
+        pos, hip_style = 0, None
+        for seg in strip:
+            if pos <= half < pos + len(seg.text):
+                hip_style = seg.style
+            pos += len(seg.text)
+        assert hip_style is not None and hip_style.color == style_for("comment").color  # drawn highlighted
