@@ -35,7 +35,7 @@ from porter.tui.conversion import BackgroundConverter
 from porter.tui.highlight import highlight_pair
 from porter.tui.jobs import Diagnostic
 from porter.tui.keymap import KEYS, label
-from porter.tui.persistence import SessionSaver
+from porter.tui.persistence import SessionSaver, saved_theme
 from porter.tui.screens.editor import EditorScreen
 from porter.tui.screens.main import MainScreen
 from porter.tui.widgets.diff_view import DiffView
@@ -103,6 +103,10 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         if not all(main.query(sel) for sel in ("#diff", "#files", "#findings", "#log", "#diagnostics", "#file-info")):
             self.set_timer(0.02, lambda: self.start(main))
             return
+        theme = saved_theme(self.store, self.project, self.available_themes)
+        if theme:
+            self.theme = theme
+        self.theme_changed_signal.subscribe(self, lambda _theme: self.save_session())
         for msg in self.start_messages:
             self.notify(msg, severity="information" if msg.startswith("restored") else "warning", timeout=8)
         self.update_summary()

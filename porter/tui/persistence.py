@@ -9,6 +9,14 @@ from porter.project.review import ReviewProject
 from porter.project.session import SessionStore
 
 SAVE_DELAY_S = 0.2
+DEFAULT_THEME = "textual-dark"
+
+
+def saved_theme(store: SessionStore, project: ReviewProject, available) -> str | None:
+    """The theme kept in the session, when it is one this Textual knows."""
+    data, _ = store.load(str(project.root))
+    theme = (data or {}).get("theme")
+    return theme if isinstance(theme, str) and theme in available else None
 
 
 class SessionSaver:
@@ -28,8 +36,12 @@ class SessionSaver:
         if not self.pending:
             return
         self.pending = False
+        data = self.project.to_session()
+        theme = getattr(self.app, "theme", None)
+        if theme and theme != DEFAULT_THEME:
+            data["theme"] = theme  # the palette's "Change theme", kept for the next start
         try:
-            self.store.save(self.project.to_session())
+            self.store.save(data)
         except OSError as exc:
             if not self._warned:
                 self._warned = True

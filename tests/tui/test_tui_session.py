@@ -131,3 +131,18 @@ async def test_the_header_says_where_the_output_goes(project_dir, tmp_path, monk
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         assert "warp_reduce → ./warp_reduce-hip" in str(app.main.query_one("#summary").render())
+
+
+@sync
+async def test_the_chosen_theme_is_kept_for_the_next_start(project_dir):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        app.theme = "nord"
+        await pilot.pause(0.4)  # saved 0.2 s after the change
+    saved = json.loads((app.project.output / ".porter" / "session.json").read_text())
+    assert saved["theme"] == "nord"
+    again = make_app(project_dir)
+    async with again.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        assert again.theme == "nord"
