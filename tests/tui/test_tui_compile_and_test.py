@@ -90,3 +90,20 @@ async def test_T_without_a_test_command_says_so_and_a_failing_test_stops_it(proj
         log = _log(app)
         assert "compile and test stopped at the test command" in log and "exited 3" in log
         assert "smoke ran" not in log
+
+
+def test_the_test_command_setting_is_read_and_bad_values_are_one_line(tmp_path):
+    import pytest
+
+    from porter.project.settings import SettingsError, load_settings
+
+    (tmp_path / "porter.toml").write_text('[port]\nroc = false\n[test]\ncommand = "make test ARGS=\'-j 2\'"\n')
+    assert load_settings(tmp_path).test_argv() == ["make", "test", "ARGS=-j 2"]
+    (tmp_path / "porter.toml").write_text("[port]\nroc = false\n")
+    assert load_settings(tmp_path).test_argv() is None
+    for body, words in (('[test]\ncmd = "make"\n', "unknown key 'cmd'"), ("[test]\ncommand = 3\n", "non-empty string"),
+                        ('[test]\ncommand = "make \'test"\n', "cannot be split"), ('test = "make"\n', "must be a table")):
+        (tmp_path / "porter.toml").write_text(body)
+        with pytest.raises(SettingsError) as err:
+            load_settings(tmp_path)
+        assert words in str(err.value) and "\n" not in str(err.value)
