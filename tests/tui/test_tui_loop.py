@@ -56,6 +56,10 @@ async def test_diagnostics_come_errors_first_with_counts_and_a_new_job_clears_th
         labels = [str(o.prompt) for o in app.main.query_one("#diagnostics", OptionList).options]
         assert "error: no such thing" in labels[0] and "warning" in labels[2]
         assert str(app.main.query_one("#diag-title").render()) == "2 errors, 2 warnings"
+        await pilot.press("4", "down", "down", "enter")  # keyboard only: the second error
+        await pilot.pause()
+        assert app.current.rel == "reduce_kernels.cu" and app.focused is app.diff
+        assert app.current.rows[app.diff.current_row()].right == 8
         app.start_job("build", [sys.executable, "-c", _script(out, [f"{out / 'main.cu'}:5:1: warning: only"])], 30)
         await app._job_worker.wait()
         await pilot.pause()
