@@ -219,15 +219,24 @@ async def test_the_build_report_is_summarised_with_the_known_error_hint(project_
                               {"file": "", "line": 0, "column": 0, "severity": "warning",
                                "message": "'-x none' after last input file has no effect"}],
               "messages": ["toolchain: clang++-19 for gfx942"]}
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(100, 40)) as pilot:  # a log pane narrower than RichLog's default min_width
         await open_file(app, pilot, "CMakeLists.txt")
         app.start_job("build", [sys.executable, "-c", f"print({json.dumps(report)!r})"], 30)
         await app._job_worker.wait()
         await pilot.pause()
-        log = "\n".join(str(line.text) for line in app.main.query_one("#log").lines)
-        assert '{"ok"' not in log  # no raw JSON line
-        assert "build failed: gfx942 with clang++-19 (clang 19.1.7); 1 error, 1 warning" in log
-        assert f"hint: {hint}" in log
+        log = "".join("".join(str(line.text) for line in app.main.query_one("#log").lines).split())  # unwrapped
+
+        def flat(text: str) -> str:
+            return "".join(text.split())
+
+        assert flat('{"ok"') not in log  # no raw JSON line
+        assert flat("build failed: gfx942 with clang++-19 (clang 19.1.7); 1 error, 1 warning") in log
+        assert flat(f"hint: {hint}") in log
+        logw = app.main.query_one("#log")
+        width = logw.scrollable_content_region.width
+        assert all(line.cell_length <= width for line in logw.lines)  # wrapped to the pane, nothing cut off
+        flat = "".join(str(line.text) for line in logw.lines).replace(" ", "")
+        assert hint.replace(" ", "") in flat
         labels = [str(o.prompt) for o in app.main.query_one("#diagnostics", OptionList).options]
         assert labels[0].endswith("[PORT020]") and labels[1].startswith("warning: '-x none'")  # no ':0:1:'
         assert "build gfx942 with clang++-19 (clang 19.1.7): failed" in str(app.main.query_one("#summary").render())

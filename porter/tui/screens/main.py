@@ -41,7 +41,7 @@ class MainScreen(Screen):
                 yield FindingsList(id="findings")
                 yield TextPane(id="fix-preview")
         with Horizontal(id="log-panel"):
-            yield RichLog(id="log", max_lines=200_000, wrap=True, markup=False, highlight=False)
+            yield RichLog(id="log", max_lines=200_000, wrap=True, min_width=20, markup=False, highlight=False)
             with Vertical(id="diag-pane"):
                 yield InfoBar(id="diag-title")
                 yield OptionList(id="diagnostics")
