@@ -1,7 +1,8 @@
 """``porter [PATH] [--output DIR]``: open the review app on a CUDA project.
 
 No PATH: the bundled sample project sample_projects/warp_reduce.  Default
-output: PATH-hip beside PATH.  The session is kept in DIR/.porter/.  The target ROCm
+output: NAME-hip in the current directory (beside PATH when the current
+directory is inside PATH: the source tree is never written to).  The session is kept in DIR/.porter/.  The target ROCm
 comes from --target-rocm, else PATH/porter.toml ([port] target_rocm), else the newest."""
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("review", help="review a port side by side (the default command)",
                               description="Open the review app on a CUDA project folder: CUDA and HIP side by side.")
     p.add_argument("path", nargs="?", help="the CUDA project folder (default: the bundled sample warp_reduce)")
-    p.add_argument("-o", "--output", help="output folder (default: PATH-hip beside PATH)")
+    p.add_argument("-o", "--output", help="output folder (default: NAME-hip in the current directory)")
     add_target_argument(p)
     p.add_argument("--arch", help="AMD GPU target the compile key builds for, e.g. gfx90a (default: the local GPU, "
                                   "else gfx942; kept in the session; the command palette changes it)")
@@ -41,7 +42,7 @@ def run(args) -> int:
     if not src.is_dir():
         raise UsageError(f"{src} is a file; porter reviews a project folder (porter convert FILE converts one file)")
     src = src.resolve()
-    out = Path(args.output).resolve() if args.output else src.with_name(src.name + "-hip")
+    out = Path(args.output).resolve() if args.output else default_output(src)
     if out == src:
         raise UsageError("the output folder must not be the source folder")
     try:
@@ -54,6 +55,16 @@ def run(args) -> int:
         project.build_arch = arch
     PorterApp(project, store, messages).run()
     return 0
+
+
+def default_output(src: Path, cwd: Path | None = None) -> Path:
+    """NAME-hip in the current directory (not beside an installed package), or
+    beside ``src`` when the current directory is ``src`` or inside it."""
+    src = src.resolve()
+    cwd = (cwd or Path.cwd()).resolve()
+    if cwd == src or src in cwd.parents:
+        return src.with_name(src.name + "-hip")
+    return cwd / (src.name + "-hip")
 
 
 def prepare(src: Path, out: Path, options=None):

@@ -28,6 +28,7 @@ from porter.project.atomic import atomic_write
 from porter.project.files import ProjectFile, discover
 
 PENDING, ACCEPTED, REJECTED = "pending", "accepted", "rejected"
+EDITED = "edited"  # the decision of a hunk the user's edit touches
 # file states
 S_WAITING, S_PENDING, S_ACCEPTED, S_EDITED, S_UNCHANGED, S_ERROR = (
     "converting", "pending", "accepted", "edited", "unchanged", "error")
@@ -43,6 +44,7 @@ class Hunk:
     new: tuple[str, ...]
     key: str
     stale: bool = False
+    edited: bool = False  # the user's edit changed lines of this hunk: decided by the edit
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +194,7 @@ class FileReview:
     cuda: str = ""
     hip: str = ""  # proposed HIP (translation of the CUDA with the applied fixes)
     edited: str | None = None  # the user's HIP text, when edited
+    edit_base: str = ""  # source_hash of the CUDA the edit was made against ("" = the current one)
     left: list[str] = field(default_factory=list)  # CUDA lines with their line endings
     right: list[str] = field(default_factory=list)  # HIP (or edited) lines
     rows: list[Row] = field(default_factory=list)
@@ -304,11 +307,36 @@ class FileReview:
                 row_hunk[k] = idx
             i = j
         self.hunks, self.row_hunk = hunks, row_hunk
+        if self.edited is not None:
+            self._mark_edited_hunks()
         keys = {h.key for h in hunks}
         self.stale_decisions = sum(1 for k in self.decisions if k not in keys)
         if self.restored:
             for h in hunks:
-                h.stale = h.key not in self.decisions
+                h.stale = h.key not in self.decisions and not h.edited
+
+    def _mark_edited_hunks(self) -> None:
+        """Mark the hunks whose HIP lines the edit changed against the proposed HIP."""
+        hip = [_strip_eol(x) for x in self.hip.splitlines()]
+        mine = [_strip_eol(x) for x in self.right]
+        touched: set[int] = set()  # 0-based lines of the edited text
+        if len(hip) > DIFFLIB_LIMIT or len(mine) > DIFFLIB_LIMIT:
+            touched = {i for i in range(len(mine)) if i >= len(hip) or hip[i] != mine[i]}
+        else:
+            for tag, _i1, _i2, j1, j2 in difflib.SequenceMatcher(None, hip, mine, autojunk=False).get_opcodes():
+                if tag == "equal":
+                    continue
+                if j2 > j1:
+                    touched.update(range(j1, j2))
+                else:  # lines deleted: the lines on both sides of the cut
+                    touched.update(x for x in (j1 - 1, j1) if 0 <= x < len(mine))
+        if not touched:
+            return
+        for h in self.hunks:
+            rights = [r.right for r in self.rows[h.start:h.end] if r.right is not None]
+            if not rights:  # a CUDA line the edit removed: look at the lines around the cut
+                rights = [r.right for r in self.rows[max(0, h.start - 1):h.end + 1] if r.right is not None]
+            h.edited = any(x in touched for x in rights)
 
     # ---- rows ------------------------------------------------------------------
     def row_changed(self, i: int) -> bool:
@@ -339,7 +367,11 @@ class FileReview:
 
     # ---- decisions -----------------------------------------------------------
     def decision(self, hunk: int) -> str:
-        return self.decisions.get(self.hunks[hunk].key, PENDING)
+        h = self.hunks[hunk]
+        return self.decisions.get(h.key, EDITED if h.edited else PENDING)
+
+    def is_decided(self, h: Hunk) -> bool:
+        return h.edited or h.key in self.decisions
 
     def decide(self, hunk: int, decision: str) -> None:
         self._decisions_version = getattr(self, "_decisions_version", 0) + 1
@@ -362,7 +394,7 @@ class FileReview:
         key = (id(self.hunks), len(self.decisions), getattr(self, "_decisions_version", 0))
         cached = getattr(self, "_pending_cache", None)
         if cached is None or cached[0] != key:
-            cached = (key, sum(1 for h in self.hunks if h.key not in self.decisions))
+            cached = (key, sum(1 for h in self.hunks if h.key not in self.decisions and not h.edited))
             self._pending_cache = cached
         return cached[1]
 
@@ -372,47 +404,79 @@ class FileReview:
             return S_ERROR
         if self.status != "ready":
             return S_WAITING
+        if self.pending_hunks or self.edit_stale:
+            return S_PENDING
         if self.edited is not None:
             return S_EDITED
-        if not self.hunks:
-            return S_UNCHANGED
-        return S_ACCEPTED if self.pending_hunks == 0 else S_PENDING
+        return S_ACCEPTED if self.hunks else S_UNCHANGED
 
     @property
     def needs_review(self) -> bool:
         return self.state in (S_PENDING, S_WAITING)
 
     def severity_counts(self) -> dict[str, int]:
+        """Open findings by severity (a finding whose fix is applied is not open)."""
         cached = getattr(self, "_sev_cache", None)
-        if cached is not None and cached[0] is self.findings:
-            return cached[1]
+        if cached is not None and cached[0] is self.findings and cached[1] == len(self.applied_fixes):
+            return cached[2]
         out = {"error": 0, "warning": 0, "info": 0}
+        applied = set(self.applied_fixes)
         for f in self.findings:
+            if applied and finding_key(f) in applied:
+                continue
             out[f.severity] = out.get(f.severity, 0) + 1
-        self._sev_cache = (self.findings, out)
+        self._sev_cache = (self.findings, len(self.applied_fixes), out)
         return out
 
     # ---- edits and fixes -----------------------------------------------------
-    def set_edited(self, text: str | None) -> None:
-        """The user's HIP text (None: back to the proposed HIP)."""
+    def set_edited(self, text: str | None, prune: bool = True) -> None:
+        """The user's HIP text (None: back to the proposed HIP).  The hunks it touches
+        are decided by it; decisions of hunks that no longer differ are dropped."""
         self.edited = None if text is None or text == self.hip else text
+        self.edit_base = ""
         self._realign(None if (self.edited is not None or self.fixed) else self.inserted_lines)
+        keys = {h.key for h in self.hunks}
+        if self.edited is not None and prune:
+            self.decisions = {k: v for k, v in self.decisions.items() if k in keys}
+            self.stale_decisions = 0
+
+    @property
+    def edit_stale(self) -> bool:
+        """The CUDA source changed after the edit was made: keep it or re-convert?"""
+        return self.edited is not None and bool(self.edit_base) and self.edit_base != self.source_hash
+
+    def keep_edit(self) -> None:
+        """Keep the edit against the changed source (it is no longer stale)."""
+        self.edit_base = ""
 
     def apply_fix(self, finding) -> bool:
         """Apply ``finding``'s suggested fix to the CUDA source and re-translate."""
-        if finding.fix is None or not finding.fix.edits:
-            return False
-        key = finding_key(finding)
-        if key in self.applied_fixes:
-            return False
-        self.applied_fixes.append(key)
-        self._translate()
-        return True
+        return self.apply_fixes([finding]) == 1
+
+    def safe_fixes(self) -> list:
+        """The findings whose fix is marked safe and not applied yet."""
+        applied = set(self.applied_fixes)
+        return [f for f in self.findings if f.fix is not None and f.fix.edits and f.fix.safe
+                and finding_key(f) not in applied]
+
+    def apply_fixes(self, findings: list) -> int:
+        """Apply several fixes and re-translate once; how many were new.  On a failure
+        nothing is applied (ReviewError)."""
+        keys = [finding_key(f) for f in findings if f.fix is not None and f.fix.edits]
+        new = [k for k in dict.fromkeys(keys) if k not in self.applied_fixes]
+        if not new:
+            return 0
+        before = list(self.applied_fixes)
+        self.applied_fixes.extend(new)
+        try:
+            self._translate()
+        except Exception:
+            self.applied_fixes = before
+            raise
+        return len(new)
 
     def output_text(self) -> str:
         """The reviewed HIP text: accepted (and pending) hunks take the HIP line, rejected keep the CUDA line."""
-        if self.edited is not None:
-            return self.edited
         out: list[str] = []
         for i, r in enumerate(self.rows):
             h = self.row_hunk.get(i)
@@ -443,6 +507,7 @@ class FileReview:
             d["decisions"] = dict(self.decisions)
         if self.edited is not None:
             d["edited"] = self.edited
+            d["edit_base"] = self.edit_base or self.source_hash
         if self.applied_fixes:
             d["fixes"] = list(self.applied_fixes)
         return d
@@ -453,11 +518,15 @@ class FileReview:
         self.applied_fixes = [str(x) for x in d.get("fixes") or []]
         self.source_hash = str(d.get("source_hash") or "")
         self._saved_edit = d.get("edited") if isinstance(d.get("edited"), str) else None
+        base = d.get("edit_base")
+        self._saved_edit_base = base if isinstance(base, str) else self.source_hash
 
     def after_restore_load(self) -> None:
         saved = getattr(self, "_saved_edit", None)
         if self.status == "ready" and saved is not None:
-            self.set_edited(saved)
+            self.set_edited(saved, prune=False)
+            base = getattr(self, "_saved_edit_base", "")
+            self.edit_base = base if base and base != self.source_hash else ""
         self._saved_edit = None
 
 

@@ -56,3 +56,27 @@ class SessionStore:
         """Write the session atomically (raises OSError when the folder is not writable)."""
         body = {"version": VERSION, **data}
         atomic_write(self.path, json.dumps(body, indent=1, sort_keys=True).encode("utf-8"))
+
+
+def unwritten(project) -> list[str]:
+    """Files whose reviewed text is not what the output folder holds: reviewed files
+    (accepted, edited, or with chosen fixes) that are missing from the output or
+    differ from it.  Computed from the review against the output on disk, so it
+    holds after a restart too.  Files still converting are not counted (their
+    text is not known yet); pending files are not written and are not counted."""
+    from porter.project.review import S_ACCEPTED, S_EDITED, S_UNCHANGED
+
+    out: list[str] = []
+    for fr in project.files:
+        if fr.status != "ready" or fr.state not in (S_ACCEPTED, S_EDITED, S_UNCHANGED):
+            continue
+        if not (fr.decisions or fr.edited is not None or fr.applied_fixes):
+            continue  # nothing decided in this file: nothing to lose
+        try:
+            on_disk = (project.output / fr.rel).read_bytes()
+        except OSError:
+            out.append(fr.rel)
+            continue
+        if on_disk != fr.output_text().encode("utf-8", "surrogatepass"):
+            out.append(fr.rel)
+    return out

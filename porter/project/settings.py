@@ -4,6 +4,10 @@
     target_rocm = "6.1"   # the ROCm release the port must build with (default: the newest porter knows)
     roc = false           # map libraries to roc* (rocBLAS, rocSPARSE, ...) instead of hip*
 
+    [test]
+    command = "make test" # the project's own tests, run in the output folder by the
+                          # review app's compile-and-test key (split like a shell, run without one)
+
 The command line wins over the file (``--target-rocm``, ``--roc``).  A bad file is one
 line naming the file and the key (``SettingsError``); a missing file is the defaults."""
 
@@ -25,6 +29,15 @@ class SettingsError(ValueError):
 class PortSettings:
     target_rocm: str | None = None
     roc: bool = False
+    test_command: str | None = None
+
+    def test_argv(self) -> list[str] | None:
+        """The [test] command as an argument list (no shell), None when there is none."""
+        import shlex
+
+        if not self.test_command:
+            return None
+        return shlex.split(self.test_command)
 
     def translate_options(self, target_rocm: str | None = None, roc: bool = False, **overrides):
         """TranslateOptions for these settings; a target or --roc given on the command line wins."""
@@ -57,4 +70,20 @@ def load_settings(root: str | Path) -> PortSettings:
             target = parse_target(target)
         except ValueError as exc:
             raise SettingsError(f"{path}: [port] {exc}".replace("--target-rocm ", "target_rocm ")) from None
-    return PortSettings(target_rocm=target, roc=port.get("roc", False))
+    test = doc.get("test", {})
+    if not isinstance(test, dict):
+        raise SettingsError(f"{path}: [test] must be a table")
+    for key, value in test.items():
+        if key != "command":
+            raise SettingsError(f"{path}: [test] has an unknown key {key!r} (known: command)")
+        if not isinstance(value, str) or not value.strip():
+            raise SettingsError(f"{path}: [test] command must be a non-empty string, not {value!r}")
+    command = test.get("command")
+    if command is not None:
+        import shlex
+
+        try:
+            shlex.split(command)
+        except ValueError as exc:
+            raise SettingsError(f"{path}: [test] command cannot be split: {exc}") from None
+    return PortSettings(target_rocm=target, roc=port.get("roc", False), test_command=command)

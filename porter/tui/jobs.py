@@ -28,9 +28,49 @@ class Diagnostic:
     column: int
     severity: str
     message: str
+    rule: str = ""  # the findings rule that fixes a known error (porter.build's known_errors.toml)
+    hint: str = ""
 
     def label(self) -> str:
-        return f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message}"
+        rule = f" [{self.rule}]" if self.rule else ""
+        if not self.file or self.line <= 0:  # a command-line or driver error: no place to point at
+            return f"{self.file + ': ' if self.file else ''}{self.severity}: {self.message}{rule}"
+        return f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message}{rule}"
+
+
+def build_report(line: str) -> dict | None:
+    """The ``porter build --json`` report on this output line, else None."""
+    plain = ANSI.sub("", line).strip()
+    if not plain.startswith("{") or '"toolchain"' not in plain:
+        return None
+    try:
+        obj = json.loads(plain)
+    except ValueError:
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def report_summary(rep: dict) -> list[str]:
+    """The build report for people: verdict, arch and toolchain, counts, then each
+    diagnostic with its hint, then the build's own messages."""
+    diags = [d for d in rep.get("diagnostics") or [] if isinstance(d, dict)]
+    counts: dict[str, int] = {}
+    for d in diags:
+        counts[str(d.get("severity", "error"))] = counts.get(str(d.get("severity", "error")), 0) + 1
+    tally = ", ".join(f"{n} {sev}{'s' if n != 1 else ''}" for sev, n in sorted(counts.items())) or "no diagnostics"
+    verdict = "ok" if rep.get("ok") else "failed"
+    head = f"build {verdict}: {rep.get('arch', '?')}"
+    if rep.get("toolchain"):
+        head += f" with {rep['toolchain']}"
+    out = [f"{head}; {tally}"]
+    for d in diags:
+        where = f"{d.get('file')}:{d.get('line')}: " if d.get("file") and d.get("line") else ""
+        rule = f" [{d['rule']}]" if d.get("rule") else ""
+        out.append(f"  {where}{d.get('severity', 'error')}: {d.get('message', '')}{rule}")
+        if d.get("hint"):
+            out.append(f"      hint: {d['hint']}")
+    out += [f"  {m}" for m in rep.get("messages") or [] if isinstance(m, str)]
+    return out
 
 
 def parse_diagnostics(line: str, cwd: str = ".") -> list[Diagnostic]:
@@ -46,7 +86,7 @@ def parse_diagnostics(line: str, cwd: str = ".") -> list[Diagnostic]:
             obj = None
         if isinstance(obj, dict):
             return list(_json_diagnostics(obj))
-    return [Diagnostic(d.file, d.line, d.column or 1, d.severity, d.message)
+    return [Diagnostic(d.file, d.line, d.column or 1, d.severity, d.message, d.rule or "", d.hint or "")
             for d in parse(plain, cwd=cwd, root=cwd) if d.line and d.severity in ("error", "warning", "note")]
 
 
@@ -57,7 +97,8 @@ def _json_diagnostics(obj, depth: int = 0):
         if "file" in obj and "line" in obj and ("message" in obj or "msg" in obj):
             try:
                 yield Diagnostic(str(obj["file"]), int(obj["line"]), int(obj.get("column") or obj.get("col") or 1),
-                                 str(obj.get("severity", "error")), str(obj.get("message", obj.get("msg", ""))))
+                                 str(obj.get("severity", "error")), str(obj.get("message", obj.get("msg", ""))),
+                                 str(obj.get("rule") or ""), str(obj.get("hint") or ""))
                 return
             except (TypeError, ValueError):
                 return

@@ -90,11 +90,28 @@ async def test_quit_asks_only_with_unwritten_work(project_dir):
         await pilot.press("q", "y")
         await pilot.pause()
     assert app.return_code == 0
+    # after a restart the session still holds the accepted file, and the output does not: q still asks
     app2 = make_app(project_dir)
     async with app2.run_test(size=SIZE) as pilot:
-        await pilot.press("q")  # nothing decided: no question
+        await started(pilot)
+        await pilot.press("q")
+        await pilot.pause()
+        assert type(app2.screen).__name__ == "ConfirmScreen"
+        assert "main.cu" in str(app2.screen.query_one("#question").render())
+        await pilot.press("n", "w")
+        await app2.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("q")  # written: no question
         await pilot.pause()
         assert not app2.is_running
+    # the written file changed on disk (or was deleted): the review is not what the output holds
+    (app.project.output / "main.cu").unlink()
+    app3 = make_app(project_dir)
+    async with app3.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await pilot.press("q")
+        await pilot.pause()
+        assert type(app3.screen).__name__ == "ConfirmScreen"
 
 
 @sync
@@ -110,7 +127,7 @@ async def test_findings_keys_move_preview_fix_and_explain(project_dir, with_find
         first = fr.findings[0]
         row = app.diff.current_row()
         assert fr.rows[row].left == first.line - 1  # the diff scrolled to the finding
-        preview = str(app.main.query_one("#fix-preview").render())
+        preview = str(app.main.query_one("#fix-preview").text)
         assert "0xffffffffffffffffull" in preview and "f applies it" in preview
         await pilot.press("right_square_bracket")
         assert ol.highlighted == 1
@@ -133,6 +150,8 @@ async def test_e_edits_the_hip_side_ctrl_s_saves_escape_leaves(project_dir):
     app = make_app(project_dir)
     async with app.run_test(size=SIZE) as pilot:
         fr = await open_file(app, pilot, "reduce_kernels.h")
+        n_hunks = len(fr.hunks)
+        assert n_hunks >= 2
         await pilot.press("e")
         await pilot.pause()
         area = app.screen.query_one(TextArea)
@@ -143,13 +162,62 @@ async def test_e_edits_the_hip_side_ctrl_s_saves_escape_leaves(project_dir):
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert type(app.screen).__name__ == "MainScreen"
-        assert fr.state == S_EDITED and fr.output_text().startswith("// ported\n")
+        assert fr.output_text().startswith("// ported\n")
+        # the edit decided the hunk it touched, not the whole file
+        edited = [h for h in fr.hunks if h.edited]
+        assert len(edited) == 1 and edited[0].start == 0
+        assert fr.state == "pending" and fr.pending_hunks == len(fr.hunks) - 1
+        assert "reviewed" in app.project.header() and app.project.counts()["reviewed"] == 0
+        await pilot.press("A")
+        assert fr.state == S_EDITED
         # escape without saving changes nothing
         await pilot.press("e")
         await pilot.pause()
         await pilot.press(*"zzz", "escape")
         await pilot.pause()
-        assert "zzz" not in fr.output_text()
+        assert type(app.screen).__name__ == "ChoiceScreen"  # save / discard / cancel
+        await pilot.press("escape")  # cancel: back in the editor, the text still there
+        await pilot.pause()
+        assert type(app.screen).__name__ == "EditorScreen" and "zzz" in app.screen.query_one(TextArea).text
+        await pilot.press("escape", "d")  # discard
+        await pilot.pause()
+        assert type(app.screen).__name__ == "MainScreen" and "zzz" not in fr.output_text()
+        # text typed after a ctrl+s is not lost either: escape asks, s saves it
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press(*"yy", "ctrl+s", *"qq", "escape")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ChoiceScreen"
+        await pilot.press("s")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert type(app.screen).__name__ == "MainScreen"
+        assert "yyqq" in fr.output_text()
+
+
+@sync
+async def test_the_editor_opens_at_the_current_hunk_and_quitting_asks_about_unsaved_text(project_dir):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await open_file(app, pilot, "main.cu")
+        await pilot.press("A", "n", "n")
+        h = fr.hunks[app.diff.current_hunk()]
+        await pilot.press("e")
+        await pilot.pause()
+        area = app.screen.query_one(TextArea)
+        line = area.cursor_location[0]
+        assert area.text.splitlines()[line] == fr.right_text(h.start)
+        await pilot.press(*"// mine", "ctrl+q")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ChoiceScreen"
+        await pilot.press("s")  # save, then the unwritten-work question
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ConfirmScreen"
+        await pilot.press("y")
+        await pilot.pause()
+    assert app.return_code == 0
+    again = make_app(project_dir)
+    assert "// mine" in again.project.by_rel["main.cu"].output_text()
 
 
 @sync
@@ -251,3 +319,21 @@ async def test_the_file_tree_opens_a_file_with_enter(project_dir):
         assert app.current.rel == "reduce_kernels.cu"
         assert app.focused is app.diff
         assert "pending" in str(tree.label_of("reduce_kernels.cu"))
+
+
+@sync
+async def test_every_key_has_a_binding_id_and_can_be_remapped(project_dir):
+    from porter.tui.keymap import KEYS
+
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await open_file(app, pilot, "main.cu")
+        ids = {b.id for b in app.main.BINDINGS}
+        assert ids == {k.id for k in KEYS} and len(ids) == len(KEYS)
+        for k in KEYS:
+            name = k.action.split("(")[0]
+            assert callable(getattr(app, f"action_{name}", None)), k.id
+        app.set_keymap({"accept_hunk": "y"})  # as a user config would (Posting's keymap)
+        await pilot.pause()
+        await pilot.press("y")
+        assert fr.decision(0) == ACCEPTED

@@ -47,11 +47,50 @@ def test_align_by_insertions_refuses_counts_that_do_not_add_up():
 def test_unchanged_file_and_edited_file_states():
     fr = FileReview.from_text("plain.cpp", "int main() { return 0; }\n")
     assert fr.state == S_UNCHANGED and not fr.hunks
-    fr2 = FileReview.from_text("x.cu", CUDA)
-    fr2.set_edited(fr2.hip.replace("int b;", "int bb;"))
+    fr2 = FileReview.from_text("x.cu", CUDA.replace("int c;", "int c;\nint d;"))
+    fr2.set_edited(fr2.hip.replace("int c;", "int cc;"))
+    assert "int cc;" in fr2.output_text()
+    mine = [h for h in fr2.hunks if h.new == ("int cc;",)]
+    assert len(mine) == 1 and fr2.decision(mine[0].index) == "edited"
+    # the edit decides the hunk it touches; the three converted hunks stay pending
+    assert fr2.pending_hunks == 3 and fr2.state == S_PENDING
+    fr2.accept_all()
     assert fr2.state == S_EDITED
-    assert "int bb;" in fr2.output_text()
-    assert any("int bb;" in h.new for h in fr2.hunks)
+
+
+def test_an_edit_keeps_rejected_hunks_rejected_and_writes_only_when_all_are_decided():
+    fr = FileReview.from_text("x.cu", CUDA)
+    fr.decide(2, REJECTED)  # keep cudaFree(p) as it is
+    fr.set_edited(fr.output_text().replace("hipMalloc(&p, n);", "hipMalloc(&p, n * 2);"))
+    assert fr.decision(1) == "edited" and fr.decision(0) == "pending"
+    assert fr.state == S_PENDING
+    fr.decide(0, ACCEPTED)
+    assert fr.state == S_EDITED
+    out = fr.output_text()
+    assert "hipMalloc(&p, n * 2);" in out and "cudaFree(p);" in out and "hip/hip_runtime.h" in out
+
+
+def test_an_edit_goes_stale_when_its_cuda_source_changes():
+    fr = FileReview.from_text("x.cu", CUDA)
+    fr.accept_all()
+    fr.set_edited(fr.output_text().replace("int a;", "int a = 1;"))
+    assert fr.state == S_EDITED and not fr.edit_stale
+    saved = json.loads(json.dumps(fr.to_session()))
+    changed = CUDA.replace("int c;", "int c;\ncudaDeviceSynchronize();")
+    fr2 = FileReview(rel="x.cu")
+    fr2.restore(saved)
+    fr2.apply_result(convert_file("x.cu", None, "source", data=changed.encode()))
+    fr2.after_restore_load()
+    assert fr2.edit_stale and fr2.state == S_PENDING  # not written until the user chooses
+    assert json.loads(json.dumps(fr2.to_session()))["edit_base"] == saved["edit_base"]  # kept across a restart
+    fr2.keep_edit()
+    assert not fr2.edit_stale and fr2.state == S_EDITED
+    fr3 = FileReview(rel="x.cu")
+    fr3.restore(saved)
+    fr3.apply_result(convert_file("x.cu", None, "source", data=changed.encode()))
+    fr3.after_restore_load()
+    fr3.set_edited(None)  # re-convert: the new CUDA line comes through
+    assert not fr3.edit_stale and "hipDeviceSynchronize();" in fr3.output_text()
 
 
 def test_decisions_survive_a_source_change_when_their_hunk_still_matches():

@@ -108,3 +108,41 @@ async def test_an_unwritable_output_folder_shows_a_message(project_dir, tmp_path
         assert any("cannot create" in n for n in msgs)
         assert app.is_running and app.unwritten
     assert tree_bytes(project_dir) == before
+
+
+def test_default_output_is_under_the_current_directory_not_beside_the_package(tmp_path, project_dir):
+    from porter.cli.review import _sample, default_output
+
+    work = tmp_path / "work"
+    work.mkdir()
+    assert default_output(_sample(), cwd=work) == work / "warp_reduce-hip"  # not inside the installed tree
+    assert default_output(project_dir, cwd=work) == work / "warp_reduce-hip"
+    # run from inside the project: beside it, never inside the source tree
+    assert default_output(project_dir, cwd=project_dir) == project_dir.with_name("warp_reduce-hip")
+    assert default_output(project_dir, cwd=project_dir / "sub") == project_dir.with_name("warp_reduce-hip")
+
+
+@sync
+async def test_the_header_says_where_the_output_goes(project_dir, tmp_path, monkeypatch):
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    app = make_app(project_dir, out=work / "warp_reduce-hip")
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        assert "warp_reduce → ./warp_reduce-hip" in str(app.main.query_one("#summary").render())
+
+
+@sync
+async def test_the_chosen_theme_is_kept_for_the_next_start(project_dir):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        app.theme = "nord"
+        await pilot.pause(0.4)  # saved 0.2 s after the change
+    saved = json.loads((app.project.output / ".porter" / "session.json").read_text())
+    assert saved["theme"] == "nord"
+    again = make_app(project_dir)
+    async with again.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        assert again.theme == "nord"

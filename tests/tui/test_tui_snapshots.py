@@ -1,5 +1,5 @@
-"""Snapshots (pytest-textual-snapshot) of the main screen, the findings view, the
-editor and the log.  Deterministic: fixed terminal size, a copy of the sample
+"""Snapshots (pytest-textual-snapshot) of the main screen (at 80x24 zoomed,
+100x30, 150x40 and 200x50), the findings view, the editor and the log.  Deterministic: fixed terminal size, a copy of the sample
 fixed CUDA project (conftest.MINI) under tmp_path shown by relative names, the
 fake findings scan, every worker finished first.
 
@@ -33,15 +33,31 @@ def _app(project_dir, rel="kernels.cu"):
     return app, run_before
 
 
-def test_snapshot_main_screen(mini_project, snap_compare):
+def _main_screen(mini_project, snap_compare, size, keys=()):
     app, before = _app(mini_project)
 
     async def run_before(pilot):
         await before(pilot)
-        await pilot.press("a", "x")  # one accepted, one rejected hunk
+        await pilot.press("a", "x", *keys)  # one accepted, one rejected hunk
         await _settle(pilot)
 
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+    return snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+def test_snapshot_main_screen(mini_project, snap_compare):
+    assert _main_screen(mini_project, snap_compare, SIZE)
+
+
+def test_snapshot_main_screen_200x50(mini_project, snap_compare):
+    assert _main_screen(mini_project, snap_compare, (200, 50))
+
+
+def test_snapshot_main_screen_100x30(mini_project, snap_compare):
+    assert _main_screen(mini_project, snap_compare, (100, 30))
+
+
+def test_snapshot_main_screen_80x24_zoomed(mini_project, snap_compare):
+    assert _main_screen(mini_project, snap_compare, (80, 24), keys=("z",))
 
 
 def test_snapshot_findings_view(mini_project, snap_compare):

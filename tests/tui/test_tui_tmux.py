@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -90,3 +91,86 @@ def test_review_accept_all_write_and_quit_in_tmux(project_dir):
     assert (out / "README.md").exists()
     assert (out / ".porter" / "session.json").exists()
     assert tree_bytes(project_dir) == before  # the source is untouched
+
+
+def _send(session: str, *keys: str, pause: float = 0.3) -> None:
+    for k in keys:
+        _tmux("send-keys", "-t", session, k)
+        time.sleep(pause)
+
+
+def test_the_review_loop_in_tmux_keeps_every_piece_of_work(tmp_path):
+    """The default sample from a fresh folder: accept every file, reopen one from the
+    file list, edit it (escape asks to save), T (write, compile, test), } to the
+    first error, f fixes it, u u undo the fix and the edit, q asks about the
+    unwritten work; a restart finds everything as it was left."""
+    missing = [t for t in ("hipcc", "clang++-19", "ld.lld-19") if not shutil.which(t)]
+    if missing:
+        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
+            pytest.fail(f"{', '.join(missing)} required (PORTER_REQUIRE_HIPCC=1)")
+        pytest.skip(f"{', '.join(missing)} not installed")
+    root = Path(__file__).resolve().parents[2]
+    sample = root / "sample_projects" / "warp_reduce"
+    before = tree_bytes(sample)
+    work = tmp_path / "work"
+    work.mkdir()
+    out = work / "warp_reduce-hip"
+    session = f"porter-loop-{os.getpid()}"
+    env = (f"COLUMNS=200 LINES=50 PYTHONPATH={shlex.quote(str(root))} "
+           f"PORTER_CACHE_DIR={shlex.quote(str(tmp_path / 'cache'))} ")
+    cmd = f"cd {shlex.quote(str(work))} && {env}{shlex.quote(sys.executable)} -m porter"  # no PATH: the sample
+
+    def start() -> None:
+        subprocess.run(["tmux", "-L", SOCKET, "-f", "/dev/null", "new-session", "-d", "-s", session,
+                        "-x", "200", "-y", "50", cmd], check=True, timeout=20)
+
+    def quit_with_prompt() -> None:
+        _send(session, "q")
+        _wait_for(session, "not written to the output folder")
+        _send(session, "y")
+        deadline = time.monotonic() + 15
+        while _alive(session) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _alive(session), "porter did not quit after y"
+
+    start()
+    try:
+        screen = _wait_until(session, lambda sc: "files reviewed" in sc and "converting" not in sc and "│" in sc)
+        assert "warp_reduce → ./warp_reduce-hip" in screen  # the output goes under the current folder
+        for _ in range(6):
+            _send(session, "A", "Tab")
+        _wait_for(session, "every file is reviewed")
+        _send(session, "1", "Up", "Up", "Up", "Enter")  # from warp_utils.cuh back up to main.cu, keyboard only
+        _wait_until(session, lambda sc: any(ln.lstrip(" ").startswith("main.cu  accepted")
+                                            for ln in (x.split("│", 1)[-1] for x in sc.splitlines())))
+        _send(session, "e")
+        _wait_for(session, "editing HIP: main.cu")
+        _send(session, "// reviewed in tmux", "Enter", "Escape")
+        _wait_for(session, "unsaved changes")
+        _send(session, "s")
+        _wait_for(session, "main.cu  edited")
+        _send(session, "T")
+        screen = _wait_for(session, "compile and test stopped at the build", timeout=120)
+        assert "errors" in screen
+        _send(session, "}")
+        screen = _wait_for(session, "warp_utils.cuh:")
+        assert "PORT020" in screen
+        _send(session, "f")
+        _wait_for(session, "applied the fix for PORT020")
+        _send(session, "u")
+        _wait_for(session, "undone: warp_utils.cuh")
+        _send(session, "u")
+        _wait_for(session, "undone: main.cu")
+        quit_with_prompt()
+        assert "// reviewed in tmux" in (out / "main.cu").read_text()  # T wrote the edit; the undo is not written
+        start()
+        screen = _wait_until(session, lambda sc: "6/6 files reviewed" in sc and "converting" not in sc)
+        assert "restored the review session" in screen
+        quit_with_prompt()  # still not written after the restart: q still asks
+    finally:
+        if _alive(session):
+            _tmux("kill-session", "-t", session)
+        _tmux("kill-server")
+    saved = (out / ".porter" / "session.json").read_text()
+    assert "reviewed in tmux" not in saved  # the edit was undone, and stays undone
+    assert tree_bytes(sample) == before  # the installed sample is untouched

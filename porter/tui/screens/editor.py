@@ -1,18 +1,23 @@
 """Edit the HIP side of one file in a TextArea.
 
-ctrl+s saves the text into the review (the file becomes "edited"), escape
-leaves.  Highlighting is switched off for big files: TextArea re-highlights the
-whole document on every keystroke (~0.4 s at 10,000 lines)."""
+ctrl+s saves the text into the review at once (``EditorScreen.Saved``; the
+edited hunks become decided), escape leaves; with unsaved text, escape asks
+save / discard / cancel.  Highlighting is switched off for big files: TextArea
+re-highlights the whole document on every keystroke (~0.4 s at 10,000 lines)."""
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TextArea
 
+from porter.tui.screens.dialogs import ChoiceScreen
+
 HIGHLIGHT_LIMIT = 3000  # lines
+SAVE_CHOICES = [("s", "save", "save"), ("d", "discard", "discard")]
 
 
 def _register(area: TextArea) -> bool:
@@ -28,19 +33,26 @@ def _register(area: TextArea) -> bool:
         return False
 
 
-class EditorScreen(Screen[str | None]):
-    """Dismisses with the saved text (None when nothing was saved)."""
-
+class EditorScreen(Screen[None]):
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", priority=True),
         Binding("escape", "leave", "Leave", priority=True),
     ]
 
-    def __init__(self, rel: str, text: str) -> None:
+    class Saved(Message):
+        """The user saved ``text`` as the HIP of ``rel``."""
+
+        def __init__(self, rel: str, text: str) -> None:
+            super().__init__()
+            self.rel = rel
+            self.text = text
+
+    def __init__(self, rel: str, text: str, line: int = 0) -> None:
         super().__init__()
         self.rel = rel
         self.text = text
-        self.saved: str | None = None
+        self.line = line  # 0-based line the cursor starts on
+        self.saved_text = text  # the text as last saved (or as opened)
 
     def compose(self) -> ComposeResult:
         lines = self.text.count("\n") + 1
@@ -53,14 +65,37 @@ class EditorScreen(Screen[str | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(TextArea).focus()
+        area = self.query_one(TextArea)
+        area.focus()
+        if self.line:
+            area.move_cursor((self.line, 0), center=True)
+
+    @property
+    def dirty(self) -> bool:
+        """Text typed since the last save."""
+        return self.query_one(TextArea).text != self.saved_text
 
     def action_save(self) -> None:
-        self.saved = self.query_one(TextArea).text
+        text = self.query_one(TextArea).text
+        if text != self.saved_text:
+            self.saved_text = text
+            self.app.post_message(self.Saved(self.rel, text))  # to the app: this screen may close next
         self.notify(f"saved the HIP edit of {self.rel}", timeout=2)
 
     def action_leave(self) -> None:
-        current = self.query_one(TextArea).text
-        if self.saved is None and current != self.text:
-            self.notify("edit left without saving (ctrl+s saves)", severity="warning", timeout=3)
-        self.dismiss(self.saved)
+        if not self.dirty:
+            self.dismiss(None)
+            return
+        self.ask_unsaved(lambda: self.dismiss(None))
+
+    def ask_unsaved(self, then) -> None:
+        """Ask save / discard / cancel about unsaved text; ``then()`` runs unless cancelled."""
+
+        def answer(choice: str | None) -> None:
+            if choice is None:
+                return
+            if choice == "save":
+                self.action_save()
+            then()
+
+        self.app.push_screen(ChoiceScreen(f"{self.rel}: the edit has unsaved changes.", SAVE_CHOICES), answer)

@@ -37,6 +37,7 @@ ST_ADD_TOK = Style(bgcolor="#2f7a45", bold=True)
 ST_REJECTED = Style(dim=True, strike=True)
 ST_FOLD = Style(color="#8aa0b5", italic=True)
 ST_CURSOR = Style(bgcolor="#2c3e57")
+ST_BAND = Style(color="#e5c07b", bgcolor="#4a3f1f", bold=True)  # the gutters of the hunk at the cursor
 ST_EMPTY = Style(bgcolor="#262626")
 SEVERITY_MARK = {"error": ("●", Style(color="#ff5f5f", bold=True)),
                  "warning": ("●", Style(color="#ffaf00")),
@@ -178,8 +179,10 @@ class DiffView(ScrollView, can_focus=True):
         self._changed()
 
     def refresh_file(self) -> None:
-        """Decisions changed: redraw (rows and hunks may have changed too)."""
+        """Decisions changed: redraw (rows and hunks may have changed too; the
+        highlights are dropped until the app sends the new ones)."""
         if self.file is not None:
+            self.left_hl = self.right_hl = None
             self.set_file(self.file, keep_cursor=True)
 
     # ---- cursor ------------------------------------------------------------------
@@ -252,14 +255,27 @@ class DiffView(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         d = self.scroll_offset.y + y
         width = self.scrollable_content_region.width or self.size.width
-        key = (d, width, self.scroll_offset.x, d == self.cursor)
+        band = self._band(d)
+        key = (d, width, self.scroll_offset.x, d == self.cursor, band)
         strip = self._cache.get(key)
         if strip is None:
-            strip = self._render_row(d, width)
+            strip = self._render_row(d, width, band)
             self._cache[key] = strip
         return strip
 
-    def _render_row(self, d: int, width: int) -> Strip:
+    def current_hunk_at_cursor(self) -> int | None:
+        """The hunk the cursor is in (None between hunks)."""
+        row = self.current_row()
+        return None if self.file is None or row is None else self.file.row_hunk.get(row)
+
+    def _band(self, d: int) -> bool:
+        """Whether display row ``d`` belongs to the hunk the cursor is in."""
+        if self.file is None or d >= len(self.display_rows) or self.display_rows[d][0] != "row":
+            return False
+        cur = self.current_hunk_at_cursor()
+        return cur is not None and self.file.row_hunk.get(self.display_rows[d][1]) == cur
+
+    def _render_row(self, d: int, width: int, band: bool = False) -> Strip:
         if self.file is None or not self.display_rows:
             if d == 0:
                 return Strip([Segment(self.message[:width].ljust(width), ST_FOLD)], width)
@@ -288,7 +304,8 @@ class DiffView(ScrollView, can_focus=True):
         segs: list[Segment] = []
         mark = SEVERITY_MARK.get(self.finding_lines.get(r.left, ""), (" ", Style())) if r.left is not None else (" ", Style())
         segs.append(Segment(mark[0], mark[1]))
-        segs.append(Segment((str(r.left + 1) if r.left is not None else "").rjust(lno_w) + " ", ST_LNO))
+        lno = ST_BAND if band else ST_LNO
+        segs.append(Segment((str(r.left + 1) if r.left is not None else "").rjust(lno_w) + " ", lno))
         segs.extend(self._side(lt, side, ST_DEL if changed else None, ls, ST_DEL_TOK,
                                self.left_hl[r.left] if (self.left_hl and r.left is not None and r.left < len(self.left_hl)) else None))
         if decision in DECISION_MARK:
@@ -300,9 +317,9 @@ class DiffView(ScrollView, can_focus=True):
         else:
             ch, st = "│", ST_SEP
         segs.append(Segment(ch, st))
-        segs.append(Segment((str(r.right + 1) if r.right is not None else "").rjust(lno_w) + " ", ST_LNO))
+        segs.append(Segment((str(r.right + 1) if r.right is not None else "").rjust(lno_w) + " ", lno))
         rhl = None
-        if self.right_hl and r.right is not None and r.right < len(self.right_hl) and fr.edited is None:
+        if self.right_hl and r.right is not None and r.right < len(self.right_hl):
             rhl = self.right_hl[r.right]
         segs.extend(self._side(rt, right_side, ST_ADD if changed else None, rs, ST_ADD_TOK, rhl,
                                extra=ST_REJECTED if decision == REJECTED else None))

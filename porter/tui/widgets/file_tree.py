@@ -15,7 +15,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from porter.project.review import (S_ACCEPTED, S_EDITED, S_ERROR, S_PENDING, S_UNCHANGED, S_WAITING,
+from porter.project.review import (REJECTED, S_ACCEPTED, S_EDITED, S_ERROR, S_PENDING, S_UNCHANGED, S_WAITING,
                                    FileReview)
 
 STATE_MARK = {
@@ -37,14 +37,18 @@ def file_label(fr: FileReview) -> Text:
     label = Text.assemble((mark + " ", style), (name, ""))
     if state == S_WAITING:
         return label
-    extra = [(f" {state}", Style(color="#8a8a8a"))]
+    rejected = sum(1 for v in fr.decisions.values() if v == REJECTED) if fr.hunks else 0
+    shown = "reviewed" if state == S_ACCEPTED and rejected else state  # not "accepted" with CUDA lines kept
+    extra = [(f" {shown}", Style(color="#8a8a8a"))]
     if fr.hunks:
         extra.append((f" {len(fr.hunks)}h", Style(color="#d7af5f")))
     sev = fr.severity_counts()
     for key, letter, color in (("error", "E", "#ff5f5f"), ("warning", "W", "#ffaf00"), ("info", "I", "#5fafff")):
         if sev.get(key):
             extra.append((f" {sev[key]}{letter}", Style(color=color)))
-    if any(h.stale for h in fr.hunks) or fr.stale_decisions:
+    if rejected:
+        extra.append((f" {rejected}✗", Style(color="#ff5f5f")))
+    if fr.edit_stale or any(h.stale for h in fr.hunks) or fr.stale_decisions:
         extra.append((" stale", Style(color="#ffaf00", italic=True)))
     label.append_text(Text.assemble(*extra))
     return label

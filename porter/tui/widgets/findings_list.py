@@ -20,7 +20,16 @@ class FindingsList(ScrollView, can_focus=True):
     BINDINGS = [
         Binding("up", "move(-1)", "Up", show=False),
         Binding("down", "move(1)", "Down", show=False),
+        Binding("pagedown", "page(1)", "Scroll the fix preview", show=False),
+        Binding("pageup", "page(-1)", "Scroll the fix preview", show=False),
     ]
+
+    class PageKey(Message):
+        """pgup / pgdn in the findings: scroll the fix preview by a page (``step`` -1 / 1)."""
+
+        def __init__(self, step: int) -> None:
+            super().__init__()
+            self.step = step
 
     class Highlighted(Message):
         def __init__(self, index: int) -> None:
@@ -62,6 +71,9 @@ class FindingsList(ScrollView, can_focus=True):
             self.scroll_to(y=max(0, index - h // 3), animate=False)
         self.refresh()
         self.post_message(self.Highlighted(index))
+
+    def action_page(self, step: int) -> None:
+        self.post_message(self.PageKey(step))
 
     def action_move(self, step: int) -> None:
         self.highlighted = 0 if self._highlighted is None else self._highlighted + step

@@ -1,0 +1,64 @@
+"""Undo for review decisions, fixes and edits: a bounded stack of per-file
+snapshots taken before each change.  Pure Python, no UI.
+
+    >>> from porter.project.review import FileReview, ACCEPTED
+    >>> fr = FileReview.from_text("a.cu", "cudaFree(p);\\n")
+    >>> undo = UndoStack(); undo.record(fr); fr.decide(0, ACCEPTED)
+    >>> undo.undo() is fr, fr.decision(0)
+    (True, 'pending')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+LIMIT = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    decisions: dict
+    applied_fixes: tuple
+    edited: str | None
+    edit_base: str
+
+
+def snapshot(fr) -> Snapshot:
+    return Snapshot(dict(fr.decisions), tuple(fr.applied_fixes), fr.edited, fr.edit_base)
+
+
+def restore(fr, snap: Snapshot) -> None:
+    """Put ``fr`` back as it was (re-translates when the applied fixes differ)."""
+    if tuple(fr.applied_fixes) != snap.applied_fixes:
+        fr.applied_fixes = list(snap.applied_fixes)
+        fr.edited = None
+        fr._translate()
+    if fr.edited != snap.edited:
+        fr.set_edited(snap.edited, prune=False)
+    fr.decisions = dict(snap.decisions)
+    fr.edit_base = snap.edit_base
+    fr._decisions_version = getattr(fr, "_decisions_version", 0) + 1
+    fr._hunks()  # stale counts and edited marks against the restored decisions
+
+
+class UndoStack:
+    def __init__(self, limit: int = LIMIT) -> None:
+        self.limit = limit
+        self._items: list[tuple[object, Snapshot]] = []
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def record(self, fr) -> None:
+        """Call before changing ``fr``."""
+        self._items.append((fr, snapshot(fr)))
+        if len(self._items) > self.limit:
+            del self._items[0]
+
+    def undo(self):
+        """Undo the last change; returns its file, or None when there is nothing to undo."""
+        if not self._items:
+            return None
+        fr, snap = self._items.pop()
+        restore(fr, snap)
+        return fr

@@ -1,0 +1,264 @@
+"""Job actions: compile (porter build) and smoke test (porter smoke) as
+subprocesses streamed to the log; their diagnostics jump to the file and line.
+The subprocess runner itself is porter.tui.jobs."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+from rich.text import Text
+from textual.widgets import OptionList, RichLog
+from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
+
+from porter.tui.jobs import Diagnostic, build_report, parse_diagnostics, report_summary, stream
+
+BUILD_TIMEOUT_S = 900.0
+SMOKE_TIMEOUT_S = 1800.0
+TEST_TIMEOUT_S = 1800.0
+# the palette's "Compile for ..." commands
+COMPILE_ARCHS = (("gfx942", "MI300X"), ("gfx90a", "MI250X / MI210"), ("gfx950", "MI355X"))
+
+
+SEVERITY_RANK = {"error": 0, "warning": 1, "note": 2}
+DIAG_STYLE = {"error": "#ff8787", "warning": "#ffaf00"}
+
+
+class JobActions:
+    _job_worker: Worker | None = None
+    _error_pos: int | None = None  # the diagnostic } / { are at
+
+    def build_argv(self) -> list[str] | None:
+        """porter build for the output folder and the target arch; None (and said) when not installed."""
+        if importlib.util.find_spec("porter.cli.build") is None:
+            self.notify("compile: not available yet (porter build is not installed)", severity="warning")
+            return None
+        argv = [sys.executable, "-m", "porter", "build", str(self.project.output), "--json"]
+        if self.project.build_arch:
+            argv += ["--arch", self.project.build_arch]
+        target = getattr(self.project.options, "target_rocm", None)
+        if target:  # the release the port was converted for (--target-rocm or porter.toml)
+            argv += ["--target-rocm", target]
+        return argv
+
+    def smoke_argv(self) -> list[str] | None:
+        if importlib.util.find_spec("porter.cli.smoke") is None:
+            self.notify("smoke test: not available yet (porter smoke is not installed)", severity="warning")
+            return None
+        return [sys.executable, "-m", "porter", "smoke", "--steps", "20"]
+
+    def action_compile(self) -> None:
+        argv = self.build_argv()
+        if argv is None:
+            return
+        if not self.project.output.exists():
+            self.notify("nothing written yet: w writes the output first", severity="warning")
+            return
+        self.start_job("build", argv, BUILD_TIMEOUT_S)
+
+    def compile_for(self, arch: str | None) -> None:
+        """The palette's "Compile for ARCH": kept for this session, then compiled."""
+        self.project.build_arch = arch
+        self.last_build = ""
+        self.update_summary()
+        self.save_session()
+        self.notify(f"compiling for {arch or 'the default arch (local GPU, else gfx942)'}", timeout=3)
+        self.action_compile()
+
+    def _build_report(self, rep: dict) -> None:
+        """The header shows the arch and toolchain of the last build (its --json report)."""
+        if rep.get("arch"):
+            verdict = "ok" if rep.get("ok") else "failed"
+            self.last_build = f"{rep['arch']}" + (f" with {rep['toolchain']}" if rep.get("toolchain") else "") + f": {verdict}"
+            self.update_summary()
+
+    def action_smoke(self) -> None:
+        argv = self.smoke_argv()
+        if argv is not None:
+            self.start_job("smoke", argv, SMOKE_TIMEOUT_S)
+
+    def start_job(self, title: str, argv: list[str], timeout: float) -> None:
+        self._start(self._run_job(title, argv, timeout, self._job_worker))
+
+    def _start(self, job) -> None:
+        self.main.query_one("#log-panel").display = True
+        self._job_worker = self.run_worker(job, group="job", exit_on_error=False)
+
+    async def _begin(self, prev: Worker | None) -> RichLog:
+        """Stop the previous job, clear its diagnostics; the log."""
+        log = self.main.query_one("#log", RichLog)
+        if prev is not None and prev.state in (WorkerState.PENDING, WorkerState.RUNNING):
+            log.write(Text("stopping the previous job …", style="dim"))
+            prev.cancel()
+            try:
+                await prev.wait()
+            except (WorkerCancelled, WorkerFailed):
+                pass
+        self.diagnostics = []  # the previous job's diagnostics are not this one's
+        self._error_pos = None
+        self.show_diagnostics()
+        return log
+
+    async def _run_job(self, title: str, argv: list[str], timeout: float, prev: Worker | None) -> None:
+        log = await self._begin(prev)
+        rc = await self._step(log, title, argv, timeout, str(self.project.output.parent))
+        if rc is not None and rc >= 0:
+            self.notify(f"{title} {'passed' if rc == 0 else 'failed'} (l shows the log)",
+                        severity="information" if rc == 0 else "error", timeout=4)
+
+    def action_compile_and_test(self) -> None:
+        """T: write what is decided, compile, run the project's [test] command, then the
+        smoke test; stop at the first failure and say where."""
+        build = self.build_argv()
+        if build is None:
+            return
+        self._start(self._compile_and_test(build, self._job_worker))
+
+    async def _compile_and_test(self, build: list[str], prev: Worker | None) -> None:
+        import asyncio
+
+        from porter.project.settings import SettingsError, load_settings
+
+        log = await self._begin(prev)
+        log.write(Text("== compile and test: write, build, [test] command, smoke test", style="bold"))
+
+        def stop(step: str, why: str) -> None:
+            log.write(Text(f"compile and test stopped at {step}: {why}", style="bold red"))
+            self.notify(f"compile and test stopped at {step}: {why}", severity="error", timeout=6)
+
+        rep = await asyncio.to_thread(self.project.write)
+        log.write(Text(f"write: {rep.summary()} → {self.project.output}", style="bold red" if rep.errors else "bold"))
+        self.update_summary()
+        if rep.errors:
+            stop("write", rep.errors[0])
+            return
+        rc = await self._step(log, "build", build, BUILD_TIMEOUT_S, str(self.project.output.parent))
+        if rc != 0:
+            n = sum(1 for d in self.diagnostics if d.severity == "error")
+            stop("the build", f"{n} error{'s' if n != 1 else ''}, }} jumps to the first" if n else "see the log")
+            return
+        try:
+            test = load_settings(self.project.root).test_argv()
+        except SettingsError as exc:
+            stop("the test command", str(exc))
+            return
+        if test is None:
+            log.write(Text("test: no test command (porter.toml [test] command = \"...\"); nothing to run",
+                           style="#ffaf00"))
+        else:
+            rc = await self._step(log, "test", test, TEST_TIMEOUT_S, str(self.project.output))
+            if rc != 0:
+                stop("the test command", f"{' '.join(test)} {'timed out' if rc is None else f'exited {rc}'}")
+                return
+        smoke = self.smoke_argv()
+        if smoke is not None:
+            rc = await self._step(log, "smoke", smoke, SMOKE_TIMEOUT_S, str(self.project.output.parent))
+            if rc != 0:
+                stop("the smoke test", "see the log")
+                return
+        done = "build" + (", test" if test else "") + (", smoke test" if smoke else "")
+        log.write(Text(f"compile and test passed: {done}", style="bold green"))
+        self.notify(f"compile and test passed: {done}", timeout=5)
+
+    async def _step(self, log: RichLog, title: str, argv: list[str], timeout: float, cwd: str) -> int | None:
+        """Run one subprocess into the log and the diagnostics: its exit code, None when
+        it ran out of time, -1 when it could not start."""
+        log.write(Text(f"$ {' '.join(argv)}" if title == "test" else f"$ porter {title}", style="bold"))
+
+        def batch(lines: list[str]) -> None:
+            shown: list[str] = []
+            for line in lines:
+                rep = build_report(line)
+                if rep is None:
+                    shown.append(line)
+                    continue
+                self._build_report(rep)  # the JSON report, for people: a summary, not one long line
+                shown += report_summary(rep)
+            log.write(Text.from_ansi("\n".join(shown)))
+            found = [d for line in lines for d in parse_diagnostics(line)]
+            if found:
+                self.diagnostics = sorted(self.diagnostics + found, key=lambda d: SEVERITY_RANK.get(d.severity, 3))
+                self.show_diagnostics()
+
+        try:
+            rc = await stream(argv, batch, timeout=timeout, cwd=cwd)
+        except OSError as exc:
+            log.write(Text(f"{title}: could not start: {exc}", style="bold red"))
+            return -1
+        if rc is None:
+            log.write(Text(f"{title}: stopped after {timeout:.0f} s", style="bold red"))
+        else:
+            log.write(Text(f"{title}: exit code {rc}", style="bold green" if rc == 0 else "bold red"))
+        return rc
+
+    def show_diagnostics(self) -> None:
+        """The diagnostics list, errors first, with the counts as its title."""
+        diag_list = self.main.query_one("#diagnostics", OptionList)
+        diag_list.clear_options()
+        diag_list.add_options([Option(Text(d.label(), style=DIAG_STYLE.get(d.severity, ""))) for d in self.diagnostics])
+        counts = {}
+        for d in self.diagnostics:
+            counts[d.severity] = counts.get(d.severity, 0) + 1
+        parts = [f"{counts[sev]} {sev}{'s' if counts[sev] != 1 else ''}" for sev in ("error", "warning", "note")
+                 if counts.get(sev)]
+        title = ", ".join(parts) if parts else "no diagnostics"
+        self.main.query_one("#diag-title").update(Text(title, style="bold #ff8787" if counts.get("error") else ""))
+
+    def diagnostic_selected(self, index: int) -> None:
+        if index < len(self.diagnostics):
+            self._error_pos = index
+            self.jump_to(self.diagnostics[index])
+
+    def action_error(self, step: int) -> None:
+        """} / {: the next / previous error of the last job (warnings when there is no error)."""
+        errors = [i for i, d in enumerate(self.diagnostics) if d.severity == "error"]
+        pool = errors or list(range(len(self.diagnostics)))
+        if not pool:
+            self.notify("no errors from the last compile or smoke test", timeout=2)
+            return
+        pos = self._error_pos
+        if pos is None or pos not in pool:
+            pos = pool[0] if step > 0 else pool[-1]
+        else:
+            pos = pool[(pool.index(pos) + step) % len(pool)]
+        self._error_pos = pos
+        diag_list = self.main.query_one("#diagnostics", OptionList)
+        diag_list.highlighted = pos
+        self.jump_to(self.diagnostics[pos])
+
+    def jump_to(self, d: Diagnostic) -> bool:
+        rel = self._rel_of(d.file)
+        fr = self.project.by_rel.get(rel) if rel else None
+        if fr is None:
+            self.notify(f"{d.file} is not a file of this project", severity="warning", timeout=2)
+            return False
+        self.open_file(fr.rel)
+        self.file_tree.select_file(fr.rel)
+        if fr.status == "ready":
+            cuda_line = fr.output_line_to_source(d.line)
+            self.diff.move_to_row(fr.row_of_right_line(d.line))
+            at = next((i for i, f in enumerate(fr.findings) if f.line == cuda_line), None)
+            if at is not None:  # the findings cursor on the finding there: f fixes it, ] goes on from it
+                self.findings_list.highlighted = at
+                self.diff.move_to_row(fr.row_of_right_line(d.line))
+            self.update_file_info()
+            hint = f"\n{d.rule}: {d.hint}" if d.hint else ""
+            self.notify(f"{fr.rel}:{d.line} (CUDA line {cuda_line}): {d.message}{hint}", timeout=6 if hint else 4)
+        self.diff.focus()
+        return True
+
+    def _rel_of(self, name: str) -> str | None:
+        p = Path(name)
+        for base in (self.project.output, self.project.root):
+            try:
+                cand = (p if p.is_absolute() else (base / p)).resolve()
+                return cand.relative_to(base).as_posix()
+            except (ValueError, OSError):
+                continue
+        rel = name[2:] if name.startswith("./") else name
+        for prefix in (self.project.output.name + "/", self.project.root.name + "/"):
+            if rel.startswith(prefix):
+                rel = rel[len(prefix):]
+        return rel

@@ -1,0 +1,90 @@
+"""Actions on the app as a whole: the log pane, help, quit."""
+
+from __future__ import annotations
+
+from porter.project.session import unwritten
+from porter.tui.keymap import KEYS, label
+from porter.tui.screens.dialogs import ChoiceScreen, ConfirmScreen, TextScreen
+from porter.tui.screens.editor import SAVE_CHOICES
+
+
+class PaneActions:
+    def action_toggle_log(self) -> None:
+        panel = self.main.query_one("#log-panel")
+        panel.display = not panel.display
+
+    def action_zoom(self) -> None:
+        """z: the diff alone (the file list and findings hidden), or all panes again."""
+        files, side = self.main.query_one("#files"), self.main.query_one("#side")
+        show = not (files.display and side.display)
+        files.display = side.display = show
+        if not show and self.focused in (files, self.findings_list):
+            self.diff.focus()
+
+    def action_focus_pane(self, pane: str) -> None:
+        """1-5: the file list, the diff, the findings, the diagnostics, the log (shown if hidden)."""
+        if pane in ("diagnostics", "log"):
+            self.main.query_one("#log-panel").display = True
+        if pane in ("files", "findings"):
+            self.main.query_one("#files").display = self.main.query_one("#side").display = True
+        self.main.query_one(f"#{pane}").focus()
+
+    def action_help(self) -> None:
+        lines = ["Keys (all also in the command palette, ctrl+p)", ""]
+        for k in KEYS:
+            lines.append(f"  {label(k.key):10} {k.description:18} {k.help}")
+        lines += ["", "  up/down, pgup/pgdn  move in the diff; enter unfolds unchanged lines",
+                  "  in the file list: up/down and enter open a file (accepted ones too)",
+                  "", "File badges: 5h = 5 hunks; 4E 8W 1I = findings by severity (error, warning, info);",
+                  "  1✗ = rejected hunks (the file is 'reviewed', not 'accepted');",
+                  "  stale = the CUDA source changed since the decisions (or the edit) were made.",
+                  "States: pending (hunks to decide), accepted, edited, unchanged, error.",
+                  "An edit decides the hunks it changes; the other hunks stay to decide.",
+                  "w writes accepted, edited and unchanged files; pending files are skipped.",
+                  f"Session: {self.store.path}"]
+        self.push_screen(TextScreen("porter review: help", "\n".join(lines)))
+
+    async def action_quit(self) -> None:
+        """Quit, asking first about anything that would be lost or stopped: unsaved
+        text in the editor, a running compile or smoke test, reviewed work not
+        written to the output folder (it stays in the session either way)."""
+        from porter.tui.screens.editor import EditorScreen
+
+        screen = self.screen
+        if isinstance(screen, EditorScreen) and screen.dirty:
+            def answer(choice: str | None) -> None:
+                if choice is None:
+                    return
+                if choice == "save":
+                    screen.saved_text = screen.query_one("#editor").text
+                    self.edit_saved_now(screen.rel, screen.saved_text)
+                else:
+                    screen.saved_text = screen.query_one("#editor").text  # discarded: do not ask again
+                self.call_later(self.action_quit)
+
+            self.push_screen(ChoiceScreen(f"{screen.rel}: the edit has unsaved changes. Quit:", SAVE_CHOICES),
+                             answer)
+            return
+        for w in list(self.workers):  # an edit being applied lands in the session first
+            if w.group == "edit" and w.is_running:
+                await w.wait()
+        job = getattr(self, "_job_worker", None)
+        if job is not None and job.is_running:
+            self.push_screen(ConfirmScreen("A compile or smoke test is still running; quitting stops it. "
+                                           "Quit anyway?"), lambda yes: yes and self.call_later(self._quit_unwritten))
+            return
+        self._quit_unwritten()
+
+    def _quit_unwritten(self) -> None:
+        files = unwritten(self.project)
+        if not files:
+            self.exit(0)
+            return
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self.exit(0)
+
+        more = f" and {len(files) - 1} more" if len(files) > 1 else ""
+        self.push_screen(ConfirmScreen(f"Reviewed work is not written to the output folder yet ({files[0]}{more}; "
+                                       "it is kept in the session, w writes it). Quit anyway?"), answer)

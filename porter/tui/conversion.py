@@ -1,0 +1,159 @@
+"""Background conversion for the review app: files are converted lazily, the
+wanted ones (the file on screen) first, in worker processes when they start
+(the UI keeps its interpreter to itself), else in a thread of this process.
+
+The converter never touches widgets: converted files are queued and the app
+takes them with ``take_ready`` (on a timer, or at once for the file on screen
+through ``on_current_ready``).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Callable
+
+from textual.app import App
+
+from porter.project.review import S_WAITING, FileReview, ReviewProject
+
+
+class BackgroundConverter:
+    def __init__(self, app: App, project: ReviewProject, processes: bool = True,
+                 is_current: Callable[[FileReview], bool] = lambda fr: False,
+                 on_current_ready: Callable[[], None] = lambda: None) -> None:
+        self.app = app
+        self.project = project
+        self.is_current = is_current
+        self.on_current_ready = on_current_ready
+        self._ready: list[FileReview] = []
+        self._ready_lock = threading.Lock()
+        self._wanted: list[str] = []
+        self._lock = threading.Lock()
+        self.running = False
+        self._pos = 0
+        self._in_flight: set[str] = set()
+        self._executor = None
+        self._no_pool = not processes  # True: convert and highlight in threads of this process
+        self._pool_size = 1
+        self.stop_event = threading.Event()
+
+    # ---- the queue ----------------------------------------------------------------
+    def take_ready(self) -> list[FileReview]:
+        """The files converted since the last call."""
+        with self._ready_lock:
+            ready, self._ready = self._ready, []
+        return ready
+
+    def start(self) -> None:
+        with self._lock:
+            self.running = True
+        self._run()
+
+    def want(self, rel: str, background: bool = True) -> None:
+        """Convert ``rel`` next (starts the worker again when it had ended)."""
+        with self._lock:
+            self._wanted.append(rel)
+            if self.running or not background:
+                return
+            self.running = True
+        self._run()
+
+    def stop(self) -> None:
+        self.stop_event.set()
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+
+    def _next(self) -> FileReview | None:
+        with self._lock:
+            while self._wanted:
+                cand = self.project.by_rel.get(self._wanted.pop())
+                if cand is not None and cand.status == S_WAITING and cand.rel not in self._in_flight:
+                    return cand
+            files = self.project.files
+            while self._pos < len(files) and (files[self._pos].status != S_WAITING
+                                              or files[self._pos].rel in self._in_flight):
+                self._pos += 1
+            if self._pos >= len(files):
+                return None
+            return files[self._pos]
+
+    def _wanted_waiting(self) -> bool:
+        """Whether a wanted file still waits (call with _lock held)."""
+        return any((fr := self.project.by_rel.get(r)) is not None and fr.status == S_WAITING for r in self._wanted)
+
+    # ---- the pool -------------------------------------------------------------------
+    def pool(self):
+        """Worker processes, or None where they cannot start (or are not wanted)."""
+        if self._executor is None and not self._no_pool:
+            try:
+                import multiprocessing
+                from concurrent.futures import ProcessPoolExecutor
+
+                n = max(1, min(4, (os.cpu_count() or 2) - 1))
+                self._executor = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"))
+                self._pool_size = n
+            except (OSError, ImportError, ValueError):
+                self._no_pool = True
+        return self._executor
+
+    # ---- the worker -----------------------------------------------------------------
+    def _loaded(self, fr: FileReview, res: dict | None) -> None:
+        if res is None:
+            self.project.load_file(fr)
+        else:
+            self.project.apply_loaded(fr, res)
+        with self._ready_lock:
+            self._ready.append(fr)
+        if self.is_current(fr):
+            self.app.call_from_thread(self.on_current_ready)
+
+    def _run(self) -> None:
+        self.app.run_worker(self._convert_all, thread=True, group="convert", exit_on_error=False,
+                            description="convert files")
+
+    def _convert_all(self) -> None:
+        """Convert files until none is left (the wanted ones first), then end."""
+        from concurrent.futures import FIRST_COMPLETED
+        from concurrent.futures import wait as wait_futures
+
+        from porter.project.review import convert_file
+
+        pool = self.pool()
+        futures: dict = {}
+        while not self.stop_event.is_set():
+            if pool is None:
+                fr = self._next()
+                if fr is None:
+                    with self._lock:
+                        if not self._wanted_waiting():
+                            self.running = False
+                            return
+                    continue
+                self._loaded(fr, None)
+                continue
+            while len(futures) < 2 * self._pool_size:
+                fr = self._next()
+                if fr is None:
+                    break
+                self._in_flight.add(fr.rel)
+                try:
+                    fut = pool.submit(convert_file, fr.rel, fr.path, fr.kind, None, tuple(fr.applied_fixes), fr.options)
+                except RuntimeError:  # shut down
+                    return
+                futures[fut] = fr
+            if not futures:
+                with self._lock:
+                    if not self._wanted_waiting():
+                        self.running = False
+                        return
+                continue
+            done, _ = wait_futures(list(futures), timeout=0.2, return_when=FIRST_COMPLETED)
+            for fut in done:
+                fr = futures.pop(fut)
+                try:
+                    res = fut.result()
+                except Exception as exc:  # a worker process died
+                    res = {"status": "error", "error": f"conversion failed: {type(exc).__name__}: {exc}"}
+                self._in_flight.discard(fr.rel)
+                self._loaded(fr, res)

@@ -1,0 +1,49 @@
+"""Saving the review session from the app: soon after each change (changes
+within 0.2 s are saved together), at once on quit; a failure is reported once."""
+
+from __future__ import annotations
+
+from textual.app import App
+
+from porter.project.review import ReviewProject
+from porter.project.session import SessionStore
+
+SAVE_DELAY_S = 0.2
+DEFAULT_THEME = "textual-dark"
+
+
+def saved_theme(store: SessionStore, project: ReviewProject, available) -> str | None:
+    """The theme kept in the session, when it is one this Textual knows."""
+    data, _ = store.load(str(project.root))
+    theme = (data or {}).get("theme")
+    return theme if isinstance(theme, str) and theme in available else None
+
+
+class SessionSaver:
+    def __init__(self, app: App, project: ReviewProject, store: SessionStore) -> None:
+        self.app = app
+        self.project = project
+        self.store = store
+        self.pending = False
+        self._warned = False
+
+    def save_soon(self) -> None:
+        if not self.pending:
+            self.pending = True
+            self.app.set_timer(SAVE_DELAY_S, self.save_now)
+
+    def save_now(self) -> None:
+        if not self.pending:
+            return
+        self.pending = False
+        data = self.project.to_session()
+        theme = getattr(self.app, "theme", None)
+        if theme and theme != DEFAULT_THEME:
+            data["theme"] = theme  # the palette's "Change theme", kept for the next start
+        try:
+            self.store.save(data)
+        except OSError as exc:
+            if not self._warned:
+                self._warned = True
+                self.app.notify(f"session not saved: {exc.strerror or exc} ({self.store.path.parent})",
+                                severity="error")

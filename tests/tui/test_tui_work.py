@@ -1,0 +1,157 @@
+"""Work is never lost or hidden: a stale edit asks keep / re-convert, q during a
+job asks, undo brings decisions, fixes and edits back."""
+
+from __future__ import annotations
+
+import sys
+
+from textual.widgets import TextArea
+
+from porter.project.review import ACCEPTED, REJECTED, S_EDITED, S_PENDING
+from tui_helpers import SIZE, make_app, open_file, started, sync
+
+
+async def _edit(app, pilot, text_at_top: str) -> None:
+    await pilot.press("e")
+    await pilot.pause()
+    app.screen.query_one(TextArea).move_cursor((0, 0))
+    await pilot.press(*text_at_top, "enter", "ctrl+s", "escape")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+@sync
+async def test_an_edited_file_whose_cuda_changes_asks_keep_or_reconvert(project_dir):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await open_file(app, pilot, "reduce_kernels.h")
+        await pilot.press("A")
+        await _edit(app, pilot, "// mine")
+        assert fr.state == S_EDITED
+    src = project_dir / "reduce_kernels.h"
+    src.write_text(src.read_text() + "\n#define NEW_IN_CUDA cudaSuccess\n")
+
+    for answer, keeps in (("k", True), ("r", False)):
+        app2 = make_app(project_dir)
+        async with app2.run_test(size=SIZE) as pilot:
+            fr = await open_file(app2, pilot, "reduce_kernels.h")
+            assert fr.edit_stale and fr.state == S_PENDING  # not written as it stands
+            assert "stale" in str(app2.file_tree.label_of("reduce_kernels.h"))
+            assert type(app2.screen).__name__ == "ChoiceScreen"
+            if answer == "r":
+                await pilot.press("r")
+                await pilot.pause()
+                assert fr.edited is None and "hipErrorInvalidValue" in fr.output_text()
+                await pilot.press("u")  # undo brings the edit back
+                await pilot.pause()
+                assert fr.edited is not None and "// mine" in fr.output_text()
+                continue
+            await pilot.press("escape")  # cancel: still stale, asked again on the next visit
+            await pilot.pause()
+            assert fr.edit_stale and "CUDA changed after your edit" in str(app2.main.query_one("#file-info").render())
+            other = next(f.rel for f in app2.project.files if f.rel != fr.rel)
+            await open_file(app2, pilot, other)
+            await open_file(app2, pilot, fr.rel)
+            assert type(app2.screen).__name__ == "ChoiceScreen"
+            await pilot.press("k")
+            await pilot.pause()
+            assert not fr.edit_stale and "// mine" in fr.output_text()
+            await pilot.press("A")  # the new CUDA line is a pending hunk of its own: review it
+            assert fr.state == S_EDITED
+            await pilot.press("q", "y")
+        # kept: no question after the next restart
+        app3 = make_app(project_dir)
+        async with app3.run_test(size=SIZE) as pilot:
+            fr = await open_file(app3, pilot, "reduce_kernels.h")
+            assert keeps and not fr.edit_stale and type(app3.screen).__name__ == "MainScreen"
+            await pilot.press("e")  # edit again, so that the r round below finds a stale edit
+            await pilot.pause()
+            await pilot.press("ctrl+s", "escape")
+        src.write_text(src.read_text() + "#define NEWER cudaErrorInvalidValue\n")
+
+
+@sync
+async def test_q_while_a_job_runs_asks_before_stopping_it(project_dir):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        app.start_job("smoke", [sys.executable, "-c", "import time; print('slow', flush=True); time.sleep(60)"], 90)
+        await pilot.pause(0.3)
+        await pilot.press("q")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ConfirmScreen"
+        assert "still running" in str(app.screen.query_one("#question").render())
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.is_running and app._job_worker.is_running
+        await pilot.press("q", "y")
+        await pilot.pause(0.3)
+    assert app.return_code == 0
+
+
+@sync
+async def test_u_undoes_decisions_and_fixes_in_order(project_dir, with_findings):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        main = await open_file(app, pilot, "main.cu")
+        await pilot.press("a", "x")
+        assert main.decision(0) == ACCEPTED and main.decision(1) == REJECTED
+        fr = await open_file(app, pilot, "warp_utils.cuh")
+        await pilot.press("a")
+        assert fr.decision(0) == ACCEPTED
+        hip_before = fr.hip
+        await pilot.press("right_square_bracket", "f")
+        await pilot.pause()
+        assert fr.applied_fixes and fr.hip != hip_before
+        await pilot.press("u")
+        await pilot.pause()
+        assert not fr.applied_fixes and fr.hip == hip_before and fr.decision(0) == ACCEPTED
+        await pilot.press("u")
+        assert fr.decision(0) == "pending"
+        await pilot.press("u")  # the next undo is in main.cu: it opens there
+        await pilot.pause()
+        assert app.current is main and main.decision(1) == "pending" and main.decision(0) == ACCEPTED
+        await pilot.press("u", "u")
+        await pilot.pause()
+        assert main.decision(0) == "pending"
+        assert "nothing to undo" in " ".join(str(n.message) for n in app._notifications)
+
+
+@sync
+async def test_a_fix_under_an_edit_asks_keep_or_reconvert(project_dir, with_findings):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await open_file(app, pilot, "warp_utils.cuh")
+        await _edit(app, pilot, "// mine")
+        await pilot.press("right_square_bracket", "f")
+        await pilot.pause()
+        assert fr.edit_stale and type(app.screen).__name__ == "ChoiceScreen"
+        await pilot.press("r")  # re-convert: the fix reaches the written text
+        await pilot.pause()
+        assert fr.edited is None and "0xffffffffffffffffull" in fr.output_text()
+
+
+@sync
+async def test_E_edits_in_EDITOR_at_the_hunk_line_and_takes_the_result_back(project_dir, tmp_path, monkeypatch):
+    script = tmp_path / "fake_editor.py"
+    script.write_text("import sys, pathlib\n"
+                      "line, path = int(sys.argv[1][1:]), pathlib.Path(sys.argv[2])\n"
+                      "rows = path.read_text().split('\\n')\n"
+                      "rows.insert(line - 1, f'// from the editor at {line}')\n"
+                      "path.write_text('\\n'.join(rows))\n")
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
+    monkeypatch.delenv("VISUAL", raising=False)
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await open_file(app, pilot, "main.cu")
+        await pilot.press("n")
+        h = fr.hunks[app.diff.current_hunk()]
+        want = fr.right_text(h.start)
+        await pilot.press("E")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        lines = fr.output_text().split("\n")
+        at = next(i for i, x in enumerate(lines) if x.startswith("// from the editor at "))
+        assert lines[at + 1] == want  # inserted just above the hunk's line
+        assert fr.edited is not None and any(x.edited for x in fr.hunks)
+    assert "from the editor" not in (project_dir / "main.cu").read_text()  # the source is untouched
