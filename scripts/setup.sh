@@ -29,7 +29,10 @@ PY=${PYTHON:-python3}
 # torch first, pinned to the CPU build, so nothing below pulls a CUDA build.
 .venv/bin/python -c 'import torch' 2>/dev/null || .venv/bin/python -m pip install -q torch==2.13.0
 if [ $want_test = 1 ]; then
-  .venv/bin/python -m pip install -q -e '.[test]'
+  # the tests also run the Hugging Face smoke path (transformers + peft, on a tiny model the test
+  # builds: no download); the constraint keeps the torch installed above, whatever peft would like
+  tv=$(.venv/bin/python -c 'import torch; print(torch.__version__.split("+")[0])')
+  .venv/bin/python -m pip install -q -e '.[test,hf]' "torch==$tv"
 else
   .venv/bin/python -m pip install -q -e .
 fi

@@ -295,6 +295,47 @@ def active_rules(source: bytes) -> frozenset[str]:
     return frozenset(rid for rid, words in _triggers().items() if not words or any(w in source for w in words))
 
 
+class Reported:
+    """The (start, end, rule) spans of the findings reported so far, asked "does one cover
+    [start, end)?" once per candidate: kept sorted by start, so that a question looks only at the
+    spans that begin within the longest short span before it (a scan over every span reported so
+    far, per candidate, was quadratic on a big file).  Spans longer than _LONG bytes (a whole
+    kernel) are few and kept apart."""
+
+    _LONG = 1 << 16
+
+    def __init__(self):
+        self._starts: list[int] = []
+        self._spans: list[tuple[int, int, str]] = []
+        self._long: list[tuple[int, int, str]] = []
+        self._reach = 0  # the longest short span so far
+
+    def add(self, start: int, end: int, rule: str) -> None:
+        if end - start > self._LONG:
+            self._long.append((start, end, rule))
+            return
+        i = bisect.bisect_right(self._starts, start)
+        self._starts.insert(i, start)
+        self._spans.insert(i, (start, end, rule))
+        self._reach = max(self._reach, end - start)
+
+    def covering(self, start: int, end: int, rules=None):
+        """The spans that hold [start, end) (of ``rules`` only, if given)."""
+        for s, e, rule in self._long:
+            if s <= start and end <= e and (rules is None or rule in rules):
+                yield s, e, rule
+        i = bisect.bisect_right(self._starts, start)
+        low = start - self._reach
+        while i > 0 and self._starts[i - 1] >= low:
+            i -= 1
+            s, e, rule = self._spans[i]
+            if end <= e and (rules is None or rule in rules):
+                yield s, e, rule
+
+    def covered(self, start: int, end: int, rules=None) -> bool:
+        return next(self.covering(start, end, rules), None) is not None
+
+
 class Context:
     """What predicates see: the source, its index, and cached per-file facts."""
 
@@ -308,7 +349,7 @@ class Context:
         self.options = options or TranslateOptions()  # the conversion's options: --roc, the target ROCm
         self._macros: dict[str, str] | None = None
         self.cache: dict = {}  # per-file scratch space for predicates
-        self.reported: list[tuple[int, int, str]] = []  # (start, end, rule) found so far
+        self.reported = Reported()  # the findings' spans found so far
 
     @functools.cached_property
     def source_text(self) -> str:
@@ -401,7 +442,7 @@ class Context:
 
     def covered(self, start: int, end: int) -> bool:
         """True when a finding already reported covers [start, end)."""
-        return any(s <= start and end <= e for s, e, _ in self.reported)
+        return self.reported.covered(start, end)
 
 
 def _balanced(text: str) -> bool:
@@ -467,7 +508,7 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None,
             if key in seen:
                 continue
             seen.add(key)
-            ctx.reported.append(key[1:] + (rule.id,))
+            ctx.reported.add(*key[1:], rule.id)
             out.append(_finding(rule, ctx, hit, path))
 
     # 1. the query pass: a rule group is active where one of its trigger words occurs; its query

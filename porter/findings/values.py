@@ -24,6 +24,7 @@ or vote spans the whole wave.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from dataclasses import dataclass, field
@@ -230,8 +231,13 @@ class FileFacts:
 def read_facts(text: str, shown: str, in_scanned_file: bool) -> FileFacts:
     """The constants, includes, shuffles, votes and shuffle wrappers of one file's code text.
     Each search runs only where its keyword occurs (the scan's speed depends on it)."""
-    def line(pos):
-        return text.count("\n", 0, pos) + 1
+    newlines: list[int] | None = None
+
+    def line(pos):  # a bisect over the newlines, found once: counting from the start per hit is quadratic
+        nonlocal newlines
+        if newlines is None:
+            newlines = [m.start() for m in re.finditer("\n", text)]
+        return bisect.bisect_left(newlines, pos) + 1
 
     def where(pos):
         return pos if in_scanned_file else -1

@@ -1,6 +1,5 @@
 """porter smoke from the command line: one-line errors, exit codes, no torch for --help, Ctrl-C."""
 
-import importlib.util
 import json
 import os
 import signal
@@ -47,11 +46,21 @@ def test_model_that_is_not_a_model_folder(tmp_path):
     assert rep["verdict"] == "fail" and "not a model folder" in rep["error"]
 
 
-@pytest.mark.skipif(importlib.util.find_spec("transformers") is not None and importlib.util.find_spec("peft") is not None,
-                    reason="transformers and peft are installed here")
 def test_hf_model_without_transformers_says_what_to_install(tmp_path):
-    (tmp_path / "config.json").write_text(json.dumps({"model_type": "llama"}))
-    p = porter("smoke", "--model", str(tmp_path))
+    # the machine may have them (CI installs them for test_smoke_hf.py): hide them from this process
+    hide = tmp_path / "hide"
+    hide.mkdir()
+    (hide / "sitecustomize.py").write_text(
+        "import sys\n"
+        "class _Hide:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('transformers', 'peft'):\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+        "sys.meta_path.insert(0, _Hide())\n")
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text(json.dumps({"model_type": "llama"}))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(hide), os.environ.get("PYTHONPATH")])))
+    p = porter("smoke", "--model", str(tmp_path / "m"), env=env)
     assert p.returncode == 1
     (line,) = p.stderr.strip().splitlines()
     assert "needs the optional packages transformers and peft" in line and "pip install transformers peft" in line

@@ -1,6 +1,7 @@
 """--model PATH: the same loop on a local Hugging Face model folder (transformers + peft, optional).
 
-Skipped unless both are importable; CI does not install them.  Run locally with them on PYTHONPATH.
+Skipped unless both are importable; `scripts/setup.sh --test` (and so CI) installs them, with torch held at the
+version already installed. The model is a random tiny Llama the test builds: nothing is downloaded.
 """
 
 import json

@@ -260,7 +260,7 @@ def named_warp_width(ctx):
     note, severity = logical_note(ctx)
     for name, site, start, end in uses(ctx, names):
         line = ctx.index.line_of(start)
-        if line in lines or any(s <= start and end <= e for s, e, rule in ctx.reported if rule in _WARP_SIZE_RULES):
+        if line in lines or ctx.reported.covered(start, end, _WARP_SIZE_RULES):
             continue  # PORT013 (a __shared__ extent), PORT016 (geometry), PORT072 (a tile) say it already
         lines.add(line)
         v = names[name]
