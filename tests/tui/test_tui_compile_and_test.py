@@ -107,3 +107,40 @@ def test_the_test_command_setting_is_read_and_bad_values_are_one_line(tmp_path):
         with pytest.raises(SettingsError) as err:
             load_settings(tmp_path)
         assert words in str(err.value) and "\n" not in str(err.value)
+
+
+@sync
+async def test_t_runs_the_projects_declared_smoke_test_on_the_written_port(project_dir):
+    # the project declares its own smoke test: t runs it on the port (the output folder), not the built-in one
+    (project_dir / "porter.toml").write_text('[smoke]\nsetup = "setup.py"\n')
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_file(app, pilot, "main.cu")
+        await pilot.press("A", "w")
+        await pilot.pause()
+        argv = app.smoke_argv()
+        assert argv[argv.index("--project") + 1] == str(app.project.output)
+        assert (app.project.output / "porter.toml").exists()
+        assert "project smoke test" in app.smoke_label
+    import shutil
+
+    (project_dir / "porter.toml").unlink()
+    shutil.rmtree(app.project.output)
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        argv = app.smoke_argv()
+        assert "--project" not in argv and "built-in smoke test" in app.smoke_label
+
+
+@sync
+async def test_T_stops_when_the_smoke_test_could_not_exercise_the_port(project_dir):
+    # porter smoke --project exits 3 when none of the project's ops can run on this machine: never a pass
+    app = _app_with(project_dir, "print('built')", "print('port not exercised'); raise SystemExit(3)")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_file(app, pilot, "main.cu")
+        await pilot.press("A", "T")
+        await app._job_worker.wait()
+        await pilot.pause()
+        log = _log(app)
+        assert "compile and test stopped at the smoke test: not exercised" in log
+        assert "compile and test passed" not in log

@@ -18,6 +18,9 @@ from porter.tui.jobs import Diagnostic, build_report, parse_diagnostics, report_
 BUILD_TIMEOUT_S = 900.0
 SMOKE_TIMEOUT_S = 1800.0
 TEST_TIMEOUT_S = 1800.0
+SMOKE_STEPS = 20
+# porter smoke --project exits 3 when it ran but none of the project's own ops could run here
+SMOKE_NOT_EXERCISED = 3
 # the palette's "Compile for ..." commands
 COMPILE_ARCHS = (("gfx942", "MI300X"), ("gfx90a", "MI250X / MI210"), ("gfx950", "MI355X"))
 
@@ -43,11 +46,19 @@ class JobActions:
             argv += ["--target-rocm", target]
         return argv
 
+    smoke_label = ""  # which smoke test the last smoke_argv runs (the project's, or the built-in one)
+
     def smoke_argv(self) -> list[str] | None:
+        """porter smoke for the written port: with the project's ops in the loop when its porter.toml
+        declares [smoke] (porter.smoke.smoke_command), else the built-in fine-tune."""
         if importlib.util.find_spec("porter.cli.smoke") is None:
             self.notify("smoke test: not available yet (porter smoke is not installed)", severity="warning")
             return None
-        return [sys.executable, "-m", "porter", "smoke", "--steps", "20"]
+        from porter.smoke import smoke_command
+
+        output = self.project.output
+        argv, self.smoke_label = smoke_command(output if output.is_dir() else None, steps=SMOKE_STEPS)
+        return argv
 
     def action_compile(self) -> None:
         argv = self.build_argv()
@@ -77,6 +88,8 @@ class JobActions:
     def action_smoke(self) -> None:
         argv = self.smoke_argv()
         if argv is not None:
+            if self.smoke_label:
+                self.notify(f"smoke: {self.smoke_label}", timeout=3)
             self.start_job("smoke", argv, SMOKE_TIMEOUT_S)
 
     def start_job(self, title: str, argv: list[str], timeout: float) -> None:
@@ -104,7 +117,10 @@ class JobActions:
     async def _run_job(self, title: str, argv: list[str], timeout: float, prev: Worker | None) -> None:
         log = await self._begin(prev)
         rc = await self._step(log, title, argv, timeout, str(self.project.output.parent))
-        if rc is not None and rc >= 0:
+        if title == "smoke" and rc == SMOKE_NOT_EXERCISED:
+            self.notify("smoke: not exercised, the project's ops cannot run on this machine (l shows why)",
+                        severity="warning", timeout=6)
+        elif rc is not None and rc >= 0:
             self.notify(f"{title} {'passed' if rc == 0 else 'failed'} (l shows the log)",
                         severity="information" if rc == 0 else "error", timeout=4)
 
@@ -154,7 +170,12 @@ class JobActions:
                 return
         smoke = self.smoke_argv()
         if smoke is not None:
+            if self.smoke_label:
+                log.write(Text(f"smoke: {self.smoke_label}", style="dim"))
             rc = await self._step(log, "smoke", smoke, SMOKE_TIMEOUT_S, str(self.project.output.parent))
+            if rc == SMOKE_NOT_EXERCISED:
+                stop("the smoke test", "not exercised: the project's ops cannot run on this machine (see the log)")
+                return
             if rc != 0:
                 stop("the smoke test", "see the log")
                 return
