@@ -251,7 +251,7 @@ async def test_the_fix_preview_scrolls_to_the_fix_whatever_the_message_length(pr
     import porter.findings
     from tui_helpers import fake_scan
 
-    def long_scan(source, path=None, index=None, options=None):
+    def long_scan(source, path=None, index=None, options=None, file=None):
         out = fake_scan(source, path, index, options)
         return [type(f)(*[(f.message + " because" * 120) if name == "message" else getattr(f, name)
                           for name in f.__dataclass_fields__]) if hasattr(f, "__dataclass_fields__") else f

@@ -16,7 +16,7 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def fake_scan(source: bytes, path=None, index=None, options=None):
+def fake_scan(source: bytes, path=None, index=None, options=None, file=None):
     """One finding per `__syncwarp()` / `0xffffffff` (with a fix), like a lane-mask rule would."""
     out = []
     text = source
