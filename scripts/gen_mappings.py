@@ -232,6 +232,52 @@ ROCM_BINDINGS = {
     "rocm_rccl": ("rocm_bindings_systems", ["rocm/bindings/cyrccl.pxd"]),
     "rocm_roctx": ("rocm_bindings_systems", ["rocm/bindings/cyroctx.pxd"]),
 }
+# ROCm libraries Debian 12 does not package, read from Debian 13 (trixie)'s .deb files (header paths
+# and names; the packages are not installed: `apt-get download` needs trixie in the sources, so fetch
+# them from http://deb.debian.org/debian/pool/main/... with the paths of trixie's Packages index)
+DEBS = Path("/tmp/trixie")
+DEB_SETS = {
+    # set name: (package, library as the source line names it, include sub-folders, read names too)
+    "deb_rocthrust": ("librocthrust-dev", "rocThrust", ["thrust"], True),
+    "deb_hipcub": ("libhipcub-dev", "hipCUB", ["hipcub"], True),
+    "deb_hipblas": ("libhipblas-dev", "hipBLAS", ["hipblas"], True),
+    "deb_hipsolver": ("libhipsolver-dev", "hipSOLVER", ["hipsolver"], True),
+    "deb_hipfft": ("libhipfft-dev", "hipFFT", ["hipfft"], True),
+    "deb_rocblas": ("librocblas-dev", "rocBLAS", ["rocblas"], True),
+    "deb_rocsolver": ("librocsolver-dev", "rocSOLVER", ["rocsolver"], True),
+    "deb_rccl": ("librccl-dev", "RCCL", ["rccl"], True),
+    "deb_roctx": ("libroctx-dev", "roctracer", ["roctracer"], True),
+    "deb_rocm_smi": ("librocm-smi-dev", "ROCm SMI", ["rocm_smi"], True),
+    "deb_hip57": ("libamdhip64-dev", "HIP", ["hip"], False),  # a later HIP's header paths (names: hip-header-names.tsv)
+}
+
+
+def extract_debs(snap: Path, debs: Path, write) -> None:
+    """deb_*.json: the header paths (and the declared names) of the library packages in ``debs``."""
+    import hashlib
+    import subprocess
+    import tempfile
+
+    for set_name, (package, library, folders, with_names) in DEB_SETS.items():
+        found = sorted(debs.glob(f"{package}_*.deb"))
+        if not found:
+            print(f"  {set_name}: no {package}_*.deb in {debs}; keeping the committed snapshot")
+            continue
+        deb = found[-1]
+        version = deb.name.split("_")[1]
+        digest = hashlib.sha256(deb.read_bytes()).hexdigest()[:16]
+        with tempfile.TemporaryDirectory() as tmp:
+            subprocess.run(["dpkg-deb", "-x", str(deb), tmp], check=True)
+            root = Path(tmp) / "usr" / "include"
+            paths = [p for f in folders for p in sorted((root / f).rglob("*")) if p.is_file()]
+            texts = _read(paths, root)
+        doc = _snapshot_of(texts, _keep_public) if with_names else {"files": sorted(texts)}
+        upstream = version.split("-")[0].split("+")[0]
+        doc["source"] = f"{library} {upstream} headers (Debian 13 {package} {version}, sha256 {digest}...)"
+        doc["release"] = upstream
+        write(set_name, doc)
+
+
 _PXD_EXTERN = re.compile(r'^cdef extern from "([^"]+)"', re.M)
 _PXD_WORDS = {"cdef", "ctypedef", "extern", "from", "struct", "union", "enum", "const", "unsigned", "signed", "int",
               "long", "short", "char", "float", "double", "void", "bint", "cimport", "import", "nogil", "except",
@@ -426,7 +472,7 @@ def extract_torch() -> dict | None:
     return {"source": f"torch.utils.hipify {torch.__version__.split('+')[0]}", "tables": dict(sorted(tables.items()))}
 
 
-def extract(sources: Path, wheels: Path) -> None:
+def extract(sources: Path, wheels: Path, debs: Path = DEBS) -> None:
     snap = sources / "snapshots"
     snap.mkdir(parents=True, exist_ok=True)
 
@@ -505,6 +551,7 @@ def extract(sources: Path, wheels: Path) -> None:
     else:
         print(f"  cuda: {CUDA_INCLUDE} missing; keeping the committed CUDA snapshots (install the CUDA 13 toolkit to refresh)")
 
+    extract_debs(snap, debs, write)
     extract_struct_members(snap)
     extract_replacements(snap)
     extract_signatures(snap)
@@ -886,6 +933,44 @@ class Builder:
             roc = e.get("roc")
             if roc and t.declared(roc) is None:
                 e.pop("roc")
+        return errors + self.gate_headers()
+
+    def gate_headers(self) -> list[str]:
+        """Every header path an entry can emit exists in a source (porter.mapping.truth.Truth.header).
+
+        A path made by a pattern rule (``thrust/(.*)`` kept as it is) or taken from torch's table that no
+        source has becomes unsupported, with the sources checked in its note; a fixed path a rule names
+        that no source has is an error.  PyTorch's own headers (c10/hip/...) are exempt, as its names are."""
+        t = self.truth
+        errors = []
+        own_torch = re.compile(self.conv["torch_own_headers"])
+        patterned = {re.compile(r["match"]): "\\" in r["hip"] for r in self.conv.get("header", [])}
+        for (kind, cuda), e in sorted(self.entries.items()):
+            if kind != "header" or e["status"] == "unsupported" or not e.get("hip"):
+                continue
+            hip = e["hip"]
+            from_torch = e["source"].startswith("torch.utils.hipify")
+            if from_torch and own_torch.fullmatch(hip):
+                continue  # PyTorch's own headers: its ROCm build generates them with this very table
+            found = t.header(hip)
+            if found is None and t.header(cuda) is not None:
+                # the library keeps the CUDA path (rocThrust's thrust/system/cuda/detail/core/*.h): keep it too
+                e.setdefault("others", []).append(f"{e['source']}: {hip} (no such header in the sources)")
+                e["hip"] = hip = cuda
+                found = t.header(hip)
+            if found is None:
+                by_pattern = any(pat.fullmatch(cuda) and is_pattern for pat, is_pattern in patterned.items())
+                if by_pattern or from_torch:
+                    e["others"] = e.get("others", []) + [f"{e['source']}: {hip} (no such header in the sources)"]
+                    _make_unsupported(e, note=f"<{hip}> is in none of the HIP {truth.FLOOR} headers, HIP 5.7.1's, "
+                                              f"Debian 13's ROCm library packages or hip-python's declarations",
+                                      source=f"{e['source']}; rejected by the header gate")
+                else:
+                    errors.append(f"header {cuda} -> {hip}: {hip} exists in no source (source: {e['source']})")
+                continue
+            since = e.get("since_hip")
+            if found.since and (since is None or not found.since.startswith(">")):
+                e["since_hip"] = found.since  # a dated header beats the rule's ">5.2"; an undated rule gets the date
         return errors
 
     # -- torch --------------------------------------------------------------
@@ -1263,6 +1348,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--extract", action="store_true", help="refresh the snapshots from installed/fetched headers first")
     ap.add_argument("--extract-signatures", action="store_true",
                     help="refresh only the call signatures in the snapshots (HIP and CUDA runtime/driver headers)")
+    ap.add_argument("--extract-debs", action="store_true",
+                    help="refresh only the deb_* snapshots from the library .deb files in --debs")
+    ap.add_argument("--debs", type=Path, default=DEBS, help=f"folder of Debian 13 library .deb files (default {DEBS})")
     ap.add_argument("--sources", type=Path, default=SOURCES)
     ap.add_argument("--out", type=Path, default=DATA)
     ap.add_argument("--wheels", type=Path, default=WHEELS)
@@ -1270,7 +1358,15 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.extract:
         print("extract:")
-        extract(args.sources, args.wheels)
+        extract(args.sources, args.wheels, args.debs)
+    elif args.extract_debs:
+        snap = args.sources / "snapshots"
+
+        def write(name: str, doc: dict) -> None:
+            (snap / f"{name}.json").write_text(json.dumps(doc, indent=0, sort_keys=True) + "\n", encoding="utf-8")
+            print(f"  {name}: refreshed")
+
+        extract_debs(snap, args.debs, write)
     elif args.extract_signatures:
         extract_signatures(args.sources / "snapshots")
     summary, missing = transform(args.sources, args.out)

@@ -14,8 +14,13 @@ shipped database, never by porter at run time):
   6.3 development state, with the first and last release that has it.
 * ``snapshots/rocm_*.json`` -- hip-python's declarations of a recent ROCm's libraries
   (hipBLAS, hipSOLVER, hipFFT, RCCL, ...), whose headers cannot be installed here.
+* ``snapshots/deb_*.json`` -- the header paths (and names) of ROCm libraries Debian 12 does not
+  package (rocThrust, hipCUB, hipBLAS, hipSOLVER, hipFFT, rocBLAS, rocSOLVER, RCCL, roctx) and of
+  HIP 5.7.1, read from Debian 13's packages (``scripts/gen_mappings.py --extract-debs``).
 * ``conventions.toml [hip_guards]`` -- include-guard macros of library headers, each with
   the upstream header it was read from.
+
+Header paths (``#include <hipcub/hipcub.hpp>``) go through the same gate: ``Truth.header``.
 """
 
 from __future__ import annotations
@@ -40,6 +45,10 @@ NEXT = "6.3"
 
 # the HIP 5.2 snapshots (Debian) that are the floor, and hip-python's recent-ROCm ones
 FLOOR_SETS = ("hip_hip", "hip_clang", "hip_hiprand", "hip_hipsparse", "hip_rocrand", "hip_rocprim", "hip_rocsparse")
+# Debian 13's packages of libraries not installed here, and a later HIP's header paths
+LIBRARY_SETS = ("deb_rocthrust", "deb_hipcub", "deb_hipblas", "deb_hipsolver", "deb_hipfft", "deb_rocblas",
+                "deb_rocsolver", "deb_rccl", "deb_roctx", "deb_rocm_smi")
+LATER_HIP_SET = "deb_hip57"
 RECENT_SETS = ("rocm_hip", "rocm_hipblas", "rocm_hipblaslt", "rocm_hipfft", "rocm_hiprand", "rocm_hipsolver",
                "rocm_hipsparse", "rocm_hipdnn", "rocm_rccl", "rocm_roctx")
 
@@ -114,7 +123,7 @@ class Truth:
         if snapshots is None:
             snapshots = {}
             for p in sorted((sources / "snapshots").glob("*.json")):
-                if p.stem in FLOOR_SETS or p.stem in RECENT_SETS:
+                if p.stem in FLOOR_SETS or p.stem in RECENT_SETS or p.stem in LIBRARY_SETS or p.stem == LATER_HIP_SET:
                     snapshots[p.stem] = json.loads(p.read_text(encoding="utf-8"))
         self.floor: dict[str, str] = {}
         for s in FLOOR_SETS:
@@ -126,6 +135,29 @@ class Truth:
             doc = snapshots.get(s, {})
             for name, rel in doc.get("names", {}).items():
                 self.recent.setdefault(name, f"{rel} ({doc.get('source', s)})")
+        for s in LIBRARY_SETS:  # names of libraries not installed here: their age is not known from these
+            doc = snapshots.get(s, {})
+            for name, rel in doc.get("names", {}).items():
+                self.recent.setdefault(name, f"{rel} ({doc.get('source', s)})")
+        # header paths: the floor's files, then Debian 13's library packages, then the headers hip-python's
+        # declarations come from
+        self.floor_headers: dict[str, str] = {}
+        for s in FLOOR_SETS:
+            doc = snapshots.get(s, {})
+            for rel in doc.get("files", ()):
+                self.floor_headers.setdefault(rel, f"HIP {FLOOR} headers (Debian)" if s != "hip_rocsparse"
+                                              else doc.get("source", s))
+        later_hip = snapshots.get(LATER_HIP_SET, {})
+        self.later_hip_headers = {rel: later_hip.get("source", LATER_HIP_SET) for rel in later_hip.get("files", ())}
+        self.library_headers: dict[str, str] = {}
+        for s in LIBRARY_SETS:
+            doc = snapshots.get(s, {})
+            for rel in doc.get("files", ()):
+                self.library_headers.setdefault(rel, doc.get("source", s))
+        for s in RECENT_SETS:
+            doc = snapshots.get(s, {})
+            for rel in set(doc.get("names", {}).values()):
+                self.library_headers.setdefault(rel, doc.get("source", s))
         self.rows = read_tables(sources / TABLES)
         self.tables_source = provenance(sources / TABLES)
         self.table_names: dict[str, Declared] = {}
@@ -144,6 +176,9 @@ class Truth:
         self.not_installed = re.compile(conv.get("not_installed_libraries", r"(?!)"))
         self.floor_partial = [(re.compile(r["names"]), r["why"]) for r in conv.get("floor_partial", [])]
         self.documented = {n: (d["since"], d["source"]) for d in conv.get("documented", []) for n in d["names"]}
+        # a HIP header newer than the floor is as old as a name only it declares (hip-header-names.tsv dates names)
+        self.header_witness = {w["header"]: (w["name"], w["source"]) for w in conv.get("header_witness", [])}
+        self.documented_headers = {d["header"]: (d.get("since"), d["source"]) for d in conv.get("documented_header", [])}
         self.guards = {v["guard"]: f"include guard of {k} ({v['source']})" for k, v in conv.get("hip_guards", {}).items()}
 
     def declared(self, name: str) -> Declared | None:
@@ -178,6 +213,30 @@ class Truth:
         if name in self.documented:
             since, where = self.documented[name]
             return Declared(name, where, since)
+        return None
+
+    def header(self, path: str) -> Declared | None:
+        """Where the header ``path`` (as written in ``#include <path>``) exists, and since which ROCm;
+        None when no source has it."""
+        if path in self.floor_headers:
+            return Declared(path, self.floor_headers[path])
+        if path in self.later_hip_headers or path in self.header_witness:
+            since = ">" + FLOOR
+            where = self.later_hip_headers.get(path, "")
+            if path in self.header_witness:
+                name, why = self.header_witness[path]
+                found = self.declared(name)
+                if found is None:
+                    return None
+                since = found.since or since
+                where = f"{where}; " if where else ""
+                where += f"dated by {name} ({found.where}; {why})"
+            return Declared(path, where, since)
+        if path in self.library_headers:  # a library not installed here: its age is not known from it
+            return Declared(path, self.library_headers[path])
+        if path in self.documented_headers:
+            since, where = self.documented_headers[path]
+            return Declared(path, where, since)
         return None
 
     def partial(self, name: str) -> bool:

@@ -38,6 +38,45 @@ def test_every_entry_carries_the_rocm_range_its_sources_give(db, truth):
     assert wrong == [], wrong[:10]
 
 
+def _torch_own_header(path: str) -> bool:
+    import re
+    import tomllib
+
+    conv = tomllib.loads((truth_mod.SOURCES / "conventions.toml").read_text(encoding="utf-8"))
+    return re.fullmatch(conv["torch_own_headers"], path) is not None
+
+
+def test_every_header_porter_emits_exists_in_a_source(db, truth):
+    # #include <thrust/...> kept as it is, <hipcub/hipcub.hpp>, <hip/hip_bf16.h>: each path must be a file of
+    # the HIP 5.2 headers, HIP 5.7.1's, a Debian 13 ROCm library package, hip-python's declarations or documented
+    missing = [(e.cuda, e.hip, e.source) for e in db.headers.values()
+               if e.status == "supported" and e.hip and truth.header(e.hip) is None
+               and not (e.source.startswith("torch") and _torch_own_header(e.hip))]
+    assert missing == [], f"{len(missing)} emitted headers exist in no source, e.g. {missing[:5]}"
+
+
+def test_a_header_newer_than_the_floor_carries_its_release(db, truth):
+    # hip_bf16.h came with ROCm 5.7 (its __hip_bfloat16 is first in 5.7.0's headers): with --target-rocm 5.2
+    # the include must not be emitted silently, whichever CUDA header it comes from
+    for cuda in ("cuda_bf16.h", "cuda_bf16.hpp"):
+        assert db.headers[cuda].hip == "hip/hip_bf16.h" and db.headers[cuda].since_hip == "5.7"
+    assert db.headers["cuda_fp8.h"].since_hip == "6.2"
+    late = [(e.cuda, e.hip) for e in db.headers.values() if e.status == "supported" and e.hip
+            and truth.header(e.hip) is not None and truth.header(e.hip).since and e.since_hip is None]
+    assert late == []
+
+
+def test_thrust_headers_rocthrust_lacks_are_not_emitted(db, truth):
+    # CUDA 13's Thrust has headers rocThrust 5.7.1 does not ship: kept as they are, they would not be found
+    absent = [e for e in db.headers.values() if e.cuda.startswith("thrust/") and "header gate" in e.source]
+    assert absent and all(e.status == "unsupported" and not e.renames for e in absent)
+    assert all(truth.header(e.cuda) is None and truth.header(e.cuda.replace("/cuda/", "/hip/")) is None
+               and "Debian 13" in e.note for e in absent)
+    kept = db.headers["thrust/device_vector.h"]
+    assert kept.hip == "thrust/device_vector.h" and "rocThrust 5.7.1" in truth.header(kept.hip).where
+    assert "hipCUB" in truth.header(db.headers["cub/cub.cuh"].hip).where
+
+
 def test_the_default_target_is_the_newest_release_of_the_data():
     assert NEWEST_ROCM == truth_mod.NEXT
 
