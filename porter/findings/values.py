@@ -55,8 +55,10 @@ _NAME_AT_END = re.compile(r"(?<![\w])([A-Za-z_]\w*)\s*$")
 _INCLUDE = re.compile(r'#[ \t]*include[ \t]*"([^"\n]+)"')
 _SHUFFLE = re.compile(r"(__shfl(?:_up|_down|_xor)?(?:_sync)?)\s*\(")
 _VOTE = re.compile(r"(__ballot(?:_sync)?|__any(?:_sync)?|__all(?:_sync)?|__activemask|__match_(?:any|all)_sync)\s*\(")
-_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)([uUlL]*)(?![\w.])|([A-Za-z_]\w*)|(<<|>>|[-+*/%&|^~()]))")
-_CONSTANT_CHARS = re.compile(r"[\w\s+\-*/%<>&|^~()]*")
+_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)([uUlL]*)(?![\w.])|((?:std::|::)?[A-Za-z_]\w*)"
+                    r"|(<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^~()<>?:,!]))")
+_CONSTANT_CHARS = re.compile(r"[\w\s+\-*/%<>&|^~()?:,=!]*")
+_MIN_MAX = {"min": min, "max": max, "std::min": min, "std::max": max, "::min": min, "::max": max}
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _PER_32 = re.compile(r"/\s*32[uU]?\b|>>\s*5\b")
 _NOT_NEWLINE = re.compile(rb"[^\n]")
@@ -144,6 +146,9 @@ def evaluate(text: str, lookup, depth: int = 0) -> int | None:
             tokens.append(int(lit, 16) if lit[:2] in ("0x", "0X") else int(lit[2:], 2) if lit[:2] in ("0b", "0B")
                           else int(lit, 8) if len(lit) > 1 and lit[0] == "0" else int(lit))
         elif m.group(3):
+            if m.group(3) in _MIN_MAX and text[pos:].lstrip().startswith("("):
+                tokens.append(("call", _MIN_MAX[m.group(3)]))  # min(a, b) / std::max(a, b): a cap like min(kWarpSize, 32)
+                continue
             v = lookup(m.group(3))
             if v is None:
                 return None
@@ -159,7 +164,9 @@ def evaluate(text: str, lookup, depth: int = 0) -> int | None:
     return value if rest == len(tokens) else None
 
 
-_BINARY = {"|": 1, "^": 2, "&": 3, "<<": 5, ">>": 5, "+": 6, "-": 6, "*": 7, "/": 7, "%": 7}
+# C's precedences, lowest first; the conditional operator binds below all of them
+_BINARY = {"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6, "<": 7, "<=": 7, ">": 7, ">=": 7,
+           "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10}
 
 
 def _parse(tokens, i, min_prec):
@@ -168,6 +175,12 @@ def _parse(tokens, i, min_prec):
         op = tokens[i]
         rhs, i = _parse(tokens, i + 1, _BINARY[op] + 1)
         lhs = _apply(op, lhs, rhs)
+    if min_prec == 0 and i < len(tokens) and tokens[i] == "?":  # cond ? a : b (right-associative)
+        then, i = _parse(tokens, i + 1, 0)
+        if i >= len(tokens) or tokens[i] != ":":
+            raise ValueError
+        other, i = _parse(tokens, i + 1, 0)
+        lhs = then if lhs else other
     return lhs, i
 
 
@@ -178,9 +191,23 @@ def _unary(tokens, i):
         if tokens[i] != ")":
             raise ValueError
         return v, i + 1
-    if t in ("-", "+", "~"):
+    if isinstance(t, tuple):  # ("call", min | max) ( a , b )
+        if tokens[i + 1] != "(":
+            raise ValueError
+        args = []
+        i += 2
+        while True:
+            v, i = _parse(tokens, i, 0)
+            args.append(v)
+            if tokens[i] == ",":
+                i += 1
+                continue
+            if tokens[i] != ")" or len(args) != 2:
+                raise ValueError
+            return t[1](args), i + 1
+    if t in ("-", "+", "~", "!"):
         v, i = _unary(tokens, i + 1)
-        return (-v if t == "-" else v if t == "+" else ~v & 0xFFFFFFFF), i
+        return (-v if t == "-" else v if t == "+" else int(not v) if t == "!" else ~v & 0xFFFFFFFF), i
     if isinstance(t, int):
         return t, i + 1
     raise ValueError
@@ -194,7 +221,9 @@ def _apply(op, a, b):
         return q if op == "/" else a - q * b
     if op in ("<<", ">>") and not 0 <= b < 64:
         raise ValueError
-    return {"+": a + b, "-": a - b, "*": a * b, "<<": a << b, ">>": a >> b, "&": a & b, "|": a | b, "^": a ^ b}[op]
+    return {"+": a + b, "-": a - b, "*": a * b, "<<": a << b, ">>": a >> b, "&": a & b, "|": a | b, "^": a ^ b,
+            "<": int(a < b), "<=": int(a <= b), ">": int(a > b), ">=": int(a >= b), "==": int(a == b),
+            "!=": int(a != b), "&&": int(bool(a and b)), "||": int(bool(a or b))}[op]
 
 
 # ------------------------------------------------------------------------ reading definitions

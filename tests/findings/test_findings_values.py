@@ -138,9 +138,13 @@ __device__ float sum(float v) { for (int o = 16; o > 0; o >>= 1) v += SHFL_DOWN(
 @pytest.mark.parametrize("text, value", [("32", 32), ("(WARP_SIZE - 1)", 31), ("8 * WARP_SIZE", 256),
                                          ("1 << LOG", 32), ("WARP_SIZE / 2", 16), ("0x1f", 31), ("32u", 32),
                                          ("~0u", 0xFFFFFFFF), ("WARP_SIZE >> 1 | 1", 17), ("threadIdx.x / 32", None),
-                                         ("sizeof(int)", None), ("UNKNOWN + 1", None), ("10 / 0", None), ("", None)])
+                                         ("sizeof(int)", None), ("UNKNOWN + 1", None), ("10 / 0", None), ("", None),
+                                         # caps and conditions as template arguments write them
+                                         ("std::min(BLOCK, 32)", 32), ("(BLOCK < 32 ? BLOCK : 32)", 32),
+                                         ("max(WARP_SIZE / 2, 8)", 16), ("WARP_SIZE == 32 && BLOCK > 64", 1),
+                                         ("1 ? 2 : 3 ? 4 : 5", 2), ("min(1)", None), ("a ? 1", None)])
 def test_evaluate(text, value):
-    table = {"WARP_SIZE": 32, "LOG": 5}
+    table = {"WARP_SIZE": 32, "LOG": 5, "BLOCK": 256}
     assert values.evaluate(text, table.get) == value
 
 
