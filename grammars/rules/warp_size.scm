@@ -42,6 +42,19 @@
     size: (_) @size)
   (#eq? @q "__shared__")) @PORT013
 
+; PORT013: a pointer into a __shared__ buffer past its first 32 slots (&s_mem[32], s_mem + 32)
+(declaration
+  declarator: (init_declarator
+    declarator: (pointer_declarator declarator: (identifier) @ptr)
+    value: (pointer_expression
+      argument: (subscript_expression
+        argument: (identifier) @base
+        indices: (subscript_argument_list (_) @off))))) @PORT013
+(declaration
+  declarator: (init_declarator
+    declarator: (pointer_declarator declarator: (identifier) @ptr)
+    value: (binary_expression left: (identifier) @base operator: "+" right: (_) @off))) @PORT013
+
 ; PORT014: a loop over the 32 lanes of a warp
 (for_statement
   condition: (binary_expression

@@ -153,6 +153,8 @@ def _unrolled_16(ctx, node, caps):
 
 @node_check("PORT013")
 def shared_per_warp(ctx, node, caps):
+    if "base" in caps:
+        return _shared_carve_out(ctx, node, caps)
     size = caps["size"][0]
     decl = node.child_by_field_name("declarator")
     if decl is None or decl.type != "array_declarator":
@@ -175,6 +177,25 @@ def shared_per_warp(ctx, node, caps):
         if not any(_WARPISH_INDEX.search(u) for u in uses):
             return None
     return Hit(node.start_byte, node.end_byte, {"name": name, "size": compact(size_text, 30),
+                                                "decl": compact(ctx.text(node).rstrip(";"), 50)})
+
+
+def _shared_carve_out(ctx, node, caps):
+    """``float* rest = &s_mem[32];`` in a kernel whose __shared__ ``s_mem`` keeps one slot per 32-lane
+    warp before ``rest`` (``s_mem[warp]`` or ``rest[warp]`` is written in the same function)."""
+    base, ptr, off = (ctx.text(caps[k][0]) for k in ("base", "ptr", "off"))
+    value = ctx.macro_value(ctx.text(caps["off"][0]))
+    per_warp = value in _THIRTY_TWO or bool(re.search(r"(?:/\s*32[uU]?|>>\s*5)\s*$", value))
+    if not per_warp or not ctx.in_device_code(node):
+        return None
+    fn = ctx.function_of(node)
+    body = ctx.text(fn) if fn is not None else ""
+    if not re.search(r"__shared__[^;]*\b" + re.escape(base) + r"\s*\[", ctx.source_text):
+        return None  # not a shared-memory buffer
+    uses = re.findall(r"\b(?:" + re.escape(base) + "|" + re.escape(ptr) + r")\s*\[([^\]]*)\]", body)
+    if not any(_WARPISH_INDEX.search(u) for u in uses):
+        return None
+    return Hit(node.start_byte, node.end_byte, {"name": base, "size": compact(off, 30),
                                                 "decl": compact(ctx.text(node).rstrip(";"), 50)})
 
 
