@@ -125,10 +125,11 @@ class ReviewError(Exception):
 
 
 def convert_file(rel: str, path: Path | None, kind: str, data: bytes | None = None,
-                 applied: tuple[str, ...] = (), options=None) -> dict:
+                 applied: tuple[str, ...] = (), options=None, findings: list | None = None) -> dict:
     """Read (unless ``data`` is given), scan and translate one file; picklable in and out,
-    so it runs in a worker process.  Never raises: errors come back as
-    ``{"status": "error", "error": one line}``."""
+    so it runs in a worker process.  ``findings``: the scan of this very ``data`` with these
+    options, already made (a fix is applied to the same CUDA: it need not be scanned again).
+    Never raises: errors come back as ``{"status": "error", "error": one line}``."""
     try:
         mode = None
         if data is None:
@@ -148,9 +149,10 @@ def convert_file(rel: str, path: Path | None, kind: str, data: bytes | None = No
         except UnicodeDecodeError as exc:
             raise ReviewError(f"not UTF-8 text (byte {exc.start}): not reviewed, copied as it is") from None
         warnings: list[str] = []
-        findings: list = []
         index = None
-        if kind == "source":
+        if findings is not None and kind == "source":
+            findings = list(findings)
+        elif kind == "source":
             from porter.findings import scan
             from porter.translate.source_index import index_source
 
@@ -158,7 +160,10 @@ def convert_file(rel: str, path: Path | None, kind: str, data: bytes | None = No
             try:
                 findings = list(scan(data, rel, index=index, options=options, file=path))
             except Exception as exc:
+                findings = []
                 warnings.append(f"findings scan failed: {type(exc).__name__}: {exc}")
+        else:
+            findings = []
         chosen = [f for f in findings if finding_key(f) in applied and f.fix]
         effective = apply_fix_edits(data, chosen) if chosen else data
         inserted: list = []
@@ -254,8 +259,10 @@ class FileReview:
 
     def _translate(self) -> None:
         """Re-translate the CUDA held in memory with the applied fixes."""
+        # the findings are those of self.cuda (fixes are applied to a copy), so they are not scanned again
         res = convert_file(self.rel, self.path, self.kind, data=self.cuda.encode("utf-8"),
-                           applied=tuple(self.applied_fixes), options=self.options)
+                           applied=tuple(self.applied_fixes), options=self.options,
+                           findings=self.findings if self.status == "ready" and self.kind == "source" else None)
         if res["status"] == "error":
             raise ReviewError(res["error"])
         self._take_translation(res)
