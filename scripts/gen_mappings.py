@@ -472,13 +472,19 @@ def extract_torch() -> dict | None:
     return {"source": f"torch.utils.hipify {torch.__version__.split('+')[0]}", "tables": dict(sorted(tables.items()))}
 
 
-def extract(sources: Path, wheels: Path, debs: Path = DEBS) -> None:
-    snap = sources / "snapshots"
+def snapshot_writer(snap: Path):
+    """write(name, doc): one snapshot file under ``snap``, said on stdout."""
     snap.mkdir(parents=True, exist_ok=True)
 
     def write(name: str, doc: dict) -> None:
         (snap / f"{name}.json").write_text(json.dumps(doc, indent=0, sort_keys=True) + "\n", encoding="utf-8")
         print(f"  {name}: refreshed")
+    return write
+
+
+def extract(sources: Path, wheels: Path, debs: Path = DEBS) -> None:
+    snap = sources / "snapshots"
+    write = snapshot_writer(snap)
 
     t = extract_torch()
     if t:
@@ -1361,12 +1367,7 @@ def main(argv: list[str] | None = None) -> int:
         extract(args.sources, args.wheels, args.debs)
     elif args.extract_debs:
         snap = args.sources / "snapshots"
-
-        def write(name: str, doc: dict) -> None:
-            (snap / f"{name}.json").write_text(json.dumps(doc, indent=0, sort_keys=True) + "\n", encoding="utf-8")
-            print(f"  {name}: refreshed")
-
-        extract_debs(snap, args.debs, write)
+        extract_debs(snap, args.debs, snapshot_writer(snap))
     elif args.extract_signatures:
         extract_signatures(args.sources / "snapshots")
     summary, missing = transform(args.sources, args.out)

@@ -180,6 +180,19 @@ def shared_per_warp(ctx, node, caps):
                                                 "decl": compact(ctx.text(node).rstrip(";"), 50)})
 
 
+_SHARED_DECL = re.compile(r"__shared__[^;]*")
+_ARRAY_NAME = re.compile(r"\b([A-Za-z_]\w*)\s*\[")
+
+
+def _shared_arrays(ctx) -> frozenset[str]:
+    """The names of the file's __shared__ arrays (read once per file, not once per candidate)."""
+    names = ctx.cache.get("shared_arrays")
+    if names is None:
+        names = ctx.cache["shared_arrays"] = frozenset(
+            n for d in _SHARED_DECL.finditer(ctx.source_text) for n in _ARRAY_NAME.findall(d.group()))
+    return names
+
+
 def _shared_carve_out(ctx, node, caps):
     """``float* rest = &s_mem[32];`` in a kernel whose __shared__ ``s_mem`` keeps one slot per 32-lane
     warp before ``rest`` (``s_mem[warp]`` or ``rest[warp]`` is written in the same function)."""
@@ -190,7 +203,7 @@ def _shared_carve_out(ctx, node, caps):
         return None
     fn = ctx.function_of(node)
     body = ctx.text(fn) if fn is not None else ""
-    if not re.search(r"__shared__[^;]*\b" + re.escape(base) + r"\s*\[", ctx.source_text):
+    if base not in _shared_arrays(ctx):
         return None  # not a shared-memory buffer
     uses = re.findall(r"\b(?:" + re.escape(base) + "|" + re.escape(ptr) + r")\s*\[([^\]]*)\]", body)
     if not any(_WARPISH_INDEX.search(u) for u in uses):
