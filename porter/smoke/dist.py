@@ -109,6 +109,7 @@ def run_ranks(opts: SmokeOptions, nproc: int, *, emit: Callable[[str], None] | N
     nccl_lines: list[str] = []
     error = failed_rank = None
     interrupted = False
+    teardown: list[_Rank] = []  # ranks that crashed after writing a successful report
     try:
         for rank in range(nproc):
             env = dict(base_env, RANK=str(rank), LOCAL_RANK=str(rank), PORTER_SMOKE_RESULT=str(tmp / f"rank{rank}.json"))
@@ -139,14 +140,18 @@ def run_ranks(opts: SmokeOptions, nproc: int, *, emit: Callable[[str], None] | N
             elif rank is not None:
                 open_streams -= 1
             codes = [r.proc.poll() for r in ranks]
-            bad = [r for r, c in zip(ranks, codes) if c not in (None, 0)]
+            for r, c in zip(ranks, codes):
+                if c not in (None, 0) and r not in teardown and _reported_success(r):
+                    teardown.append(r)
+            bad = [r for r, c in zip(ranks, codes) if c not in (None, 0) and r not in teardown]
             if bad:
                 time.sleep(0.5)  # let the rank that caused it and its peers' reactions settle
                 failed_rank, error = _blame(ranks, len(progress))
                 break
-            if all(c == 0 for c in codes) and open_streams <= 0:
+            ended = all(c == 0 or r in teardown for r, c in zip(ranks, codes))
+            if ended and open_streams <= 0:
                 break
-            if all(c == 0 for c in codes) and q.empty():
+            if ended and q.empty():
                 time.sleep(0.05)
                 if q.empty() and all(not r.reader.is_alive() for r in ranks):
                     break
@@ -185,6 +190,11 @@ def run_ranks(opts: SmokeOptions, nproc: int, *, emit: Callable[[str], None] | N
     if rep.get("allreduce") is not None:
         rep["allreduce"]["transports"] = summary["counts"] or None
     rep["warnings"] = list(rep.get("warnings") or []) + nccl.transport_warnings(summary, rocm=rep.get("backend") == "rocm")
+    for r in teardown:
+        last = next((ln for ln in reversed(r.tail) if ln.strip()), "")
+        rep["warnings"].append(f"rank {r.rank} {_describe_exit(r.proc.returncode)} while leaving the process group, "
+                               "after all its steps ran and its report was written"
+                               + (f" (last output: {last[:200]})" if last else ""))
     for f in tmp.iterdir():
         f.unlink(missing_ok=True)
     tmp.rmdir()
@@ -192,6 +202,15 @@ def run_ranks(opts: SmokeOptions, nproc: int, *, emit: Callable[[str], None] | N
         rep["error"] = "interrupted"
     del store  # every rank has ended: the rendezvous port is free again
     return rep
+
+
+def _reported_success(r: _Rank) -> bool:
+    """Whether the rank wrote its report with no error (it writes it before leaving the process group)."""
+    try:
+        info = json.loads(r.result.read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(info, dict) and info.get("error") is None and not info.get("nonfinite_step")
 
 
 def _blame(ranks: list[_Rank], steps_seen: int) -> tuple[int, str]:

@@ -77,13 +77,13 @@ def main() -> int:
             rep["allreduce"] = allreduce_probe(torch, dist, device, world, size_mib=64 if dev.backend != "cpu" else 4)
         rep["ranks"] = [{"rank": rank, "pid": os.getpid(), "first_step_wall": (t_launch + rep["time_to_first_step_s"])
                          if rep["time_to_first_step_s"] is not None else None}]
-        try:
-            dist.destroy_process_group()
-        except Exception:  # noqa: BLE001
-            pass
         if rep["error"] and rep["error"] != "interrupted":
             rep["ranks"][0]["comm_error"] = any(h in rep["error"].lower() for h in COMM_HINTS)
+        # The report is written before the process group is torn down: gloo's teardown can abort a
+        # rank ("terminate called without an active exception") after every step has run, and the
+        # launcher then tells a teardown crash (report present, no error) from a failed run.
         srep.write_json(rep, out)
+        _teardown(dist, barrier=world > 1 and rep["error"] is None)
         return 0 if rep["error"] is None else 1
     except SmokeError as exc:
         _write_error(out, opts, rank, world, str(exc), comm=False)
@@ -96,6 +96,18 @@ def main() -> int:
         comm = any(h in msg.lower() for h in COMM_HINTS) or "distributed" in type(exc).__module__
         _write_error(out, opts, rank, world, msg, comm=comm)
         return 1
+
+
+def _teardown(dist, *, barrier: bool) -> None:
+    """Leave the process group.  With a barrier first (when this rank succeeded), no rank destroys
+    its group while a peer still has a collective or its connections in flight; a rank whose peer
+    failed is stopped by the launcher, so the barrier cannot hang a run."""
+    try:
+        if barrier:
+            dist.barrier()
+        dist.destroy_process_group()
+    except Exception:  # noqa: BLE001 - the report is already written
+        pass
 
 
 def _write_error(out: str, opts: SmokeOptions, rank: int, world: int, msg: str, *, comm: bool, partial=None):
