@@ -20,7 +20,7 @@ from porter.findings.model import CATEGORIES, SEVERITIES
 CATALOGUE_FILE = Path(__file__).with_name("catalogue.toml")
 _ID = re.compile(r"^PORT\d{3}$")
 _KEYS = {"id", "category", "severity", "title", "message", "query", "scope", "patterns", "fix", "docs", "page",
-         "summary", "triggers", "device_only"}
+         "summary", "triggers", "device_only", "requires"}
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,11 @@ class Rule:
     triggers: tuple[bytes, ...] = ()
     # the rule only reports inside __global__/__device__ functions: host functions are not queried
     device_only: bool = False
+    # file-level conditions its predicate checks before it can report anything: each entry is a
+    # set of byte strings of which one must occur somewhere in the file (speed: a file that misses
+    # one is not queried for this rule, and not parsed if no other rule needs the tree).  A
+    # condition must hold for every finding the rule reports (tests/findings: trigger words).
+    requires: tuple[tuple[bytes, ...], ...] = ()
 
     def render_message(self, params: dict | None) -> str:
         if not params:
@@ -96,6 +101,11 @@ def _rule(raw: dict, where: str) -> Rule:
     raw["patterns"] = tuple(raw.get("patterns", ()))
     raw["docs"] = tuple(raw.get("docs", ()))
     raw["triggers"] = tuple(t.encode("utf-8") for t in raw.get("triggers", ()))
+    requires = raw.get("requires", [])
+    if not isinstance(requires, list) or not all(isinstance(r, list) and r and all(isinstance(w, str) and w for w in r)
+                                                 for r in requires):
+        raise ValueError(f"{where}: rule {rid}: requires must be a list of non-empty lists of words")
+    raw["requires"] = tuple(tuple(w.encode("utf-8") for w in r) for r in requires)
     return Rule(**raw)
 
 

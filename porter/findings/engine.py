@@ -216,15 +216,26 @@ class _Narrower:
         for i, start, end in matches:
             self.by_word.setdefault(words[i], []).append((start, end))
         self._chains: dict[tuple[int, int], list[tuple[str, int, int]]] = {}
+        self.cursor: ts.TreeCursor | None = None
 
     def _chain(self, span: tuple[int, int]) -> list[tuple[str, int, int]]:
+        """(type, start, end) of the nodes that contain ``span``, outermost first, the translation
+        unit left out.  Found by one cursor descent from the root (a node's parent is found from
+        the root in tree-sitter, so walking up from the innermost node costs depth squared)."""
         chain = self._chains.get(span)
         if chain is None:
             chain = []
-            node = self.tree.root_node.descendant_for_byte_range(*span)
-            while node is not None and node.parent is not None:  # the translation unit is not a root
+            start, end = span
+            cursor = self.cursor
+            if cursor is None:
+                cursor = self.cursor = self.tree.walk()
+            else:
+                cursor.reset(self.tree.root_node)
+            while cursor.goto_first_child_for_byte(start) is not None:
+                node = cursor.node
+                if node.start_byte > start or node.end_byte < end:
+                    break  # the span starts between children, or runs past this one
                 chain.append((node.type, node.start_byte, node.end_byte))
-                node = node.parent
             self._chains[span] = chain
         return chain
 
@@ -239,12 +250,10 @@ class _Narrower:
                 i = bisect.bisect_right(starts, span[0]) - 1
                 if i < 0 or span[0] >= ranges[i][1]:
                     continue  # outside the declarations this group looks at (a host function, say)
-                best = None
                 for kind, start, end in self._chain(span):
-                    if kind in types:
-                        best = (start, end)
-                if best is not None:
-                    out.append(best)
+                    if kind in types:  # the outermost one
+                        out.append((start, end))
+                        break
         return _merge_spans(out)
 
 
@@ -260,17 +269,19 @@ def _merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 @functools.cache
 def _all_triggers(groups: tuple) -> tuple[bytes, ...]:
-    return tuple(sorted({w for _ids, words, _dev in groups for w in words}))
+    """Every trigger word and every word of a ``requires`` condition: one Aho-Corasick pass finds them all."""
+    return tuple(sorted({w for _ids, words, _dev, requires in groups for w in (*words, *(w for r in requires for w in r))}))
 
 
 @functools.cache
-def rule_groups() -> tuple[tuple[tuple[str, ...], tuple[bytes, ...], bool], ...]:
-    """Source rules with the same triggers and scope share one query (one tree walk)."""
+def rule_groups() -> tuple[tuple[tuple[str, ...], tuple[bytes, ...], bool, tuple[tuple[bytes, ...], ...]], ...]:
+    """Source rules with the same triggers, scope and file conditions share one query (one tree walk):
+    (rule ids, trigger words, device only, requires)."""
     groups: dict[tuple, list[str]] = {}
     for r in catalogue().values():
         if r.scope == "source":
-            groups.setdefault((r.triggers, r.device_only), []).append(r.id)
-    return tuple((tuple(ids), trig, dev) for (trig, dev), ids in groups.items())
+            groups.setdefault((r.triggers, r.device_only, r.requires), []).append(r.id)
+    return tuple((tuple(ids), trig, dev, req) for (trig, dev, req), ids in groups.items())
 
 
 @functools.cache
@@ -285,14 +296,9 @@ def prepare() -> None:
     so that the first scan does not pay for it)."""
     from porter.findings import predicates, ptx  # noqa: F401
 
-    for ids, _trig, _dev in rule_groups():
+    for ids, _trig, _dev, _req in rule_groups():
         group_query(ids)
     ptx.tables()
-
-
-def active_rules(source: bytes) -> frozenset[str]:
-    """The source rules whose trigger words occur in ``source`` (a rule without triggers always runs)."""
-    return frozenset(rid for rid, words in _triggers().items() if not words or any(w in source for w in words))
 
 
 class Reported:
@@ -511,28 +517,35 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None,
             ctx.reported.add(*key[1:], rule.id)
             out.append(_finding(rule, ctx, hit, path))
 
-    # 1. the query pass: a rule group is active where one of its trigger words occurs; its query
-    #    runs around those occurrences only (rule_ranges, then _Narrower).  A file in which no
-    #    rule's trigger word occurs cannot have a query finding: it is not parsed.
+    # 1. the query pass: a rule group is live where one of its trigger words occurs and each of its
+    #    file conditions (requires) holds; its query runs around those occurrences only
+    #    (rule_ranges, then _Narrower).  A file in which no rule with a query is live cannot
+    #    have a query finding: it is not parsed.
     active: set[str] = set()
     found = []
     groups = rule_groups()
     triggers = _all_triggers(groups)
     matches = trigger_matches(source, triggers)
-    if not matches and all(words or group_query(ids) is None for ids, words, _dev in groups):
-        active.update(rid for ids, words, _dev in groups if not words for rid in ids)
-        groups = ()
-    else:
+    present = {triggers[i] for i, _s, _e in matches}
+    live = [g for g in groups if (not g[1] or not present.isdisjoint(g[1]))
+            and all(not present.isdisjoint(r) for r in g[3])]
+    queried = []
+    for ids, _words, _dev, _req in live:
+        if group_query(ids) is None:
+            active.update(ids)  # a file rule: it runs (and parses only if it needs the tree)
+        else:
+            queried.append((ids, _words, _dev))
+    if queried:
         tops = _TopLevel(source, index.tree)
         hits = trigger_hits(tops, triggers, matches)
         narrow = _Narrower(index.tree, triggers, matches)
-    for ids, words, device_only in groups:
+    for ids, words, device_only in queried:
         ranges = rule_ranges(source, tops, words, device_only, hits)
         if ranges is None:
             continue
         active.update(ids)
         query = group_query(ids)
-        if query is None or not ranges:
+        if not ranges:
             continue
         ranges = narrow.ranges(ids, words, ranges)
         try:

@@ -183,15 +183,18 @@ def _all_sources():
 
 
 def test_trigger_words_lose_no_finding(monkeypatch):
-    """The speed-up (a rule's query only visits declarations holding its trigger words)
-    must give exactly the findings of a plain whole-file query."""
+    """The speed-ups (a rule's query only visits declarations holding its trigger words, and
+    runs only in a file that meets its ``requires`` conditions) must give exactly the findings
+    of a plain whole-file query of every rule.  Each file is scanned where it lies, so the
+    project headers it includes are read too."""
     files = _all_sources()
-    fast = {p: [f.as_dict() for f in scan(p.read_bytes(), p.name)] for p in files}
-    plain = tuple(((rid,), (), False) for rid in engine._triggers())
+    fast = {p: [f.as_dict() for f in scan(p.read_bytes(), str(p))] for p in files}
+    plain = tuple(((rid,), (), False, ()) for rid in engine._triggers())
     assert engine.rule_groups() != plain
+    assert any(req for _ids, _w, _d, req in engine.rule_groups()), "no rule has a requires condition to check"
     monkeypatch.setattr(engine, "rule_groups", lambda: plain)
     for p in files:
-        assert [f.as_dict() for f in scan(p.read_bytes(), p.name)] == fast[p], p
+        assert [f.as_dict() for f in scan(p.read_bytes(), str(p))] == fast[p], p
 
 
 def test_rocm62_style_64bit_mask_is_only_a_warning():
