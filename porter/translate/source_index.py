@@ -100,9 +100,45 @@ class SourceIndex:
     def macro_bodies(self) -> list[ts.Node]:
         """The unparsed bodies of ``#define`` lines (preproc_arg nodes)."""
         if self._macro_bodies is None:
-            caps = parse.captures(parse.load_query("macro_bodies"), self.tree.root_node)
-            self._macro_bodies = caps.get("macro", [])
+            # a directive's body starts on the line of its '#': only those lines are queried, not
+            # the whole tree (a walk of every node of the file, for a handful of directives)
+            spans = self._hash_lines()
+            bodies: list[ts.Node] = []
+            if spans:
+                cursor = ts.QueryCursor(parse.load_query("macro_bodies"))
+                seen: set[tuple[int, int]] = set()
+                root = self.tree.root_node
+                for start, end in spans:
+                    cursor.set_byte_range(start, end)
+                    for node in cursor.captures(root).get("macro", []):
+                        key = (node.start_byte, node.end_byte)
+                        if key not in seen:
+                            seen.add(key)
+                            bodies.append(node)
+                bodies.sort(key=lambda n: n.start_byte)
+            self._macro_bodies = bodies
         return self._macro_bodies
+
+    def _hash_lines(self) -> list[tuple[int, int]]:
+        """Merged spans of the lines that hold a '#' outside comments and literals (a directive),
+        with the lines that continue them (a backslash at the end)."""
+        source = self.source
+        spans: list[tuple[int, int]] = []
+        pos = source.find(b"#")
+        while pos >= 0:
+            if self.is_protected(pos):
+                pos = source.find(b"#", pos + 1)
+                continue
+            end = source.find(b"\n", pos)
+            while end > 0 and (source[end - 1:end] == b"\\" or source[end - 2:end] == b"\\\r"):
+                end = source.find(b"\n", end + 1)  # a continued line: the body may start on the next one
+            end = len(source) if end < 0 else end
+            if spans and pos <= spans[-1][1]:
+                spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
+            else:
+                spans.append((pos, end))
+            pos = source.find(b"#", end)
+        return spans
 
     def parse_errors(self) -> list[tuple[int, int]]:
         if self._tree is not None or not self.big:

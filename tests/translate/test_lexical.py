@@ -163,3 +163,35 @@ def test_spans_are_ordered_disjoint_and_inside_the_file(seed):
         spans = lex(src).spans
         assert all(0 <= s < e <= len(src) for s, e in spans), src
         assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), src
+
+
+def test_directive_bodies_are_found_around_hash_lines_in_file_order():
+    """SourceIndex.macro_bodies queries only the lines that hold a '#' (and the lines that continue
+    them), not the whole tree: it must find every body the whole-tree query finds -- a function-like
+    macro whose body starts on the continued line, a #define inside #if, a #pragma -- and none for a
+    '#' inside a string or comment, in the order they stand in the file (last definition wins)."""
+    from porter import parse
+    from porter.translate.source_index import index_source
+
+    src = (b'#include <cstdio>\n'
+           b'#define CHECK(x)   \\\n'
+           b'    do { if (!(x)) return; } while (0)\n'
+           b'#if defined(FOO)\n'
+           b'#define WIDTH 64\n'
+           b'#else\n'
+           b'  #  define WIDTH 32\n'
+           b'#endif\n'
+           b'const char* s = "#define NOT_A_MACRO 1"; // #define NOR_THIS 2\n'
+           b'__global__ void k(int* o) {\n'
+           b'#pragma unroll\n'
+           b'    for (int i = 0; i < WIDTH; ++i) o[i] = i;\n'
+           b'}\n'
+           b'#define LAST 1\n')
+    index = index_source(src)
+    found = [src[n.start_byte:n.end_byte].strip() for n in index.macro_bodies]
+    whole = sorted(parse.captures(parse.load_query("macro_bodies"), parse.parse(src).root_node)["macro"],
+                   key=lambda n: n.start_byte)
+    assert found == [src[n.start_byte:n.end_byte].strip() for n in whole]
+    assert found[0].startswith(b"do { if") and b"64" in found and b"32" in found and found[-1] == b"1"
+    assert found.index(b"64") < found.index(b"32")
+    assert not any(b"NOT_A_MACRO" in f or b"NOR_THIS" in f for f in found)
