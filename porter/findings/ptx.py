@@ -81,6 +81,8 @@ def normalise(template: str) -> str:
 
 def _string_value(text: str) -> str:
     inner = text[1:-1] if len(text) >= 2 and text[0] == '"' and text[-1] == '"' else text
+    if "\\" not in inner:
+        return inner  # no escape to decode
     try:
         with warnings.catch_warnings():  # PTX templates hold escapes C has and Python lacks ("\;")
             warnings.simplefilter("ignore", DeprecationWarning)
@@ -133,9 +135,11 @@ def operands(source: bytes, asm: ts.Node) -> tuple[list[tuple[str, str]], list[t
     return outs, ins, clobbers
 
 
-def instructions(template: str) -> list[str]:
-    """The instructions of a template, normalised (split at ';' and newlines)."""
-    return [n for n in (normalise(p) for p in re.split(r"[;\n]", template.replace("%%", "%"))) if n]
+@functools.lru_cache(maxsize=4096)
+def instructions(template: str) -> tuple[str, ...]:
+    """The instructions of a template, normalised (split at ';' and newlines).  Kept per template:
+    several rules ask for the same asm statement, and a project repeats its asm idioms."""
+    return tuple(n for n in (normalise(p) for p in re.split(r"[;\n]", template.replace("%%", "%"))) if n)
 
 
 def is_ptx(template: str) -> bool:

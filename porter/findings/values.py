@@ -116,10 +116,13 @@ class Unit:
 
     def lookup(self, name: str) -> int | None:
         v = self.values.get(name)
+        if v is None and name in self.consts:
+            v = _value(self, name, 0)  # evaluated on first use: most constants are never asked for
         return v.value if v is not None else None
 
     def root_of(self, text: str) -> Const | None:
-        """The warp root an expression uses (through any of its names)."""
+        """The warp root an expression uses (through any of its names).  Every name that can have
+        a root is evaluated when the unit is built (``build_unit``)."""
         for m in re.finditer(r"[A-Za-z_]\w*", text):
             v = self.values.get(m.group())
             if v is not None and v.root is not None:
@@ -506,8 +509,8 @@ def build_unit(own: FileFacts, headers: list[tuple[str, FileFacts]]) -> Unit:
             unit.consts.setdefault(c.name, []).append(c)
     for c in own.consts:
         unit.consts.setdefault(c.name, []).append(c)
-    for name in unit.consts:
-        _value(unit, name, 0)
+    for name in _may_have_root(unit.consts):
+        _value(unit, name, 0)  # the others are evaluated when asked for (Unit.lookup)
     all_facts = [f for _s, f in headers] + [own]
     for facts in all_facts:
         for k, v in facts.warp_params.items():
@@ -520,6 +523,23 @@ def build_unit(own: FileFacts, headers: list[tuple[str, FileFacts]]) -> Unit:
         for name, width in facts.wrappers.items():
             unit.wrappers[name] = width is not None and unit.value_of(width) == 32
     return unit
+
+
+def _may_have_root(consts: dict[str, list[Const]]) -> list[str]:
+    """The names that can hold a warp root, in definition order: warp or lane names, and the names
+    whose expressions use one of those (transitively).  A root comes from nowhere else (_value)."""
+    found = {n for n in consts if _WARPISH.search(n)}
+    if not found:
+        return []
+    uses = {n: {m.group() for c in defs for m in _NAME.finditer(c.expr)} for n, defs in consts.items() if n not in found}
+    grew = True
+    while grew:
+        grew = False
+        for n, names in uses.items():
+            if n not in found and not names.isdisjoint(found):
+                found.add(n)
+                grew = True
+    return [n for n in consts if n in found]
 
 
 def _value(unit: Unit, name: str, depth: int) -> Value | None:

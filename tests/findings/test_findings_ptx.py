@@ -32,7 +32,7 @@ def test_template_and_operands_are_read_from_the_asm_statement():
     tree = parse.parse(src)
     node = next(n for n in _walk(tree.root_node) if n.type == "gnu_asm_expression")
     template = ptx.template_of(src, node)
-    assert ptx.instructions(template) == ["prmt.b32 %0,%1,%2,0x3210"]
+    assert ptx.instructions(template) == ("prmt.b32 %0,%1,%2,0x3210",)
     outs, ins, _ = ptx.operands(src, node)
     assert outs == [("=r", "r")] and ins == [("r", "a + 1"), ("r", "b")]
     t = ptx.translate_asm(template, outs, ins)
