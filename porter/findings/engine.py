@@ -274,6 +274,12 @@ def _all_triggers(groups: tuple) -> tuple[bytes, ...]:
 
 
 @functools.cache
+def _source_rules() -> dict[str, Rule]:
+    """The rules a query capture can name (@PORTnnn of a source rule), by id."""
+    return {rid: r for rid, r in catalogue().items() if _RULE_CAPTURE.match(rid) and r.scope == "source"}
+
+
+@functools.cache
 def rule_groups() -> tuple[tuple[tuple[str, ...], tuple[bytes, ...], bool, tuple[tuple[bytes, ...], ...]], ...]:
     """Source rules with the same triggers, scope and file conditions share one query (one tree walk):
     (rule ids, trigger words, device only, requires)."""
@@ -555,12 +561,11 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None,
                 found.extend(cursor.matches(index.tree.root_node))
         except Exception as exc:  # pragma: no cover - a broken query file
             out.append(_internal_error(ctx, path, ids[0], exc))
+    source_rules = _source_rules()
     for _pattern, caps in found:
         for name, nodes in caps.items():
-            if not _RULE_CAPTURE.match(name) or name in failed:
-                continue
-            rule = rules.get(name)
-            if rule is None or rule.scope != "source":
+            rule = source_rules.get(name)  # helper captures (@fn, @args...) are not rules
+            if rule is None or name in failed:
                 continue
             check = predicates.REGISTRY.get(name)
             for node in nodes:

@@ -56,12 +56,23 @@ def _present(ctx) -> list[tuple[int, bytes]]:
     group, words = _collapsing()
     source, index = ctx.source, ctx.index
     found = [(start, words[i]) for i, start, end in _searcher().find_matches_as_indexes(source, overlapping=True)
-             if whole_identifier(source, start, end) and not index.is_protected(start)]
+             if whole_identifier(source, start, end)]
+    # the groups are decided on the whole text first, then again without comments and literals:
+    # most files have no group with two members anywhere and skip the look-up of each occurrence
+    shared = _shared_groups(group, found)
+    if not shared:
+        return []
+    found = [(pos, name) for pos, name in found if group[name] in shared and not index.is_protected(pos)]
+    shared = _shared_groups(group, found)
+    return [(pos, name) for pos, name in found if group[name] in shared]
+
+
+def _shared_groups(group: dict[bytes, str], found: list[tuple[int, bytes]]) -> set[str]:
+    """The HIP names two different CUDA names of ``found`` collapse into."""
     members: dict[str, set[bytes]] = defaultdict(set)
     for _pos, name in found:
         members[group[name]].add(name)
-    shared = {hip for hip, names in members.items() if len(names) > 1}
-    return [(pos, name) for pos, name in found if group[name] in shared]
+    return {hip for hip, names in members.items() if len(names) > 1}
 
 
 def _leaves(node, skip: set[int]):
