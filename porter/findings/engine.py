@@ -110,6 +110,47 @@ def combined_query() -> ts.Query:
 
 
 @functools.cache
+def _query_files() -> dict[str, str]:
+    """The query file (grammars/rules/<name>.scm) that holds each rule's patterns, by rule id."""
+    where: dict[str, str] = {}
+    for name in rule_files():
+        for pattern in split_patterns(parse.query_text(f"rules/{name}")):
+            for rid in set(re.findall(r"@(PORT\d{3})\b", pattern)):
+                if where.setdefault(rid, name) != name:
+                    raise ValueError(f"grammars/rules: {rid} has patterns in {where[rid]}.scm and {name}.scm")
+    return where
+
+
+@functools.cache
+def file_query(name: str) -> tuple[ts.Query, tuple[str, ...]]:
+    """The patterns of one query file as one ts.Query, compiled on first use and kept, and the rule
+    id each of its patterns reports, by pattern index.  One query per file, not per rule group:
+    compiling a query costs tens of milliseconds with this grammar, and every scanning process pays it."""
+    patterns = split_patterns(parse.query_text(f"rules/{name}"))
+    query = ts.Query(parse.language(), "\n".join(patterns))
+    if query.pattern_count != len(patterns):  # a pattern string holding two patterns would shift the ids
+        raise ValueError(f"grammars/rules/{name}.scm: a pattern string holds more than one pattern")
+    return query, tuple(re.search(r"@(PORT\d{3})\b", p).group(1) for p in patterns)
+
+
+def _has_patterns(rule_ids: tuple[str, ...]) -> bool:
+    patterns = rule_patterns()
+    return any(patterns.get(rid) for rid in rule_ids)
+
+
+def _meets(caps: dict[str, list[ts.Node]], spans: list[tuple[int, int]], ends: list[int]) -> bool:
+    """Whether a node of the match lies in or crosses one of ``spans`` (sorted, disjoint; ``ends``
+    their ends): what a query cursor limited to those spans returns."""
+    for nodes in caps.values():
+        for node in nodes:
+            a, b = node.start_byte, node.end_byte
+            k = bisect.bisect_right(ends, a)  # the first span that ends after a
+            if k < len(spans) and spans[k][0] < max(b, a + 1):
+                return True
+    return False
+
+
+@functools.cache
 def _triggers() -> dict[str, tuple[bytes, ...]]:
     return {r.id: r.triggers for r in catalogue().values() if r.scope == "source"}
 
@@ -290,20 +331,13 @@ def rule_groups() -> tuple[tuple[tuple[str, ...], tuple[bytes, ...], bool, tuple
     return tuple((tuple(ids), trig, dev, req) for (trig, dev, req), ids in groups.items())
 
 
-@functools.cache
-def group_query(rule_ids: tuple[str, ...]) -> ts.Query | None:
-    """The patterns of ``rule_ids`` as one ts.Query, compiled on first use and kept."""
-    patterns = [p for rid in rule_ids for p in rule_patterns().get(rid, ())]
-    return ts.Query(parse.language(), "\n".join(patterns)) if patterns else None
-
-
 def prepare() -> None:
     """Compile every rule query and load the tables now (a UI can call this in the background
     so that the first scan does not pay for it)."""
     from porter.findings import predicates, ptx  # noqa: F401
 
-    for ids, _trig, _dev, _req in rule_groups():
-        group_query(ids)
+    for name in rule_files():
+        file_query(name)
     ptx.tables()
 
 
@@ -537,7 +571,7 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None,
             and all(not present.isdisjoint(r) for r in g[3])]
     queried = []
     for ids, _words, _dev, _req in live:
-        if group_query(ids) is None:
+        if not _has_patterns(ids):
             active.update(ids)  # a file rule: it runs (and parses only if it needs the tree)
         else:
             queried.append((ids, _words, _dev))
@@ -545,22 +579,37 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None,
         tops = _TopLevel(source, index.tree)
         hits = trigger_hits(tops, triggers, matches)
         narrow = _Narrower(index.tree, triggers, matches)
+    # every live group's ranges, then one pass of each query file's query over the union of the
+    # ranges of its live rules; a match counts for its rule where it meets one of that rule's own
+    # ranges (what a query of that rule alone over its ranges returns)
+    rule_spans: dict[str, tuple[list[tuple[int, int]], list[int]]] = {}
     for ids, words, device_only in queried:
         ranges = rule_ranges(source, tops, words, device_only, hits)
         if ranges is None:
             continue
         active.update(ids)
-        query = group_query(ids)
         if not ranges:
             continue
         ranges = narrow.ranges(ids, words, ranges)
+        for rid in ids:
+            rule_spans[rid] = (ranges, [e for _s, e in ranges])
+    by_file: dict[str, list[tuple[int, int]]] = {}
+    files = _query_files()
+    for rid, (spans, _ends) in rule_spans.items():
+        if rid in files:
+            by_file.setdefault(files[rid], []).extend(spans)
+    for name, spans in by_file.items():
         try:
+            query, pattern_rule = file_query(name)
             cursor = ts.QueryCursor(query)
-            for start, end in ranges:
+            for start, end in _merge_spans(spans):
                 cursor.set_byte_range(start, end)
-                found.extend(cursor.matches(index.tree.root_node))
+                for match in cursor.matches(index.tree.root_node):
+                    own = rule_spans.get(pattern_rule[match[0]])
+                    if own is not None and _meets(match[1], *own):
+                        found.append(match)
         except Exception as exc:  # pragma: no cover - a broken query file
-            out.append(_internal_error(ctx, path, ids[0], exc))
+            out.append(_internal_error(ctx, path, name, exc))
     source_rules = _source_rules()
     for _pattern, caps in found:
         for name, nodes in caps.items():
