@@ -397,11 +397,6 @@ class Context:
         self.cache: dict = {}  # per-file scratch space for predicates
         self.reported = Reported()  # the findings' spans found so far
 
-    @functools.cached_property
-    def source_text(self) -> str:
-        """The whole file as text, decoded once (a predicate that decodes it per hit is quadratic)."""
-        return self.source.decode("utf-8", "replace")
-
     def mentions(self, word: bytes) -> bool:
         """Whether ``word`` appears anywhere in the file (searched once per file)."""
         seen = self.cache.setdefault("_mentions", {})
@@ -427,13 +422,12 @@ class Context:
                     for c in consts:
                         if c.kind == "define" and c.pos < 0:
                             found[c.name] = c.expr
+            source = self.source
             for body in self.index.macro_bodies:
-                parent = body.parent
-                if parent is not None and parent.type == "preproc_def":
-                    name = parent.child_by_field_name("name")
-                    if name is not None:
-                        value = _COMMENT.sub(" ", self.text(body)).strip()
-                        found[self.text(name)] = value
+                if body.directive == "preproc_def" and body.name is not None:
+                    text = source[body.start_byte:body.end_byte].decode("utf-8", "replace")
+                    name = source[body.name[0]:body.name[1]].decode("utf-8", "replace")
+                    found[name] = _COMMENT.sub(" ", text).strip()
             self._macros = found
         return self._macros
 
@@ -519,6 +513,47 @@ def _internal_error(ctx: Context, path: str, rule_id: str, exc: BaseException, p
                    {"failed_rule": rule_id})
 
 
+def _query_pass(source: bytes, tree: ts.Tree, triggers: tuple[bytes, ...], matches: list[tuple[int, int, int]],
+                queried: list[tuple[tuple[str, ...], tuple[bytes, ...], bool]], active: set[str]) -> list:
+    """The query matches of the live rule groups ``queried`` in ``tree`` (the whole file's, or one
+    region's), around the trigger occurrences ``matches`` that lie in it; adds the groups whose
+    triggers occur here to ``active``.
+
+    Every live group's ranges (rule_ranges, narrowed), then one pass of each query file's query over
+    the union of its live rules' ranges; a match counts for its rule where it meets one of that
+    rule's own ranges (what a query of that rule alone over its ranges returns)."""
+    tops = _TopLevel(source, tree)
+    hits = trigger_hits(tops, triggers, matches)
+    narrow = _Narrower(tree, triggers, matches)
+    rule_spans: dict[str, tuple[list[tuple[int, int]], list[int]]] = {}
+    for ids, words, device_only in queried:
+        ranges = rule_ranges(source, tops, words, device_only, hits)
+        if ranges is None:
+            continue
+        active.update(ids)
+        if not ranges:
+            continue
+        ranges = narrow.ranges(ids, words, ranges)
+        for rid in ids:
+            rule_spans[rid] = (ranges, [e for _s, e in ranges])
+    by_file: dict[str, list[tuple[int, int]]] = {}
+    files = _query_files()
+    for rid, (spans, _ends) in rule_spans.items():
+        if rid in files:
+            by_file.setdefault(files[rid], []).extend(spans)
+    found = []
+    for name, spans in by_file.items():
+        query, pattern_rule = file_query(name)
+        cursor = ts.QueryCursor(query)
+        for start, end in _merge_spans(spans):
+            cursor.set_byte_range(start, end)
+            for match in cursor.matches(tree.root_node):
+                own = rule_spans.get(pattern_rule[match[0]])
+                if own is not None and _meets(match[1], *own):
+                    found.append(match)
+    return found
+
+
 def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None, options=None,
          file: str | os.PathLike | None = None) -> list[Finding]:
     """Every finding in one source file, sorted by position.  Never raises on odd input.
@@ -575,56 +610,41 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None,
             active.update(ids)  # a file rule: it runs (and parses only if it needs the tree)
         else:
             queried.append((ids, _words, _dev))
-    if queried:
-        tops = _TopLevel(source, index.tree)
-        hits = trigger_hits(tops, triggers, matches)
-        narrow = _Narrower(index.tree, triggers, matches)
-    # every live group's ranges, then one pass of each query file's query over the union of the
-    # ranges of its live rules; a match counts for its rule where it meets one of that rule's own
-    # ranges (what a query of that rule alone over its ranges returns)
-    rule_spans: dict[str, tuple[list[tuple[int, int]], list[int]]] = {}
-    for ids, words, device_only in queried:
-        ranges = rule_ranges(source, tops, words, device_only, hits)
-        if ranges is None:
-            continue
-        active.update(ids)
-        if not ranges:
-            continue
-        ranges = narrow.ranges(ids, words, ranges)
-        for rid in ids:
-            rule_spans[rid] = (ranges, [e for _s, e in ranges])
-    by_file: dict[str, list[tuple[int, int]]] = {}
-    files = _query_files()
-    for rid, (spans, _ends) in rule_spans.items():
-        if rid in files:
-            by_file.setdefault(files[rid], []).extend(spans)
-    for name, spans in by_file.items():
-        try:
-            query, pattern_rule = file_query(name)
-            cursor = ts.QueryCursor(query)
-            for start, end in _merge_spans(spans):
-                cursor.set_byte_range(start, end)
-                for match in cursor.matches(index.tree.root_node):
-                    own = rule_spans.get(pattern_rule[match[0]])
-                    if own is not None and _meets(match[1], *own):
-                        found.append(match)
-        except Exception as exc:  # pragma: no cover - a broken query file
-            out.append(_internal_error(ctx, path, name, exc))
     source_rules = _source_rules()
-    for _pattern, caps in found:
-        for name, nodes in caps.items():
-            rule = source_rules.get(name)  # helper captures (@fn, @args...) are not rules
-            if rule is None or name in failed:
+
+    def check_matches(found) -> None:
+        for _pattern, caps in found:
+            for name, nodes in caps.items():
+                rule = source_rules.get(name)  # helper captures (@fn, @args...) are not rules
+                if rule is None or name in failed:
+                    continue
+                check = predicates.REGISTRY.get(name)
+                for node in nodes:
+                    try:
+                        hits = check(ctx, node, caps) if check else Hit(node.start_byte, node.end_byte)
+                        report(rule, hits)
+                    except Exception as exc:
+                        failed.add(name)
+                        out.append(_internal_error(ctx, path, name, exc, node.start_byte))
+                        break
+
+    # A big file is queried a region (a run of whole top-level declarations) at a time, each with
+    # the tree of that region alone, and its matches are checked before the next region is parsed:
+    # the whole file's tree is never held (25 bytes per source byte).
+    if queried:
+        whole = index.parsed or not index.big
+        for r_start, r_end in ([(0, len(source))] if whole else index.regions):
+            here = matches if whole else [m for m in matches if r_start <= m[1] < r_end]
+            if not here and not whole:
+                continue  # nothing to query here: the region is not parsed
+            tree = index.tree if whole else index.tree_at(r_start)
+            try:
+                found = _query_pass(source, tree, triggers, here, queried, active)
+            except Exception as exc:  # pragma: no cover - a broken query file
+                out.append(_internal_error(ctx, path, queried[0][0][0], exc))
                 continue
-            check = predicates.REGISTRY.get(name)
-            for node in nodes:
-                try:
-                    hits = check(ctx, node, caps) if check else Hit(node.start_byte, node.end_byte)
-                    report(rule, hits)
-                except Exception as exc:
-                    failed.add(name)
-                    out.append(_internal_error(ctx, path, name, exc, node.start_byte))
-                    break
+            check_matches(found)
+            del found, tree
 
     # 2. rules that look at the whole file (macro bodies, database look-ups)
     for rule_id, check in predicates.FILE_REGISTRY.items():
@@ -638,8 +658,11 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None,
 
     # 3. where parsing failed: in a file some rule parsed, or whose text looks broken (an unterminated
     #    comment or literal, unbalanced brackets); a parse nothing needed is not made just to report it
-    parsed = index.parsed or index.looks_broken
-    errors = index.parse_errors() if parsed and index.tree.root_node.has_error else []
+    if index.parsed or not index.big:
+        parsed = index.parsed or index.looks_broken
+        errors = index.parse_errors() if parsed and index.tree.root_node.has_error else []
+    else:  # the regions some rule parsed; every region when the text looks broken
+        errors = index.parse_errors() if index.looks_broken else index.known_parse_errors()
     for start, end in errors[:1]:
         meta = rules[PARSE_ERROR]
         count = len(errors)
@@ -650,6 +673,7 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None,
     if IGNORE_MARK in source:
         out = _drop_ignored(source, index, out)
     out.sort(key=lambda f: (f.start_byte, f.end_byte, f.rule))
+    index.forget_trees()  # a big file's last region tree (tens of megabytes) goes with the scan
     return out
 
 

@@ -409,8 +409,9 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
               db: Database | None = None, index: SourceIndex | None = None,
               only: frozenset[bytes] | None = None) -> Translation:
     """Translate ``source``.  ``only``: look at these names alone (and the #include paths): the
-    references to them come out as in a full translation, the output holds just their renames
-    (what the findings rules use to list unsupported names without translating everything)."""
+    references to them come out as in a full translation, and no output is made (``output`` is
+    empty): this is the look-up the findings rules use to list unsupported names without
+    translating everything, and a port of a 40 MB file would be 40 MB more, kept in the memo."""
     db = db or load_database()
     _DBS.setdefault(id(db), db)
     memo_key = ("translation", id(db), options, path, only)
@@ -583,7 +584,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     own = {n for n in own if leftover_re.match(n)}
     leftovers = [r for r in leftovers if r.name not in own]
     edits.sort(key=_edit_order(source))
-    output = _apply_sorted(source, edits)
+    output = _apply_sorted(source, edits) if only is None else b""
     if index.big:
         index.forget_trees()  # a region's tree is tens of megabytes; the findings rules parse again if they run
     result = Translation(source, output, edits, converted, unsupported,

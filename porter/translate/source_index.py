@@ -51,6 +51,18 @@ class Conditional:
     head: bytes  # the directive's first line
 
 
+@dataclass(frozen=True, slots=True)
+class MacroBody:
+    """The unparsed body of a directive (a ``preproc_arg``): where it stands, the kind of directive
+    holding it, and for a ``#define`` the span of the macro's name.  Plain positions, not tree
+    nodes: a node keeps its whole tree alive, and a big file's regions are parsed one at a time."""
+
+    start_byte: int
+    end_byte: int
+    directive: str  # the holding node's type: preproc_def, preproc_function_def, preproc_call...
+    name: tuple[int, int] | None  # the defined name's span (None for other directives)
+
+
 IDENTIFIER = re.compile(rb"(?<![A-Za-z0-9_$])[A-Za-z_][A-Za-z0-9_]*")
 # found by text, not by the tree, so that includes next to a syntax error are still seen
 _INCLUDE = re.compile(rb'#[ \t]*include[ \t]*(<[^>\n]*>|"[^"\n]*")')
@@ -73,11 +85,14 @@ class SourceIndex:
     _starts: list[int] = field(default_factory=list, repr=False)
     _lines: Sequence[int] | None = field(default=None, repr=False)
     _ascii: bool | None = field(default=None, repr=False)
-    _macro_bodies: list[ts.Node] | None = field(default=None, repr=False)
+    _macro_bodies: list[MacroBody] | None = field(default=None, repr=False)
     _conditionals: list[Conditional] | None = field(default=None, repr=False)
     _words: frozenset[bytes] | None = field(default=None, repr=False)
     _regions: list[tuple[int, int]] | None = field(default=None, repr=False)
     _region_tree: tuple[int, ts.Tree] | None = field(default=None, repr=False)
+    _region_errors: dict[int, list[tuple[int, int]]] = field(default_factory=dict, repr=False)
+    _region_macros: dict[int, list[MacroBody]] = field(default_factory=dict, repr=False)
+    _hashes: list[tuple[int, int]] | None = field(default=None, repr=False)
     # results other layers computed from this exact text (the translation, by options), kept for reuse
     memo: dict = field(default_factory=dict, repr=False)
 
@@ -97,27 +112,38 @@ class SourceIndex:
         return self._tree is not None
 
     @property
-    def macro_bodies(self) -> list[ts.Node]:
-        """The unparsed bodies of ``#define`` lines (preproc_arg nodes)."""
+    def macro_bodies(self) -> list[MacroBody]:
+        """The unparsed bodies of directives (``preproc_arg`` nodes: ``#define`` bodies, pragmas),
+        in file order.  A big file's are noted as each region is parsed (for whatever reason), so
+        only the regions nothing parsed yet and that hold a directive are parsed for them."""
         if self._macro_bodies is None:
-            # a directive's body starts on the line of its '#': only those lines are queried, not
-            # the whole tree (a walk of every node of the file, for a handful of directives)
-            spans = self._hash_lines()
-            bodies: list[ts.Node] = []
-            if spans:
-                cursor = ts.QueryCursor(parse.load_query("macro_bodies"))
-                seen: set[tuple[int, int]] = set()
-                root = self.tree.root_node
-                for start, end in spans:
-                    cursor.set_byte_range(start, end)
-                    for node in cursor.captures(root).get("macro", []):
-                        key = (node.start_byte, node.end_byte)
-                        if key not in seen:
-                            seen.add(key)
-                            bodies.append(node)
-                bodies.sort(key=lambda n: n.start_byte)
+            if self._tree is not None or not self.big:
+                bodies = _bodies_in(self.tree.root_node, self._hash_lines())
+            else:
+                bodies = []
+                for k, (start, _end) in enumerate(self.regions):
+                    if k not in self._region_macros:
+                        if self._region_hash_lines(k):
+                            self.tree_at(start)  # (parsing a region notes its bodies)
+                        else:
+                            self._region_macros[k] = []
+                    bodies += self._region_macros[k]
             self._macro_bodies = bodies
         return self._macro_bodies
+
+    def _region_hash_lines(self, k: int) -> list[tuple[int, int]]:
+        """The directive-line spans of ``_hash_lines`` that lie in region ``k``, clipped to it."""
+        if self._hashes is None:
+            self._hashes = self._hash_lines()
+        r_start, r_end = self.regions[k]
+        i = max(bisect.bisect_right(self._hashes, (r_start, float("inf"))) - 1, 0)
+        out = []
+        for start, end in itertools.islice(self._hashes, i, None):
+            if start >= r_end:
+                break
+            if end > r_start:
+                out.append((max(start, r_start), min(end, r_end)))
+        return out
 
     def _hash_lines(self) -> list[tuple[int, int]]:
         """Merged spans of the lines that hold a '#' outside comments and literals (a directive),
@@ -141,12 +167,22 @@ class SourceIndex:
         return spans
 
     def parse_errors(self) -> list[tuple[int, int]]:
+        """Where parsing failed, in the whole file (a big file: every region, parsed in turn)."""
         if self._tree is not None or not self.big:
             return parse.error_regions(self.tree)
         spans: list[tuple[int, int]] = []
         for k in range(len(self.regions)):
-            spans += parse.error_regions(self._parse_region(k))
+            if k not in self._region_errors:
+                self.tree_at(self.regions[k][0])
+            spans += self._region_errors[k]
         return spans
+
+    def known_parse_errors(self) -> list[tuple[int, int]]:
+        """Where parsing failed in what has been parsed so far: the whole tree when there is one, or
+        the regions of a big file that something asked for; nothing is parsed for this."""
+        if self._tree is not None:
+            return parse.error_regions(self._tree)
+        return [span for k in sorted(self._region_errors) for span in self._region_errors[k]]
 
     @property
     def big(self) -> bool:
@@ -164,9 +200,28 @@ class SourceIndex:
             self._region_tree = (k, self._parse_region(k))
         return self._region_tree[1]
 
+    def node_at(self, start: int, end: int) -> ts.Node | None:
+        """The smallest node that spans [start, end), from ``tree_at(start)``: the whole tree's node,
+        or in a big file the same node of its region's tree."""
+        return self.tree_at(start).root_node.descendant_for_byte_range(start, end)
+
+    def roots(self):
+        """The root node of the whole tree, or in a big file (not parsed whole) of each region's
+        tree in file order, one region's tree at a time: the top-level declarations of the file are
+        their children."""
+        if self._tree is not None or not self.big:
+            yield self.tree.root_node
+            return
+        for start, _end in self.regions:
+            yield self.tree_at(start).root_node
+
     def _parse_region(self, k: int) -> ts.Tree:
         start, end = self.regions[k]
-        return parse.parse_range(self.source, start, end, self._point(start), self._point(end))
+        tree = parse.parse_range(self.source, start, end, self._point(start), self._point(end))
+        self._region_errors[k] = parse.error_regions(tree)
+        if k not in self._region_macros:
+            self._region_macros[k] = _bodies_in(tree.root_node, self._region_hash_lines(k))
+        return tree
 
     def _point(self, pos: int) -> tuple[int, int]:
         starts = self.line_starts
@@ -198,7 +253,7 @@ class SourceIndex:
             cut = m.end()
             if cut - start < REGION_BYTES or cut >= n or self.is_protected(m.start()):
                 continue
-            j = bisect.bisect_right(cond_starts, cut) - 1
+            j = bisect.bisect_left(cond_starts, cut) - 1  # the last directive before the cut
             if j >= 0 and depth_at[j][1] != 0:
                 continue
             for i, (a, b) in enumerate(_BRACKETS):
@@ -391,3 +446,26 @@ def _starts_directive(source: bytes, pos: int, spans: list[tuple[int, int]], sta
                 pos = spans[i][0]
                 continue
         return False
+
+
+def _bodies_in(root: ts.Node, spans: list[tuple[int, int]]) -> list[MacroBody]:
+    """The directive bodies (``macro_bodies`` query) of the tree under ``root`` within ``spans``,
+    in file order."""
+    bodies: list[MacroBody] = []
+    if not spans:
+        return bodies
+    cursor = ts.QueryCursor(parse.load_query("macro_bodies"))
+    seen: set[tuple[int, int]] = set()
+    for start, end in spans:
+        cursor.set_byte_range(start, end)
+        for node in cursor.captures(root).get("macro", []):
+            key = (node.start_byte, node.end_byte)
+            if key in seen:
+                continue
+            seen.add(key)
+            parent = node.parent
+            name = parent.child_by_field_name("name") if parent is not None else None
+            bodies.append(MacroBody(node.start_byte, node.end_byte, parent.type if parent is not None else "",
+                                    (name.start_byte, name.end_byte) if name is not None else None))
+    bodies.sort(key=lambda b: b.start_byte)
+    return bodies

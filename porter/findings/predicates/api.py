@@ -61,7 +61,6 @@ def unsupported_names(ctx):
     if present is None:
         return []
     result = translate(ctx.source, ctx.path, ctx.options, index=ctx.index, only=present)
-    root = ctx.index.tree.root_node
     spans = []
     declared: set[str] = set()  # the file declares its own function or member with this name
     for ref in result.unsupported:
@@ -71,7 +70,7 @@ def unsupported_names(ctx):
         raw = ref.name.encode("utf-8")
         if ctx.source[start:start + len(raw)] == raw:
             end = start + len(raw)
-            node = root.descendant_for_byte_range(start, end)
+            node = ctx.index.node_at(start, end)
             if node is not None and (node.type == "field_identifier" or
                                      (node.parent is not None and node.parent.type == "function_declarator")):
                 declared.add(ref.name)
@@ -198,7 +197,7 @@ def _simd_block(ctx) -> tuple[int | None, str]:
             used.append(m.group(1).decode())
     if first is None:
         return None, ""
-    for node in ctx.index.tree.root_node.children:
+    for node in ctx.index.tree_at(first).root_node.children:
         if node.start_byte <= first < node.end_byte:
             line = ctx.source.rfind(b"\n", 0, node.start_byte) + 1
             if ctx.source[line:node.start_byte].strip():

@@ -88,11 +88,10 @@ def call_arity(ctx):
              if whole_identifier(source, start, end) and not index.is_protected(start)]
     if not found:
         return []
-    root = index.tree.root_node
     own = set()  # the file declares a function of that name itself: its calls are the user's
     calls = []
     for start, end in found:
-        node = root.descendant_for_byte_range(start, end)
+        node = index.node_at(start, end)
         if node is None or node.type != "identifier":
             continue
         parent = node.parent
@@ -108,16 +107,16 @@ def call_arity(ctx):
         args = parent.child_by_field_name("arguments")
         if args is None or any(c.type in ("ERROR", "preproc_arg") for c in args.named_children):
             continue
-        calls.append((start, end, args))
+        # what the second pass needs, as positions: a node would keep its (region's) tree alive
+        last = [c.end_byte for c in args.named_children if c.type != "comment"]
+        calls.append((start, end, args.end_byte, len(last), last[-1] if last else None))
     severity = "error" if version_key(ctx.options.target) <= version_key(floor) else None
     hits = []
-    for start, end, args in calls:
+    for start, end, args_end, count, last_arg in calls:
         name = source[start:end].decode()
         if name.encode() in own:
             continue
         fact = facts[name]
-        arguments = [c for c in args.named_children if c.type != "comment"]
-        count = len(arguments)
         if count in fact.hip_accepts:
             continue
         if _handled(facts, fact, count):
@@ -126,15 +125,15 @@ def call_arity(ctx):
         filled = _fill(facts, fact, count)
         if filled is not None:
             values, safe = filled
-            last = arguments[-1].end_byte if arguments else args.end_byte - 1
-            edits.append(FixEdit(last, last, (", " if arguments else "") + ", ".join(values)))
+            last = last_arg if last_arg is not None else args_end - 1
+            edits.append(FixEdit(last, last, (", " if count else "") + ", ".join(values)))
             notes.append(f"pass CUDA's default{'s' if len(values) > 1 else ''} explicitly (`{', '.join(values)}`)")
         fix = None
         if edits:
             fix = Fix(safe, "; ".join(notes) + ": the same call in CUDA, and one every ROCm release accepts"
                       + ("" if safe else " (a null pointer where HIP expects one: check HIP's handling)"),
                       tuple(edits))
-        hits.append(Hit(start, args.end_byte, {
+        hits.append(Hit(start, args_end, {
             "name": name, "count": _arguments(count), "hip": fact.hip, "floor": floor,
             "accepts": _counts(fact.hip_accepts), "declaration": fact.declaration(count),
         }, fix, severity))

@@ -123,8 +123,12 @@ def async_copy(ctx, node, caps):
 # ---------------------------------------------------------------- cooperative-groups
 @node_check("PORT070")
 def grid_sync(ctx, node, caps):
-    text = ctx.source_text
-    if re.search(r"\b(?:cuda|hip)LaunchCooperativeKernel\b", text) and re.search(r"CooperativeLaunch\b", text):
+    cooperative = ctx.cache.get("cooperative_launch")
+    if cooperative is None:
+        source = ctx.source
+        cooperative = ctx.cache["cooperative_launch"] = bool(
+            re.search(rb"\b(?:cuda|hip)LaunchCooperativeKernel\b", source) and re.search(rb"CooperativeLaunch\b", source))
+    if cooperative:
         return None  # launched cooperatively after checking the attribute, in this file
     syncs = _grid_syncs(ctx, node)
     if syncs:  # the barrier is where a non-cooperative launch deadlocks: report it there

@@ -194,7 +194,7 @@ def redefines_hip(ctx):
     names = _function_names()
     source = ctx.source
     hits = []
-    for node in top_level(ctx.index.tree.root_node, ctx):
+    for node in (n for root in ctx.index.roots() for n in top_level(root, ctx)):
         if node.type != "function_definition":
             continue
         found = function_of_definition(node)
@@ -235,7 +235,7 @@ def redefines_hip_macro(ctx):
     if b"define" not in ctx.source or not any(m.group(1).decode() in macros for m in _MACRO_NAME.finditer(ctx.source)):
         return []
     hits = []
-    for node in top_level(ctx.index.tree.root_node, ctx):
+    for node in (n for root in ctx.index.roots() for n in top_level(root, ctx)):
         if node.type not in ("preproc_def", "preproc_function_def"):
             continue
         name_node = node.child_by_field_name("name")
@@ -280,8 +280,7 @@ def half2_empty_braces(ctx, node, caps):
     text = ctx.text(scope) if scope is not None else ""
     name = ctx.text(base)
     if not re.search(_HALF2_DECL.format(name=re.escape(name)), text):
-        head = ctx.source_text
-        if not re.search(_HALF2_DECL.format(name=re.escape(name)), head):
+        if not re.search(_HALF2_DECL.format(name=re.escape(name)).encode(), ctx.source):
             return None
     return Hit(node.start_byte, node.end_byte, {"expr": compact(ctx.text(node), 40)},
                fix("assign a value-initialised `__half2{}` (all zero, as `= {}` means in CUDA)",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import defaultdict
+from typing import NamedTuple
 
 from porter.findings.engine import Hit
 from porter.findings.model import Fix, FixEdit
@@ -142,7 +143,9 @@ def _key(ctx, declarator, function):
     if function.type == "template_declaration":
         tparams = function.child_by_field_name("parameters")
         head = ctx.source[tparams.start_byte:tparams.end_byte] if tparams is not None else b""
-    return (scope.id if scope is not None else None, ctx.source[name.start_byte:name.end_byte],
+    # the scope by place, not node id (a big file's regions are separate trees; the file itself is one scope)
+    where = (scope.type, scope.start_byte) if scope is not None and scope.type != "translation_unit" else None
+    return (where, ctx.source[name.start_byte:name.end_byte],
             b" ".join(head.split()), b" ".join(tail.split()))
 
 
@@ -159,10 +162,9 @@ def collapsing_overloads(ctx):
         entry = db.identifiers.get(token)
         return entry.hip if entry is not None and entry.renames and entry.context is None else token
 
-    root = ctx.index.tree.root_node
     declarators = {}
     for pos, name in present:
-        node = root.descendant_for_byte_range(pos, pos + len(name))
+        node = ctx.index.node_at(pos, pos + len(name))
         while node is not None and node.type not in _PARAMETERS:
             if node.type in ("function_declarator", "compound_statement", "translation_unit"):
                 node = None
@@ -171,28 +173,36 @@ def collapsing_overloads(ctx):
         if node is None or node.parent is None or node.parent.type != "parameter_list":
             continue
         declarator = node.parent.parent
-        if declarator is not None and declarator.type == "function_declarator":
-            declarators[declarator.start_byte] = declarator
+        if declarator is None or declarator.type != "function_declarator" or declarator.start_byte in declarators:
+            continue
+        function = _function_node(declarator)
+        if function is None:
+            declarators[declarator.start_byte] = None
+            continue
+        # what the groups need, as positions and text: a node would keep its (region's) tree alive
+        params = declarator.child_by_field_name("parameters")
+        place = _Place(declarator.start_byte, params.end_byte, function.start_byte, function.end_byte)
+        declarators[declarator.start_byte] = (_key(ctx, declarator, function), place) + _signature(ctx, declarator, rename)
     if len(declarators) < 2:
         return []
     positions = sorted(declarators)
     heads = ctx.index.open_conditionals(positions)
     groups = defaultdict(list)
     for pos, enclosing in zip(positions, heads):
-        declarator = declarators[pos]
-        function = _function_node(declarator)
-        if function is None or any(_HIP_CONDITION.search(h) for h in enclosing):
+        found = declarators[pos]
+        if found is None or any(_HIP_CONDITION.search(h) for h in enclosing):
             continue
-        groups[_key(ctx, declarator, function)].append((declarator, function) + _signature(ctx, declarator, rename))
+        key, place, cuda, hip = found
+        groups[key].append((place, cuda, hip))
     hits = []
     for (_scope, fname, _head, _tail), members in groups.items():
         kept = {}  # HIP signature -> the first declarator with it: that CUDA overload stays
         for member in members:
-            kept.setdefault(member[3], member)
-        for declarator, function, cuda, hip in members:
+            kept.setdefault(member[2], member)
+        for place, cuda, hip in members:
             first = kept[hip]
-            if first[2] != cuda:  # every declaration of another CUDA overload (its prototype too)
-                hits.append(_hit(ctx, fname.decode("utf-8", "replace"), declarator, function, cuda, hip, first))
+            if first[1] != cuda:  # every declaration of another CUDA overload (its prototype too)
+                hits.append(_hit(ctx, fname.decode("utf-8", "replace"), place, cuda, hip, first))
     return hits
 
 
@@ -200,27 +210,35 @@ def _show(sig) -> str:
     return ", ".join(" ".join(p) for p in sig)
 
 
-def _hit(ctx, fname, declarator, function, cuda, hip, earlier) -> Hit:
-    other_decl, _fn, other_cuda, _hip = earlier
+class _Place(NamedTuple):
+    """Where an overload stands: its declarator up to the parameters' end, and the whole function."""
+
+    start: int
+    params_end: int
+    function_start: int
+    function_end: int
+
+
+def _hit(ctx, fname, place: _Place, cuda, hip, earlier) -> Hit:
+    other, other_cuda, _hip = earlier
     group = _collapsing()[0]
     pairs = sorted({(a, b) for pa, pb in zip(cuda, other_cuda) for a, b in zip(pa, pb) if a != b})
     types = "; ".join(f"`{a}` and `{b}` are both `{group.get(a.encode(), b)}`" for a, b in pairs)
-    params = declarator.child_by_field_name("parameters")
-    line = ctx.line_col(other_decl.start_byte)[0]
-    return Hit(declarator.start_byte, params.end_byte, {
+    line = ctx.line_col(other.start)[0]
+    return Hit(place.start, place.params_end, {
         "name": fname, "cuda": _show(cuda), "other": _show(other_cuda), "other_line": line, "hip": _show(hip),
-        "types": types}, _wrap(ctx, function, pairs))
+        "types": types}, _wrap(ctx, place, pairs))
 
 
-def _wrap(ctx, function, pairs) -> Fix:
+def _wrap(ctx, place: _Place, pairs) -> Fix:
     """Keep the overload for CUDA and drop it on AMD, where the other overload takes the same type."""
     source = ctx.source
     nl = "\r\n" if b"\r\n" in source[:4096] else "\n"
-    start = function.start_byte
+    start = place.function_start
     line_start = source.rfind(b"\n", 0, start) + 1
     lead = "" if not source[line_start:start].strip() else nl
     at = line_start if not lead else start
-    end = source.find(b"\n", function.end_byte)
+    end = source.find(b"\n", place.function_end)
     end = len(source) if end < 0 else end + 1
     tail = "" if source[end - 1:end] == b"\n" else nl  # the file ends without a newline
     what = ", ".join(f"{a} and {b}" for a, b in pairs)

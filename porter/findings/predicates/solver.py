@@ -53,7 +53,7 @@ def _declared_type(ctx, use, name: bytes, types: dict[str, str]):
     for pos, _w in occurrences(ctx.source[:hi], [name]):
         if pos < lo or ctx.index.is_protected(pos):
             continue
-        ident = ctx.index.tree.root_node.descendant_for_byte_range(pos, pos + len(name))
+        ident = ctx.index.node_at(pos, pos + len(name))
         decl = ident.parent if ident is not None else None
         if decl is not None and decl.type == "init_declarator":
             decl = decl.parent

@@ -180,8 +180,8 @@ def shared_per_warp(ctx, node, caps):
                                                 "decl": compact(ctx.text(node).rstrip(";"), 50)})
 
 
-_SHARED_DECL = re.compile(r"__shared__[^;]*")
-_ARRAY_NAME = re.compile(r"\b([A-Za-z_]\w*)\s*\[")
+_SHARED_DECL = re.compile(rb"__shared__[^;]*")
+_ARRAY_NAME = re.compile(rb"\b([A-Za-z_][A-Za-z0-9_]*)\s*\[")
 
 
 def _shared_arrays(ctx) -> frozenset[str]:
@@ -189,7 +189,7 @@ def _shared_arrays(ctx) -> frozenset[str]:
     names = ctx.cache.get("shared_arrays")
     if names is None:
         names = ctx.cache["shared_arrays"] = frozenset(
-            n for d in _SHARED_DECL.finditer(ctx.source_text) for n in _ARRAY_NAME.findall(d.group()))
+            n.decode() for d in _SHARED_DECL.finditer(ctx.source) for n in _ARRAY_NAME.findall(d.group()))
     return names
 
 

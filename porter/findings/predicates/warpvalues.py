@@ -112,10 +112,14 @@ def logical_note(ctx) -> tuple[str, str | None]:
 
 # ------------------------------------------------------------------------ use sites
 class Site:
-    __slots__ = ("kind", "compile_time", "device", "node", "expr")
+    """One use of a warp constant: what for, where (``start``, the byte of the name) and the text of
+    the expression around it.  Plain values, not tree nodes: a node keeps its whole tree alive, and a
+    big file's regions are parsed one at a time."""
 
-    def __init__(self, kind, compile_time, device, node, expr):
-        self.kind, self.compile_time, self.device, self.node, self.expr = kind, compile_time, device, node, expr
+    __slots__ = ("kind", "compile_time", "device", "start", "expr")
+
+    def __init__(self, kind, compile_time, device, start: int, expr: str):
+        self.kind, self.compile_time, self.device, self.start, self.expr = kind, compile_time, device, start, expr
 
 
 def _within(node, parent, field_name) -> bool:
@@ -195,7 +199,7 @@ def classify(ctx, node, derived: set[str]) -> Site | None:
         n = p
     if kind is None:
         kind = "index arithmetic" if _LANEISH.search(ctx.text(expr)) else "arithmetic"
-    return Site(kind, compile_time, ctx.in_device_code(node), node, expr)
+    return Site(kind, compile_time, ctx.in_device_code(node), node.start_byte, ctx.text(expr))
 
 
 def uses(ctx, names: dict) -> list[tuple[str, Site, int, int]]:
@@ -210,13 +214,12 @@ def uses(ctx, names: dict) -> list[tuple[str, Site, int, int]]:
     unit = values.unit_of(ctx)
     own_defs = {c.pos for consts in unit.consts.values() for c in consts if c.pos >= 0}
     derived = set(unit.warp_names)
-    root = ctx.index.tree.root_node
     out = []
     for m in pattern.finditer(ctx.source):
         start, end = m.span()
         if start in own_defs or ctx.index.is_protected(start):
             continue
-        node = root.descendant_for_byte_range(start, end)
+        node = ctx.index.node_at(start, end)
         if node is None or node.type not in ("identifier", "type_identifier", "preproc_arg", "number_literal"):
             continue
         if node.type == "preproc_arg":
@@ -235,7 +238,7 @@ def _macro_site(ctx, body, start, end, derived) -> Site | None:
         name = parent.child_by_field_name("name")
         if name is not None and ctx.text(name) in derived:
             return None
-    return Site("macro body", False, False, body, body)
+    return Site("macro body", False, False, body.start_byte, ctx.text(body))
 
 
 _WARP_SIZE_RULES = {"PORT010", "PORT011", "PORT012", "PORT013", "PORT014", "PORT016", "PORT072"}
@@ -268,7 +271,7 @@ def named_warp_width(ctx):
             ("" if site.kind == "macro body" else _ADVICE_HOST)
         role = "counts 32-lane warps" if v.root.name in unit.counts else "is used as the wave width"
         hits.append(Hit(start, end, {"name": name, "origin": values.describe(v), "kind": site.kind, "role": role,
-                                     "expr": compact(ctx.text(site.expr), 50), "advice": advice, "note": note},
+                                     "expr": compact(site.expr, 50), "advice": advice, "note": note},
                         severity=severity))
     return hits
 
@@ -277,12 +280,11 @@ def _warp_template_arguments(ctx, unit, lines: set) -> list:
     """`reduce<float, 32>(v)` where reduce's template parameter at that place is `int kWarpSize`."""
     pattern = re.compile(rb"(?<![\w.])(" + b"|".join(re.escape(n.encode()) for n in sorted(unit.warp_params, key=len, reverse=True))
                          + rb")\s*<")
-    root = ctx.index.tree.root_node
     out = []
     for m in pattern.finditer(ctx.source):
         if ctx.index.is_protected(m.start()):
             continue
-        node = root.descendant_for_byte_range(m.start(1), m.end(1))
+        node = ctx.index.node_at(m.start(1), m.end(1))
         parent = node.parent if node is not None else None
         if parent is None or parent.type not in ("template_function", "template_type"):
             continue
@@ -394,11 +396,11 @@ def definition_fix(ctx, name: str, name_pos: int, value_start: int, value_end: i
     """(reason, fix): the unsafe fix for a warp-size constant defined as 32, from its uses in this
     file: the definition becomes the wave width where every use allows it."""
     found = [s for _n, s, a, _b in uses(ctx, {name: None}) if a != name_pos]
-    compile_lines = sorted({ctx.index.line_of(s.node.start_byte) for s in found if s.compile_time})
+    compile_lines = sorted({ctx.index.line_of(s.start) for s in found if s.compile_time})
     host = [s for s in found if not s.device and s.kind != "macro body"]
     # warpSize only for a constant inside device code: at namespace scope the definition itself
     # needs a constant expression, and warpSize is none on newer ROCm (7.0 made it a variable)
-    local = ctx.function_of(ctx.index.tree.root_node.descendant_for_byte_range(name_pos, name_pos + 1)) is not None
+    local = ctx.function_of(ctx.index.node_at(name_pos, name_pos + 1)) is not None
     if found and not compile_lines and not host and not is_macro and local:
         return ("every use in this file is device code evaluated at run time",
                 fix(f"`{name}` becomes `warpSize` (64 on MI300X); check the rest of the code for other 32-lane "

@@ -1,0 +1,76 @@
+"""Big single files: the findings rules query and look a region (a run of whole top-level
+declarations) at a time, never holding the whole file's tree, and report exactly what a whole-file
+parse reports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import porter.translate.source_index as source_index
+from porter.findings.engine import scan
+from porter.translate.source_index import index_source
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCES = sorted(p for d in (ROOT / "sample_projects", ROOT / "tests" / "findings" / "fixtures")
+                 for p in d.rglob("*") if p.suffix in (".cu", ".cuh", ".h", ".hpp", ".cpp"))
+
+
+def _amalgamation() -> bytes:
+    return b"\n".join(p.read_bytes() for p in SOURCES if "sample_projects" in p.parts)
+
+
+def _by_regions_and_whole(monkeypatch, source: bytes, path: str, file=None):
+    monkeypatch.setattr(source_index, "REGION_BYTES", 256)  # files over 512 bytes count as big
+    index = index_source(source)
+    big = index.big
+    by_regions = scan(source, path, index=index, file=file)
+    parsed_whole = index.parsed
+    monkeypatch.setattr(source_index, "REGION_BYTES", 10 ** 9)  # one region: the whole file's tree
+    whole = scan(source, path, file=file)
+    return big, parsed_whole, by_regions, whole
+
+
+def test_every_sample_and_fixture_gives_the_same_findings_region_by_region(monkeypatch):
+    """Each file scanned from disk (its project headers read) as a big file cut into small regions:
+    the same findings, messages and fixes as with one tree for the file."""
+    assert len(SOURCES) > 100
+    cut = 0
+    for path in SOURCES:
+        source = path.read_bytes()
+        big, parsed_whole, by_regions, whole = _by_regions_and_whole(monkeypatch, source, path.name, file=path)
+        assert by_regions == whole, path
+        assert not (big and parsed_whole), path  # a big file's whole tree was never built
+        cut += big
+    assert cut > 50  # most of them really were scanned region by region
+
+
+def test_an_amalgamated_file_is_scanned_region_by_region_with_the_same_findings(monkeypatch):
+    source = _amalgamation()
+    big, parsed_whole, by_regions, whole = _by_regions_and_whole(monkeypatch, source, "all.cu")
+    assert big and not parsed_whole
+    assert by_regions == whole
+    rules = {f.rule for f in whole}
+    assert len(whole) > 100 and {"PORT001", "PORT010"} <= rules  # a real corpus of findings
+
+
+def test_a_syntax_error_in_one_region_is_reported_once_at_its_place(monkeypatch):
+    good = b"".join(b"__global__ void k%d(float* a) {\n"
+                    b"    a[threadIdx.x] = __shfl_down_sync(0xffffffff, 1.f, 1);\n"
+                    b"}\n" % i for i in range(40))
+    broken = good + b"__global__ void bad(float* a) { a[0] = (1 + ; }\n" + good
+    big, parsed_whole, by_regions, whole = _by_regions_and_whole(monkeypatch, broken, "broken.cu")
+    assert big and not parsed_whole
+    assert by_regions == whole
+    errors = [f for f in by_regions if f.rule == "PORT901"]
+    assert len(errors) == 1 and errors[0].line == 121
+
+
+@pytest.mark.parametrize("regions", [256, 4096])
+def test_no_region_tree_is_kept_after_a_scan(monkeypatch, regions):
+    monkeypatch.setattr(source_index, "REGION_BYTES", regions)
+    source = _amalgamation()
+    index = index_source(source)
+    assert scan(source, "all.cu", index=index)
+    assert not index.parsed and index._region_tree is None
