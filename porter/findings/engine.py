@@ -422,12 +422,18 @@ class Context:
                     for c in consts:
                         if c.kind == "define" and c.pos < 0:
                             found[c.name] = c.expr
-            source = self.source
-            for body in self.index.macro_bodies:
-                if body.directive == "preproc_def" and body.name is not None:
-                    text = source[body.start_byte:body.end_byte].decode("utf-8", "replace")
-                    name = source[body.name[0]:body.name[1]].decode("utf-8", "replace")
-                    found[name] = _COMMENT.sub(" ", text).strip()
+            source, index = self.source, self.index
+            if index.big and not index.parsed:  # by the text: no region is parsed for this
+                for n_start, n_end, b_start, b_end in index.object_macros():
+                    value = _COMMENT.sub(" ", source[b_start:b_end].decode("utf-8", "replace")).strip()
+                    if value:  # (a body that is only a comment is no body)
+                        found[source[n_start:n_end].decode("utf-8", "replace")] = value
+            else:
+                for body in index.macro_bodies:
+                    if body.directive == "preproc_def" and body.name is not None:
+                        text = source[body.start_byte:body.end_byte].decode("utf-8", "replace")
+                        name = source[body.name[0]:body.name[1]].decode("utf-8", "replace")
+                        found[name] = _COMMENT.sub(" ", text).strip()
             self._macros = found
         return self._macros
 
@@ -600,8 +606,15 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None,
     found = []
     groups = rule_groups()
     triggers = _all_triggers(groups)
-    matches = trigger_matches(source, triggers)
-    present = {triggers[i] for i, _s, _e in matches}
+    by_region = index.big and not index.parsed
+    if by_region:  # a big file's occurrences are found again per region, not kept for the whole file
+        matches = []
+        present = set()
+        for r_start, r_end in index.regions:
+            present.update(triggers[i] for i, _s, _e in trigger_matches(source[r_start:r_end], triggers))
+    else:
+        matches = trigger_matches(source, triggers)
+        present = {triggers[i] for i, _s, _e in matches}
     live = [g for g in groups if (not g[1] or not present.isdisjoint(g[1]))
             and all(not present.isdisjoint(r) for r in g[3])]
     queried = []
@@ -632,9 +645,12 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None,
     # the tree of that region alone, and its matches are checked before the next region is parsed:
     # the whole file's tree is never held (25 bytes per source byte).
     if queried:
-        whole = index.parsed or not index.big
+        whole = not by_region
         for r_start, r_end in ([(0, len(source))] if whole else index.regions):
-            here = matches if whole else [m for m in matches if r_start <= m[1] < r_end]
+            if whole:
+                here = matches
+            else:  # (an identifier never spans two regions: they are cut at line ends)
+                here = [(i, s + r_start, e + r_start) for i, s, e in trigger_matches(source[r_start:r_end], triggers)]
             if not here and not whole:
                 continue  # nothing to query here: the region is not parsed
             tree = index.tree if whole else index.tree_at(r_start)

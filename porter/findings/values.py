@@ -24,6 +24,7 @@ or vote spans the whole wave.
 
 from __future__ import annotations
 
+import array
 import bisect
 import os
 import re
@@ -235,17 +236,17 @@ def code_text(source: bytes, index=None) -> str:
     paths of #include lines stay."""
     index = index or index_source(source)
     includes = {inc.start_byte for inc in index.includes}
-    out = []
-    pos = 0
+    # blanked in one copy of the source, not joined from pieces (a big file's pieces and their
+    # join would hold the text three times over)
+    code = bytearray(source)
     for s, e in index.protected:
         if s in includes:
             continue
-        out.append(source[pos:s])
         seg = source[s:e]
-        out.append(_NOT_NEWLINE.sub(b" ", seg) if b"\n" in seg else b" " * (e - s))
-        pos = e
-    out.append(source[pos:])
-    return b"".join(out).decode("utf-8", "replace")
+        code[s:e] = _NOT_NEWLINE.sub(b" ", seg) if b"\n" in seg else b" " * (e - s)
+    text = code.decode("utf-8", "replace")
+    del code
+    return text
 
 
 @dataclass
@@ -268,7 +269,7 @@ def read_facts(text: str, shown: str, in_scanned_file: bool) -> FileFacts:
     def line(pos):  # a bisect over the newlines, found once: counting from the start per hit is quadratic
         nonlocal newlines
         if newlines is None:
-            newlines = [m.start() for m in re.finditer("\n", text)]
+            newlines = array.array("q", (m.start() for m in re.finditer("\n", text)))  # 8 bytes a line
         return bisect.bisect_left(newlines, pos) + 1
 
     def where(pos):

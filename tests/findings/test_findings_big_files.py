@@ -74,3 +74,36 @@ def test_no_region_tree_is_kept_after_a_scan(monkeypatch, regions):
     index = index_source(source)
     assert scan(source, "all.cu", index=index)
     assert not index.parsed and index._region_tree is None
+
+
+def _macros(monkeypatch, source: bytes, region_bytes: int) -> dict[str, str]:
+    from porter.findings.engine import Context
+
+    monkeypatch.setattr(source_index, "REGION_BYTES", region_bytes)
+    index = index_source(source)
+    macros = Context(source, index, "x.cu").macros
+    assert not (index.big and index.parsed)  # (no whole tree for the text's reading)
+    return macros
+
+
+def test_a_big_file_reads_its_object_like_macros_from_the_text_as_the_tree_gives_them(monkeypatch):
+    """The #define values the rules expand (WARP_SIZE, masks) of a big file come from the text, with
+    no region parsed for them: the same names and values as the tree's #define bodies."""
+    tricky = (b"#define WARP 32\n"
+              b"  #  define   HALF (WARP / 2)   // a comment\n"
+              b"#define FULL 0xffffffff /* a comment\n   on two lines */\n"
+              b"#define LONG_ONE (1 + \\\n   2)\n"
+              b"#define FN(x) ((x) * 2)\n"
+              b"#define EMPTY\n"
+              b"#define ONLY_COMMENT // nothing\n"
+              b"/*\n#define IN_COMMENT 7\n*/\n"
+              b"const char* s = \"#define IN_STRING 8\";\n"
+              b"#define WARP 64\n") + b"int pad;\n" * 100
+    text = _macros(monkeypatch, tricky, 256)
+    assert text == _macros(monkeypatch, tricky, 10 ** 9)
+    assert text["WARP"] == "64" and text["HALF"] == "(WARP / 2)" and text["FULL"] == "0xffffffff"
+    assert "FN" not in text and "EMPTY" not in text and "IN_COMMENT" not in text and "IN_STRING" not in text
+    for path in SOURCES:
+        source = path.read_bytes()
+        if b"define" in source:
+            assert _macros(monkeypatch, source, 256) == _macros(monkeypatch, source, 10 ** 9), path
