@@ -62,7 +62,6 @@ _CONSTANT_CHARS = re.compile(r"[\w\s+\-*/%<>&|^~()?:,=!]*")
 _MIN_MAX = {"min": min, "max": max, "std::min": min, "std::max": max, "::min": min, "::max": max}
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _PER_32 = re.compile(r"/\s*32[uU]?\b|>>\s*5\b")
-_NOT_NEWLINE = re.compile(rb"[^\n]")
 MAX_HEADER_BYTES = 2_000_000
 MAX_DEPTH = 6
 
@@ -235,15 +234,7 @@ def code_text(source: bytes, index=None) -> str:
     """The source as text with comments and literals blanked (same offsets, same lines); the
     paths of #include lines stay."""
     index = index or index_source(source)
-    includes = {inc.start_byte for inc in index.includes}
-    # blanked in one copy of the source, not joined from pieces (a big file's pieces and their
-    # join would hold the text three times over)
-    code = bytearray(source)
-    for s, e in index.protected:
-        if s in includes:
-            continue
-        seg = source[s:e]
-        code[s:e] = _NOT_NEWLINE.sub(b" ", seg) if b"\n" in seg else b" " * (e - s)
+    code = index.blanked(keep_includes=True, keep_newlines=True)
     text = code.decode("utf-8", "replace")
     del code
     return text

@@ -69,6 +69,7 @@ _INCLUDE = re.compile(rb'#[ \t]*include[ \t]*(<[^>\n]*>|"[^"\n]*")')
 _CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b[^\n]*", re.M)
 # an identifier between two string literals: a macro pasted into a concatenation ("%" PRIu64 "\n")
 _PASTED = re.compile(rb"[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*\Z")
+_NOT_NEWLINE = re.compile(rb"[^\n]")
 _BRACKETS = ((b"(", b")"), (b"[", b"]"), (b"{", b"}"))
 # a line that closes a top-level definition: where a region of a big file may end
 _TOP_CLOSE = re.compile(rb"^\}[ \t]*;?[ \t]*(?://[^\n\\]*)?\r?\n", re.M)
@@ -123,8 +124,6 @@ class SourceIndex:
     _regions: list[tuple[int, int]] | None = field(default=None, repr=False)
     _region_tree: tuple[int, ts.Tree] | None = field(default=None, repr=False)
     _region_errors: dict[int, list[tuple[int, int]]] = field(default_factory=dict, repr=False)
-    _region_macros: dict[int, list[MacroBody]] = field(default_factory=dict, repr=False)
-    _hashes: list[tuple[int, int]] | None = field(default=None, repr=False)
     # results other layers computed from this exact text (the translation, by options), kept for reuse
     memo: dict = field(default_factory=dict, repr=False)
 
@@ -148,36 +147,11 @@ class SourceIndex:
     @property
     def macro_bodies(self) -> list[MacroBody]:
         """The unparsed bodies of directives (``preproc_arg`` nodes: ``#define`` bodies, pragmas),
-        in file order.  A big file's are noted as each region is parsed (for whatever reason), so
-        only the regions nothing parsed yet and that hold a directive are parsed for them."""
+        in file order, from the whole tree (a big file is parsed whole for this: a caller that
+        must not parse it reads the text, as ``object_macros`` does)."""
         if self._macro_bodies is None:
-            if self._tree is not None or not self.big:
-                bodies = _bodies_in(self.tree.root_node, self._hash_lines())
-            else:
-                bodies = []
-                for k, (start, _end) in enumerate(self.regions):
-                    if k not in self._region_macros:
-                        if self._region_hash_lines(k):
-                            self.tree_at(start)  # (parsing a region notes its bodies)
-                        else:
-                            self._region_macros[k] = []
-                    bodies += self._region_macros[k]
-            self._macro_bodies = bodies
+            self._macro_bodies = _bodies_in(self.tree.root_node, self._hash_lines())
         return self._macro_bodies
-
-    def _region_hash_lines(self, k: int) -> list[tuple[int, int]]:
-        """The directive-line spans of ``_hash_lines`` that lie in region ``k``, clipped to it."""
-        if self._hashes is None:
-            self._hashes = self._hash_lines()
-        r_start, r_end = self.regions[k]
-        i = max(bisect.bisect_right(self._hashes, (r_start, float("inf"))) - 1, 0)
-        out = []
-        for start, end in itertools.islice(self._hashes, i, None):
-            if start >= r_end:
-                break
-            if end > r_start:
-                out.append((max(start, r_start), min(end, r_end)))
-        return out
 
     def _hash_lines(self) -> list[tuple[int, int]]:
         """Merged spans of the lines that hold a '#' outside comments and literals (a directive),
@@ -253,8 +227,6 @@ class SourceIndex:
         start, end = self.regions[k]
         tree = parse.parse_range(self.source, start, end, self._point(start), self._point(end))
         self._region_errors[k] = parse.error_regions(tree)
-        if k not in self._region_macros:
-            self._region_macros[k] = _bodies_in(tree.root_node, self._region_hash_lines(k))
         return tree
 
     def _point(self, pos: int) -> tuple[int, int]:
@@ -324,12 +296,23 @@ class SourceIndex:
             self._unbalanced = _unbalanced(self.blanked())
         return self._unbalanced
 
-    def blanked(self) -> bytearray:
-        """The source with every protected span blanked with spaces (offsets kept; one copy, no pieces)."""
+    def blanked(self, *, keep_includes: bool = False, keep_newlines: bool = False) -> bytearray:
+        """The source with every protected span blanked with spaces, in one copy (offsets kept, no
+        pieces joined: a big file's pieces and their join would hold the text three times over).
+        ``keep_includes`` leaves the paths of ``#include`` lines as they are; ``keep_newlines``
+        keeps the line breaks inside a span (a block comment), so lines keep their numbers."""
         code = bytearray(self.source)
-        if self.protected:
-            blank = memoryview(b" " * max(e - s for s, e in self.protected))
-            for s, e in self.protected:
+        if not self.protected:
+            return code
+        source = self.source
+        includes = {inc.start_byte for inc in self.includes} if keep_includes else ()
+        blank = memoryview(b" " * max(e - s for s, e in self.protected))
+        for s, e in self.protected:
+            if s in includes:
+                continue
+            if keep_newlines and source.find(b"\n", s, e) >= 0:
+                code[s:e] = _NOT_NEWLINE.sub(b" ", source[s:e])
+            else:
                 code[s:e] = blank[:e - s]
         return code
 
