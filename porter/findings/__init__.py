@@ -10,10 +10,10 @@ Public API: ``scan``, ``scan_build_file``, ``catalogue``, ``apply_fixes``, ``pre
 
 from porter.findings.catalogue import Rule, catalogue
 from porter.findings.engine import prepare, scan
-from porter.findings.fixes import apply_fixes
+from porter.findings.fixes import apply_fixes, apply_fixes_spans
 from porter.findings.model import CATEGORIES, SEVERITIES, Finding, Fix, FixEdit
 
-__all__ = ["CATEGORIES", "SEVERITIES", "Finding", "Fix", "FixEdit", "Rule", "apply_fixes", "catalogue", "prepare", "scan",
+__all__ = ["CATEGORIES", "SEVERITIES", "Finding", "Fix", "FixEdit", "Rule", "apply_fixes", "apply_fixes_spans", "catalogue", "prepare", "scan",
            "scan_build_file"]
 
 

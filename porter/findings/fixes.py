@@ -36,17 +36,28 @@ def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
 
 def apply_fixes(source: bytes, findings: Iterable[Finding], safe_only: bool = True) -> bytes:
     """``source`` with the fixes of ``findings`` applied (only safe ones unless ``safe_only`` is False)."""
+    return apply_fixes_spans(source, findings, safe_only)[0]
+
+
+def apply_fixes_spans(source: bytes, findings: Iterable[Finding],
+                      safe_only: bool = True) -> tuple[bytes, list[tuple[int, int, int]]]:
+    """``apply_fixes``, and the edits it made as (start, end, length of the replacement) in
+    ``source``'s bytes, in order: outside them the result is ``source`` shifted, so a caller can
+    pair the lines of the two texts without a diff."""
     edits: list[FixEdit] = []
     for f in select_fixes(findings, safe_only):
         edits.extend(e for e in f.fix.edits if e not in edits)
     edits.sort(key=lambda e: (e.start_byte, e.end_byte))
     out = []
+    made: list[tuple[int, int, int]] = []
     pos = 0
     for e in edits:
         if e.start_byte < pos or e.end_byte > len(source):
             continue
         out.append(source[pos:e.start_byte])
-        out.append(e.replacement.encode("utf-8"))
+        text = e.replacement.encode("utf-8")
+        out.append(text)
+        made.append((e.start_byte, e.end_byte, len(text)))
         pos = e.end_byte
     out.append(source[pos:])
-    return b"".join(out)
+    return b"".join(out), made

@@ -18,8 +18,10 @@ re-converted file picks up every decision whose hunk still matches.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import hashlib
+import itertools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,6 +99,72 @@ def align_by_diff(left: list[str], right: list[str]) -> list[Row]:
     return rows
 
 
+def _byte_starts(lines: list[str]) -> list[int]:
+    """The byte offset where each line starts, and the total length last."""
+    if all(line.isascii() for line in lines):
+        lengths = map(len, lines)
+    else:
+        lengths = (len(line.encode("utf-8", "surrogatepass")) for line in lines)
+    return [0, *itertools.accumulate(lengths)]
+
+
+def align_fixed(left: list[str], fixed: list[str], spans: list[tuple[int, int, int]], n_right: int,
+                inserted: list[tuple[int, int]]) -> list[Row] | None:
+    """Rows for a HIP translated from the CUDA with fixes applied, with no diff of the whole
+    file: CUDA line to fixed line from the fixes' edits (``spans``: start, end, replacement
+    length in the CUDA's bytes; every other line is the same text, shifted), fixed line to HIP
+    line from the translator's ``inserted`` lines.  Only the lines a fix changed are paired by
+    difflib.  None when the pieces do not fit (the caller falls back to a diff)."""
+    n, m = len(left), len(fixed)
+    ls, fs = _byte_starts(left), _byte_starts(fixed)
+    groups: list[list[int]] = []  # [first line, end line, byte shift before, byte change] of the CUDA
+    shift = 0
+    for s, e, k in spans:
+        lo = bisect.bisect_right(ls, s) - 1 if s < ls[-1] else n
+        hi = (bisect.bisect_right(ls, e - 1) if e > s else lo + 1) if lo < n else n
+        if groups and lo < groups[-1][1]:  # on a line of the previous fix: one block
+            groups[-1][1] = max(groups[-1][1], hi)
+            groups[-1][3] += k - (e - s)
+        else:
+            groups.append([lo, hi, shift, k - (e - s)])
+        shift += k - (e - s)
+    fixed_line = {b: i for i, b in enumerate(fs)}.get
+    pairs: list[tuple[int | None, int | None]] = []
+    i = j = 0
+    for lo, hi, before, change in groups:
+        lo2, hi2 = fixed_line(ls[lo] + before), fixed_line(ls[hi] + before + change)
+        if lo2 is None or hi2 is None or lo - i != lo2 - j or left[i:lo] != fixed[j:lo2]:
+            return None
+        pairs.extend(zip(range(i, lo), range(j, lo2)))
+        pairs.extend((r.left if r.left is None else lo + r.left, r.right if r.right is None else lo2 + r.right)
+                     for r in align_by_diff([_strip_eol(x) for x in left[lo:hi]], [_strip_eol(x) for x in fixed[lo2:hi2]]))
+        i, j = hi, hi2
+    if n - i != m - j or left[i:] != fixed[j:]:
+        return None
+    pairs.extend(zip(range(i, n), range(j, m)))
+    ins: dict[int, int] = {}
+    for after, count in inserted:
+        ins[after] = ins.get(after, 0) + count
+    if m + sum(ins.values()) != n_right:
+        return None
+    rows: list[Row] = []
+    r = 0
+    for a, b in pairs:
+        if b is not None:
+            for _ in range(ins.get(b, 0)):
+                rows.append(Row(None, r))
+                r += 1
+            rows.append(Row(a, r))
+            r += 1
+        else:
+            rows.append(Row(a, None))
+    for _ in range(ins.get(m, 0)):
+        rows.append(Row(None, r))
+        r += 1
+    return rows if r == n_right else None
+
+
+
 def hunk_key(before: str, old: tuple[str, ...], new: tuple[str, ...], after: str) -> str:
     h = hashlib.sha1()
     for part in (before, "\x02", *old, "\x01", *new, "\x02", after):
@@ -113,11 +181,12 @@ def finding_key(finding) -> str:
     return f"{finding.rule}@{finding.start_byte}-{finding.end_byte}"
 
 
-def apply_fix_edits(source: bytes, findings: list) -> bytes:
-    """Apply the fixes the reviewer chose (safe or not) to ``source`` (byte offsets into it)."""
-    from porter.findings import apply_fixes
+def apply_fix_edits(source: bytes, findings: list) -> tuple[bytes, list[tuple[int, int, int]]]:
+    """Apply the fixes the reviewer chose (safe or not) to ``source`` (byte offsets into it); the
+    edits made, as ``apply_fixes_spans`` gives them."""
+    from porter.findings import apply_fixes_spans
 
-    return apply_fixes(source, findings, safe_only=False)
+    return apply_fixes_spans(source, findings, safe_only=False)
 
 
 class ReviewError(Exception):
@@ -165,7 +234,7 @@ def convert_file(rel: str, path: Path | None, kind: str, data: bytes | None = No
         else:
             findings = []
         chosen = [f for f in findings if finding_key(f) in applied and f.fix]
-        effective = apply_fix_edits(data, chosen) if chosen else data
+        effective, fix_spans = apply_fix_edits(data, chosen) if chosen else (data, [])
         inserted: list = []
         if kind == "build":
             from porter.buildfiles import migrate
@@ -182,7 +251,9 @@ def convert_file(rel: str, path: Path | None, kind: str, data: bytes | None = No
             hip = t.output.decode("utf-8", "replace")
             inserted = list(t.inserted_lines)
         return {"status": "ready", "cuda": cuda, "hip": hip, "findings": findings, "warnings": warnings,
-                "inserted": inserted, "fixed": bool(chosen), "source_hash": text_hash(cuda), "mode": mode}
+                "inserted": inserted, "fixed": bool(chosen), "source_hash": text_hash(cuda), "mode": mode,
+                # the fixed CUDA the HIP was translated from, and where the fixes changed it
+                "effective": effective.decode("utf-8", "replace") if chosen else None, "fix_spans": fix_spans}
     except ReviewError as exc:
         return {"status": "error", "error": str(exc)}
     except Exception as exc:  # an engine bug must not take the app down
@@ -253,9 +324,10 @@ class FileReview:
         self.hip = res["hip"]
         self.inserted_lines = res["inserted"]
         self.fixed = res["fixed"]
+        self._fixed_cuda = (res.get("effective"), res.get("fix_spans") or []) if self.fixed else None
         known = {finding_key(f) for f in self.findings}
         self.applied_fixes = [k for k in self.applied_fixes if k in known]
-        self._realign(inserted=None if self.fixed else self.inserted_lines)
+        self._realign(inserted=self.inserted_lines)
 
     def _translate(self) -> None:
         """Re-translate the CUDA held in memory with the applied fixes."""
@@ -272,7 +344,11 @@ class FileReview:
         self.right = text.splitlines(keepends=True)
         rows = None
         if inserted is not None and self.edited is None:
-            rows = align_by_insertions(len(self.left), len(self.right), inserted)
+            fixed = getattr(self, "_fixed_cuda", None) if self.fixed else None
+            if fixed is None:
+                rows = align_by_insertions(len(self.left), len(self.right), inserted)
+            elif fixed[0] is not None:
+                rows = align_fixed(self.left, fixed[0].splitlines(keepends=True), fixed[1], len(self.right), inserted)
         if rows is None:
             rows = align_by_diff([_strip_eol(x) for x in self.left], [_strip_eol(x) for x in self.right])
         self.rows = rows
@@ -441,7 +517,7 @@ class FileReview:
         are decided by it; decisions of hunks that no longer differ are dropped."""
         self.edited = None if text is None or text == self.hip else text
         self.edit_base = ""
-        self._realign(None if (self.edited is not None or self.fixed) else self.inserted_lines)
+        self._realign(None if self.edited is not None else self.inserted_lines)
         keys = {h.key for h in self.hunks}
         if self.edited is not None and prune:
             self.decisions = {k: v for k, v in self.decisions.items() if k in keys}
