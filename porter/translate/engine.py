@@ -102,6 +102,10 @@ class Translation:
     index: SourceIndex | None = field(default=None, repr=False)
     # CUDA-looking names this file defines itself (#define CUDA_CHECK ...): the project's own, not leftovers
     defines: list[str] = field(default_factory=list)
+    # the code itself relies on the HIP runtime (device code outside CUDA-only guards; in a .cu, a
+    # runtime name emitted or device code at all): the includes decide the rest (``incremental``
+    # compares a region's before and after a change)
+    relies_on_runtime: bool = False
     _sorted_edits: bool = field(default=False, repr=False)  # ``edits`` are in _edit_order (the translator's)
 
     @property
@@ -587,8 +591,9 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     output = _apply_sorted(source, edits) if only is None else b""
     if index.big:
         index.forget_trees()  # a region's tree is tens of megabytes; the findings rules parse again if they run
-    result = Translation(source, output, edits, converted, unsupported,
-                         leftovers, warnings, inserted, index, sorted(own), _sorted_edits=True)
+    relies = bool(has_device_code or (_is_cuda_unit(path) and (uses_runtime or (device_words and _any_device_code(index)))))
+    result = Translation(source, output, edits, converted, unsupported, leftovers, warnings, inserted, index,
+                         sorted(own), relies, _sorted_edits=True)
     index.memo[memo_key] = result
     return result
 

@@ -72,3 +72,24 @@ def test_rows_after_every_fix_of_a_fixture_are_a_true_pairing_no_worse_than_a_di
     fr.rows = diffed
     assert changed <= sum(1 for i in range(len(diffed)) if fr.row_changed(i))
 
+
+
+def _samples_with_fixes():
+    from porter.project.files import discover
+
+    for pf in discover(ROOT / "sample_projects"):
+        if pf.kind == "source":
+            res = convert_file(pf.rel, None, "source", data=pf.path.read_bytes())
+            if res["status"] == "ready" and sum(1 for f in res["findings"] if f.fix and f.fix.edits) >= 2:
+                yield pytest.param(pf.path, id=pf.rel)
+
+
+@pytest.mark.parametrize("path", list(_samples_with_fixes()))
+def test_fixes_applied_one_by_one_give_what_a_whole_conversion_with_them_gives(path):
+    data = path.read_text(encoding="utf-8")
+    fr = FileReview.from_text(path.name, data)
+    for f in [f for f in fr.findings if f.fix and f.fix.edits][:8]:
+        fr.apply_fix(f)
+        full = convert_file(path.name, None, "source", data=data.encode(), applied=tuple(fr.applied_fixes))
+        assert (fr.hip, fr.inserted_lines, fr.warnings) == (full["hip"], full["inserted"], full["warnings"]), f.rule
+        _check_rows(fr)
