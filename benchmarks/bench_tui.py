@@ -67,10 +67,10 @@ async def _keys(app, pilot, keys: list[str]) -> tuple[list[float], list[float]]:
     painted: list[float] = []
     orig = dv._render_row
 
-    def render_row(d, width):
+    def render_row(d, width, *rest):  # (the band flag and whatever else the widget passes)
         if d == dv.cursor:
             painted.append(time.perf_counter())
-        return orig(d, width)
+        return orig(d, width, *rest)
 
     dv._render_row = render_row
     trips, paints = [], []
@@ -128,10 +128,10 @@ async def bench(root: Path, big_rel: str) -> dict:
         drawn: list[float] = []
         orig = dv._render_row
 
-        def render_row(d, width):
+        def render_row(d, width, *rest):  # (the band flag and whatever else the widget passes)
             if dv.file is big and not drawn:
                 drawn.append(time.perf_counter())
-            return orig(d, width)
+            return orig(d, width, *rest)
 
         dv._render_row = render_row
         s = time.perf_counter()
