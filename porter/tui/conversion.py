@@ -9,13 +9,33 @@ through ``on_current_ready``).
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 import threading
 from typing import Callable
 
 from textual.app import App
 
 from porter.project.review import S_WAITING, FileReview, ReviewProject
+
+
+@contextlib.contextmanager
+def _stderr_with_a_file():
+    """While Textual runs, ``sys.stderr`` captures prints and has no file descriptor (-1), and the
+    first pool starts multiprocessing's resource tracker with ``sys.stderr.fileno()``: "bad
+    value(s) in fds_to_keep", and the app silently converted in threads of the UI process.  The
+    tracker gets /dev/null instead (its only output is a warning about leaked semaphores)."""
+    from multiprocessing import resource_tracker
+
+    saved = sys.stderr
+    with open(os.devnull, "w") as null:
+        sys.stderr = null
+        try:
+            resource_tracker.ensure_running()
+        finally:
+            sys.stderr = saved
+    yield
 
 
 class BackgroundConverter:
@@ -34,6 +54,7 @@ class BackgroundConverter:
         self._pos = 0
         self._in_flight: set[str] = set()
         self._executor = None
+        self._pool_lock = threading.Lock()
         self._no_pool = not processes  # True: convert and highlight in threads of this process
         self._pool_size = 1
         self.stop_event = threading.Event()
@@ -65,18 +86,26 @@ class BackgroundConverter:
             self._executor.shutdown(wait=False, cancel_futures=True)
 
     def _next(self) -> FileReview | None:
+        """The next file to convert (the wanted ones first), marked in flight so that no other
+        worker thread takes it too."""
         with self._lock:
-            while self._wanted:
-                cand = self.project.by_rel.get(self._wanted.pop())
-                if cand is not None and cand.status == S_WAITING and cand.rel not in self._in_flight:
-                    return cand
-            files = self.project.files
-            while self._pos < len(files) and (files[self._pos].status != S_WAITING
-                                              or files[self._pos].rel in self._in_flight):
-                self._pos += 1
-            if self._pos >= len(files):
-                return None
-            return files[self._pos]
+            fr = self._pick()
+            if fr is not None:
+                self._in_flight.add(fr.rel)
+            return fr
+
+    def _pick(self) -> FileReview | None:
+        while self._wanted:
+            cand = self.project.by_rel.get(self._wanted.pop())
+            if cand is not None and cand.status == S_WAITING and cand.rel not in self._in_flight:
+                return cand
+        files = self.project.files
+        while self._pos < len(files) and (files[self._pos].status != S_WAITING
+                                          or files[self._pos].rel in self._in_flight):
+            self._pos += 1
+        if self._pos >= len(files):
+            return None
+        return files[self._pos]
 
     def _wanted_waiting(self) -> bool:
         """Whether a wanted file still waits (call with _lock held)."""
@@ -85,13 +114,18 @@ class BackgroundConverter:
     # ---- the pool -------------------------------------------------------------------
     def pool(self):
         """Worker processes, or None where they cannot start (or are not wanted)."""
+        with self._pool_lock:  # (two converter threads and the highlighter ask for it at once)
+            return self._make_pool()
+
+    def _make_pool(self):
         if self._executor is None and not self._no_pool:
             try:
                 import multiprocessing
                 from concurrent.futures import ProcessPoolExecutor
 
                 n = max(1, min(4, (os.cpu_count() or 2) - 1))
-                self._executor = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"))
+                with _stderr_with_a_file():
+                    self._executor = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"))
                 self._pool_size = n
             except (OSError, ImportError, ValueError):
                 self._no_pool = True
@@ -130,16 +164,21 @@ class BackgroundConverter:
                             self.running = False
                             return
                     continue
-                self._loaded(fr, None)
+                try:
+                    self._loaded(fr, None)
+                finally:
+                    with self._lock:
+                        self._in_flight.discard(fr.rel)
                 continue
             while len(futures) < 2 * self._pool_size:
                 fr = self._next()
                 if fr is None:
                     break
-                self._in_flight.add(fr.rel)
                 try:
                     fut = pool.submit(convert_file, fr.rel, fr.path, fr.kind, None, tuple(fr.applied_fixes), fr.options)
                 except RuntimeError:  # shut down
+                    with self._lock:
+                        self._in_flight.discard(fr.rel)
                     return
                 futures[fut] = fr
             if not futures:
@@ -155,5 +194,6 @@ class BackgroundConverter:
                     res = fut.result()
                 except Exception as exc:  # a worker process died
                     res = {"status": "error", "error": f"conversion failed: {type(exc).__name__}: {exc}"}
-                self._in_flight.discard(fr.rel)
+                with self._lock:
+                    self._in_flight.discard(fr.rel)
                 self._loaded(fr, res)
