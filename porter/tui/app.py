@@ -35,7 +35,7 @@ from porter.tui.conversion import BackgroundConverter
 from porter.tui.highlight import highlight_pair
 from porter.tui.jobs import Diagnostic
 from porter.tui.keymap import KEYS, label
-from porter.tui.persistence import SessionSaver, saved_theme
+from porter.tui.persistence import SessionSaver, saved_diff_layout, saved_theme
 from porter.tui.screens.editor import EditorScreen
 from porter.tui.screens.main import MainScreen
 from porter.tui.widgets.diff_view import DiffView
@@ -72,6 +72,7 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         self.last_build = ""  # "gfx942 with clang++-19 (clang 19.1.7): ok", from the last build's report
         self.convert_in_background = convert_in_background
         self.started = False  # the main screen and its widgets are up
+        self.diff_layout = "side-by-side"  # or "unified" (v toggles; kept in the session)
 
     @property
     def unwritten(self) -> bool:
@@ -107,6 +108,8 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         if theme:
             self.theme = theme
         self.theme_changed_signal.subscribe(self, lambda _theme: self.save_session())
+        self.diff_layout = saved_diff_layout(self.store, self.project)
+        self.diff.set_unified(self.diff_layout == "unified")
         for msg in self.start_messages:
             self.notify(msg, severity="information" if msg.startswith("restored") else "warning", timeout=8)
         self.update_summary()

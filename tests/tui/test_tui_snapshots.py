@@ -1,4 +1,4 @@
-"""Snapshots (pytest-textual-snapshot) of the main screen (at 80x24 zoomed,
+"""Snapshots (pytest-textual-snapshot) of the main screen (at 80x24 zoomed, side by side and unified,
 100x30, 150x40 and 200x50), the findings view, the editor and the log.  Deterministic: fixed terminal size, a copy of the sample
 fixed CUDA project (conftest.MINI) under tmp_path shown by relative names, the
 fake findings scan, every worker finished first.
@@ -95,3 +95,8 @@ def test_snapshot_log_with_a_diagnostic(mini_project, snap_compare):
         await _settle(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_snapshot_main_screen_80x24_unified(mini_project, snap_compare):
+    # 80x24: the diff alone (z), in one column (v): - CUDA lines, then + HIP lines
+    assert _main_screen(mini_project, snap_compare, (80, 24), keys=("z", "v"))

@@ -21,6 +21,13 @@ class PaneActions:
         if not show and self.focused in (files, self.findings_list):
             self.diff.focus()
 
+    def action_toggle_unified(self) -> None:
+        """v: the diff in one column (- CUDA / + HIP) or side by side; kept in the session."""
+        self.diff_layout = "side-by-side" if self.diff_layout == "unified" else "unified"
+        self.diff.set_unified(self.diff_layout == "unified")
+        self.update_file_info()
+        self.save_session()
+
     def action_focus_pane(self, pane: str) -> None:
         """1-5: the file list, the diff, the findings, the diagnostics, the log (shown if hidden)."""
         if pane in ("diagnostics", "log"):

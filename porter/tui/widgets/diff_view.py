@@ -1,4 +1,6 @@
-"""Side-by-side CUDA | HIP diff drawn with the Line API.
+"""The CUDA | HIP diff drawn with the Line API: side by side, or unified (one
+column: a hunk's CUDA lines as ``-``, then its HIP lines as ``+``; for narrow
+terminals).
 
 One widget draws both columns, so they scroll together by construction; only
 the visible lines are rendered, each cached as a Strip (LRU).  Unchanged
@@ -97,6 +99,20 @@ class DiffView(ScrollView, can_focus=True):
         self._cache: LRUCache = LRUCache(1024)
         self._version = 0
         self.message = "no file selected"
+        self.unified = False  # one column (- CUDA / + HIP) instead of two
+
+    def set_unified(self, unified: bool) -> None:
+        """Side by side or unified; the cursor stays on its row."""
+        if unified == self.unified:
+            return
+        self.unified = unified
+        if self.file is None:
+            return
+        row = self.current_row()
+        self._build_rows()
+        self._changed(size=True)
+        if row is not None:
+            self.move_to_row(row)
 
     # ---- content -----------------------------------------------------------------
     def show_message(self, text: str) -> None:
@@ -164,8 +180,35 @@ class DiffView(ScrollView, can_focus=True):
             else:
                 rows.append(("fold", i, j))
             i = j
+        if self.unified:
+            rows = self._unify(rows)
         self.display_rows = rows
-        self._row_index = {r[1]: d for d, r in enumerate(rows) if r[0] == "row"}
+        self._row_index = {}
+        for d, r in enumerate(rows):
+            if r[0] == "row":
+                self._row_index.setdefault(r[1], d)  # a changed row's first line (its - line)
+
+    def _unify(self, rows: list[tuple]) -> list[tuple]:
+        """Display rows of the unified view: ("row", i, sign); each run of hunk rows
+        becomes its CUDA lines ("-"), then its HIP lines ("+")."""
+        fr = self.file
+        out: list[tuple] = []
+        k = 0
+        while k < len(rows):
+            entry = rows[k]
+            h = fr.row_hunk.get(entry[1]) if entry[0] == "row" else None
+            if h is None:
+                out.append(entry if entry[0] == "fold" else ("row", entry[1], " "))
+                k += 1
+                continue
+            j = k
+            while j < len(rows) and rows[j][0] == "row" and fr.row_hunk.get(rows[j][1]) == h:
+                j += 1
+            block = [rows[m][1] for m in range(k, j)]
+            out += [("row", r, "-") for r in block if fr.rows[r].left is not None]
+            out += [("row", r, "+") for r in block if fr.rows[r].right is not None]
+            k = j
+        return out
 
     def _changed(self, size: bool = False) -> None:
         self._version += 1
@@ -289,6 +332,8 @@ class DiffView(ScrollView, can_focus=True):
             n = entry[2] - entry[1]
             text = f"  ⋯ {n} unchanged lines (enter unfolds) ⋯"
             return Strip([Segment(text[:width].ljust(width), ST_FOLD + (ST_CURSOR if cursor else Style()))], width)
+        if len(entry) == 3:
+            return self._render_unified(entry[1], entry[2], width, band, cursor)
         row = entry[1]
         r = fr.rows[row]
         lno_w = max(4, len(str(max(len(fr.left), len(fr.right)))))
@@ -326,6 +371,51 @@ class DiffView(ScrollView, can_focus=True):
         strip = Strip(segs).adjust_cell_length(width)
         if cursor:
             strip = strip.apply_style(ST_CURSOR) if not changed else strip.apply_style(Style(underline=True))
+        return strip
+
+    def _render_unified(self, row: int, sign: str, width: int, band: bool, cursor: bool) -> Strip:
+        """One line of the unified view: finding mark, CUDA and HIP line numbers, the
+        decision, the sign (- CUDA, + HIP, space unchanged), the text."""
+        fr = self.file
+        r = fr.rows[row]
+        lno_w = max(4, len(str(max(len(fr.left), len(fr.right)))))
+        text_w = max(1, width - 1 - 2 * (lno_w + 1) - 3)
+        hunk = fr.row_hunk.get(row)
+        decision = fr.decisions.get(fr.hunks[hunk].key) if hunk is not None else None
+        lt, rt = fr.left_text(row), fr.right_text(row)
+        segs: list[Segment] = []
+        mark = (" ", Style())
+        if sign != "+" and r.left is not None:
+            mark = SEVERITY_MARK.get(self.finding_lines.get(r.left, ""), mark)
+        segs.append(Segment(mark[0], mark[1]))
+        lno = ST_BAND if band else ST_LNO
+        segs.append(Segment((str(r.left + 1) if r.left is not None and sign != "+" else "").rjust(lno_w) + " ", lno))
+        segs.append(Segment((str(r.right + 1) if r.right is not None and sign != "-" else "").rjust(lno_w) + " ", lno))
+        if decision in DECISION_MARK:
+            ch, st = DECISION_MARK[decision]
+        elif hunk is not None and fr.hunks[hunk].stale:
+            ch, st = "!", Style(color="#ffaf00", bold=True)
+        else:
+            ch, st = " ", Style()
+        segs.append(Segment(ch, st))
+        if sign == " ":
+            segs.append(Segment("  ", ST_SEP))
+            hl = self.right_hl[r.right] if (self.right_hl and r.right is not None and r.right < len(self.right_hl)) else None
+            segs.extend(self._side(rt if rt is not None else lt, text_w, None, [], ST_ADD_TOK, hl))
+        else:
+            ls, rs = ([], []) if lt is None or rt is None else changed_spans(lt, rt)
+            if sign == "-":
+                segs.append(Segment("- ", ST_DEL + Style(color="#ff8787", bold=True)))
+                hl = self.left_hl[r.left] if (self.left_hl and r.left < len(self.left_hl)) else None
+                segs.extend(self._side(lt, text_w, ST_DEL, ls, ST_DEL_TOK, hl))
+            else:
+                segs.append(Segment("+ ", ST_ADD + Style(color="#87d787", bold=True)))
+                hl = self.right_hl[r.right] if (self.right_hl and r.right < len(self.right_hl)) else None
+                segs.extend(self._side(rt, text_w, ST_ADD, rs, ST_ADD_TOK, hl,
+                                       extra=ST_REJECTED if decision == REJECTED else None))
+        strip = Strip(segs).adjust_cell_length(width)
+        if cursor:
+            strip = strip.apply_style(ST_CURSOR) if hunk is None else strip.apply_style(Style(underline=True))
         return strip
 
     def _side(self, line: str | None, width: int, base: Style | None, spans, tok_style: Style,
