@@ -582,7 +582,7 @@ class ReviewProject:
 
     def header(self) -> str:
         c = self.counts()
-        text = f"{c['reviewed']}/{c['files']} files reviewed, {c['errors']} error{'s' if c['errors'] != 1 else ''}"
+        text = f"{c['reviewed']}/{c['files']} files reviewed, {c['errors']} error finding{'s' if c['errors'] != 1 else ''}"
         if c["unreadable"]:
             text += f", {c['unreadable']} not reviewable"
         if c["converted"] < c["files"]:

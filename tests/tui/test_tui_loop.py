@@ -159,11 +159,11 @@ async def test_counts_fall_as_fixes_land_and_A_warns_about_open_errors(project_d
         assert errors >= 2
         header = str(app.main.query_one("#summary").render())
         total = app.project.counts()["errors"]
-        assert f"{total} errors" in header
+        assert f"{total} error findings" in header
         await pilot.press("right_square_bracket", "f")
         await pilot.pause()
         assert fr.severity_counts()["error"] == errors - 1
-        assert f"{total - 1} error" in str(app.main.query_one("#summary").render())
+        assert f"{total - 1} error finding" in str(app.main.query_one("#summary").render())
         assert f"{errors - 1}E" in str(app.file_tree.label_of(fr.rel))
         await pilot.press("A")
         await pilot.pause()

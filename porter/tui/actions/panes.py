@@ -44,10 +44,12 @@ class PaneActions:
                   "  in the file list: up/down and enter open a file (accepted ones too)",
                   "", "File badges: 5h = 5 hunks; 4E 8W 1I = findings by severity (error, warning, info);",
                   "  1✗ = rejected hunks (the file is 'reviewed', not 'accepted');",
+                  "  ✖3 = 3 errors of the last compile or test in this file (gone after a passing build);",
                   "  stale = the CUDA source changed since the decisions (or the edit) were made.",
                   "States: pending (hunks to decide), accepted, edited, unchanged, error.",
                   "An edit decides the hunks it changes; the other hunks stay to decide.",
                   "w writes accepted, edited and unchanged files; pending files are skipped.",
+                  "Header: 'N error findings' are the findings; 'build ARCH: ok / failed, N errors' the last build.",
                   f"Session: {self.store.path}"]
         self.push_screen(TextScreen("porter review: help", "\n".join(lines)))
 

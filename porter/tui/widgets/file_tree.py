@@ -30,7 +30,7 @@ ST_FOLDER = Style(color="#8aa0b5", bold=True)
 ST_CURSOR = Style(bgcolor="#2c3e57")
 
 
-def file_label(fr: FileReview) -> Text:
+def file_label(fr: FileReview, build_errors: int = 0) -> Text:
     state = fr.state
     mark, style = STATE_MARK[state]
     name = fr.rel.rsplit("/", 1)[-1]
@@ -40,6 +40,8 @@ def file_label(fr: FileReview) -> Text:
     rejected = sum(1 for v in fr.decisions.values() if v == REJECTED) if fr.hunks else 0
     shown = "reviewed" if state == S_ACCEPTED and rejected else state  # not "accepted" with CUDA lines kept
     extra = [(f" {shown}", Style(color="#8a8a8a"))]
+    if build_errors:  # errors the last compile or test reported in this file: first, the list cuts the end
+        extra.insert(0, (f" ✖{build_errors}", Style(color="#ff5f5f", bold=True)))
     if fr.hunks:
         extra.append((f" {len(fr.hunks)}h", Style(color="#d7af5f")))
     sev = fr.severity_counts()
@@ -85,11 +87,21 @@ class FileTree(ScrollView, can_focus=True):
             self.rows.append((len(parts) - 1, parts[-1], fr.rel))
         self.index = {rel: i for i, (_, _, rel) in enumerate(self.rows) if rel is not None}
         self.cursor = 0
+        self.build_errors: dict[str, int] = {}  # rel -> errors of the last job in that file
         self._cache: dict[tuple, Strip] = {}
         self.virtual_size = Size(1, len(self.rows))
 
     def label_of(self, rel: str) -> Text:
-        return file_label(self.files[rel])
+        return file_label(self.files[rel], self.build_errors.get(rel, 0))
+
+    def set_build_errors(self, counts: dict[str, int]) -> None:
+        """The errors of the last compile or test, by file (empty: none, e.g. after a pass)."""
+        changed = set(counts) ^ set(self.build_errors) | {r for r in counts if counts[r] != self.build_errors.get(r)}
+        self.build_errors = dict(counts)
+        for rel in changed:
+            i = self.index.get(rel)
+            if i is not None:
+                self._drop(i)
 
     def update_file(self, fr: FileReview) -> None:
         i = self.index.get(fr.rel)
@@ -142,7 +154,7 @@ class FileTree(ScrollView, can_focus=True):
         if rel is None:
             text.append("▾ " + name, ST_FOLDER)
         else:
-            text.append_text(file_label(self.files[rel]))
+            text.append_text(file_label(self.files[rel], self.build_errors.get(rel, 0)))
         text.truncate(width, overflow="ellipsis", pad=True)
         segs = list(text.render(self.app.console))
         strip = Strip(segs).adjust_cell_length(width)
