@@ -215,7 +215,8 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
             elif fr.hunks and self.diff.file is fr:
                 parts.append(("  unchanged line (n: next hunk)", "dim italic"))
             if fr.edit_stale:
-                parts.append(("  CUDA changed after your edit: keep it or re-convert (palette)", "bold #ffaf00"))
+                parts.append(("  CUDA changed after your edit: keep it, re-convert or compare three ways (palette)",
+                              "bold #ffaf00"))
             elif fr.stale_decisions or any(x.stale for x in fr.hunks):
                 parts.append(("  source changed: hunks marked ! need review again", "#ffaf00"))
             if fr.warnings:
@@ -351,3 +352,5 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
             if fr is not None and fr.edit_stale:
                 yield SystemCommand(f"Keep my edit or re-convert {fr.rel}", "its CUDA changed after the edit",
                                     functools.partial(self.ask_stale_edit, fr))
+                yield SystemCommand(f"Three-way view of {fr.rel}", "the CUDA the edit was made against, the CUDA now, "
+                                    "your edit; k keeps it, r re-converts", functools.partial(self.three_way, fr))

@@ -48,6 +48,7 @@ class PaneActions:
                   "  stale = the CUDA source changed since the decisions (or the edit) were made.",
                   "States: pending (hunks to decide), accepted, edited, unchanged, error.",
                   "An edit decides the hunks it changes; the other hunks stay to decide.",
+                  "An edit whose CUDA changed asks: k keep it, r re-convert, 3 a three-way view (base, now, edit).",
                   "w writes accepted, edited and unchanged files; pending files are skipped.",
                   "Header: 'N error findings' are the findings; 'build ARCH: ok / failed, N errors' the last build.",
                   f"Session: {self.store.path}"]
