@@ -356,8 +356,6 @@ async def test_the_hip_side_keeps_its_highlighting_after_an_edit(project_dir):
         at = fr.right.index("// x\n")
         assert app.diff.right_hl is not None and app.diff.right_hl[at] == [(0, 4, "comment")]
         assert app.diff.right_hl[at + 1] == highlights_before[at]  # the line after it: as before, one down
-        from porter.tui.highlight import style_for
-
         dv = app.diff
         d = dv._row_index[fr.row_of_right_line(at + 1)]
         strip = list(dv._render_row(d, SIZE[0]))
@@ -367,4 +365,4 @@ async def test_the_hip_side_keeps_its_highlighting_after_an_edit(project_dir):
             if pos <= half < pos + len(seg.text):
                 hip_style = seg.style
             pos += len(seg.text)
-        assert hip_style is not None and hip_style.color == style_for("comment").color  # drawn highlighted
+        assert hip_style is not None and hip_style.color == app.palette.syntax_style("comment").color  # drawn highlighted
