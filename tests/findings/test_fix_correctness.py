@@ -175,3 +175,37 @@ def test_the_unfixed_nanosleep_guard_compiles_and_the_rejected_rewrite_would_not
     (out / "sleep.cu").write_bytes(translate(NANOSLEEP.replace(b"__CUDA_ARCH__ >= 700",
                                                                b"defined(__HIP_DEVICE_COMPILE__)"), "sleep.cu").output)
     assert not _build(out, arch, tmp_path / "cache")["ok"]
+
+
+FIXTURES = Path(__file__).with_name("fixtures")
+
+
+@pytest.mark.hipcc
+@pytest.mark.parametrize("which", ["safe", "every"])
+def test_the_fixes_of_every_fixture_applied_in_the_app_compile_for_gfx90a_and_gfx942(tmp_path, which):
+    """The positive C++ fixture of every rule with a fix, through the review app's engine path
+    (FileReview.apply_fixes: F applies the safe ones; f any one), written and built by porter build."""
+    _toolchains()
+    from porter.project.review import ReviewProject
+
+    root = tmp_path / "fixtures"
+    root.mkdir()
+    for folder in sorted(FIXTURES.iterdir()):
+        kinds = ("fixed.cu",) if which == "safe" else ("fixed.cu", "suggested.cu")
+        if any((folder / k).exists() for k in kinds):
+            shutil.copy(folder / "positive.cu", root / f"{folder.name}.cu")
+    project = ReviewProject(root, tmp_path / "fixtures-hip")
+    applied = 0
+    for fr in project.files:
+        project.load_file(fr)
+        chosen = fr.safe_fixes() if which == "safe" else [f for f in fr.findings if f.fix and f.fix.edits]
+        applied += fr.apply_fixes(chosen) if chosen else 0
+        fr.accept_all()
+    assert applied >= len(project.files)  # every file got fixes
+    assert not project.write().errors
+    for arch in ("gfx90a", "gfx942"):
+        rep = _build(project.output, arch, tmp_path / "cache")
+        failed = [u["file"] for u in rep["units"] if u.get("status") != "compiled"]
+        errors = [f"{d.get('file')}:{d.get('line')}: {d.get('message')}" for d in rep["diagnostics"]
+                  if d.get("severity") == "error"]
+        assert rep["ok"] and not failed, (arch, failed, errors[:10])
