@@ -68,7 +68,7 @@ class ThreeWayScreen(Screen[str | None]):
     def compose(self) -> ComposeResult:
         yield Static(Text(f"{self.fr.rel}: the CUDA changed after your edit", style="bold"), id="three-title")
         with Horizontal(id="three-columns"):
-            for cid, title in (("base", "CUDA your edit was made against"), ("new", "CUDA now"),
+            for cid, title in (("base", "CUDA at your edit"), ("new", "CUDA now"),
                                ("mine", "your edit (HIP)")):
                 with Vertical(classes="three-column"):
                     yield Static(Text(title, style="bold"), classes="three-head")
