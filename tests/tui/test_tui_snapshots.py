@@ -1,5 +1,6 @@
-"""Snapshots (pytest-textual-snapshot) of the main screen (at 80x24 zoomed, side by side and unified, the three-way view at 100x30,
-100x30, 150x40 and 200x50), the findings view, the editor and the log.  Deterministic: fixed terminal size, a copy of the sample
+"""Snapshots (pytest-textual-snapshot) of the main screen (at 80x24 zoomed, side by
+side and unified; 100x30, 150x40 and 200x50), the findings view, the editor, the
+log and the three-way view of a stale edit (100x30).  Deterministic: fixed terminal size, a copy of the sample
 fixed CUDA project (conftest.MINI) under tmp_path shown by relative names, the
 fake findings scan, every worker finished first.
 
