@@ -5,7 +5,6 @@ Line API like the file tree: a file with hundreds of findings opens at once
 
 from __future__ import annotations
 
-from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.geometry import Size
