@@ -28,6 +28,7 @@ class Idiom:
     builder: str | None = None
     safe: bool = True
     note: str = ""
+    include: str = ""  # the CUDA header the replacement needs (the fix adds it when missing)
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ def tables() -> tuple[tuple[Idiom, ...], tuple[Hint, ...]]:
     for raw in doc.get("idiom", []):
         regex, names = _compile(normalise(raw["asm"]), True)
         idioms.append(Idiom(raw["asm"], regex, names, raw.get("replace"), raw.get("builder"),
-                            raw.get("safe", True), raw.get("note", "")))
+                            raw.get("safe", True), raw.get("note", ""), raw.get("include", "")))
     hints = []
     for raw in doc.get("hint", []):
         regex, _ = _compile(normalise(raw["prefix"]), False)
@@ -206,6 +207,7 @@ class Translation:
     replacement: str | None  # the C++ statement, or None (hint only)
     safe: bool
     advice: str  # what to use instead, for the message
+    include: str = ""  # the CUDA header the replacement needs ("" = none beyond the runtime)
 
 
 def translate_asm(template: str, outs: list[tuple[str, str]], ins: list[tuple[str, str]]) -> Translation | None:
@@ -258,7 +260,7 @@ def translate_asm(template: str, outs: list[tuple[str, str]], ins: list[tuple[st
                 return Translation(f"{values['d']} = {expr};", True, f"the bitwise expression `{expr}`")
             replacement = idiom.replace.format(**values)
             advice = f"`{replacement}`" + (f" ({idiom.note})" if idiom.note else "")
-            return Translation(replacement, idiom.safe, advice)
+            return Translation(replacement, idiom.safe, advice, idiom.include)
     for inst in insts:
         for hint in hints:
             if hint.regex.match(inst):

@@ -284,6 +284,7 @@ class FileReview:
     hip: str = ""  # proposed HIP (translation of the CUDA with the applied fixes)
     edited: str | None = None  # the user's HIP text, when edited
     edit_base: str = ""  # source_hash of the CUDA the edit was made against ("" = the current one)
+    edit_base_cuda: str = ""  # that CUDA (with the fixes then applied) while the edit is stale; "" = not known
     left: list[str] = field(default_factory=list)  # CUDA lines with their line endings
     right: list[str] = field(default_factory=list)  # HIP (or edited) lines
     rows: list[Row] = field(default_factory=list)
@@ -565,7 +566,7 @@ class FileReview:
         """The user's HIP text (None: back to the proposed HIP).  The hunks it touches
         are decided by it; decisions of hunks that no longer differ are dropped."""
         self.edited = None if text is None or text == self.hip else text
-        self.edit_base = ""
+        self.edit_base = self.edit_base_cuda = ""
         self._realign(None if self.edited is not None else self.inserted_lines)
         keys = {h.key for h in self.hunks}
         if self.edited is not None and prune:
@@ -579,7 +580,14 @@ class FileReview:
 
     def keep_edit(self) -> None:
         """Keep the edit against the changed source (it is no longer stale)."""
-        self.edit_base = ""
+        self.edit_base = self.edit_base_cuda = ""
+
+    def effective_cuda(self) -> str:
+        """The CUDA the proposed HIP is translated from: the source with the applied fixes."""
+        chosen = [f for f in self.findings if f.fix and finding_key(f) in self.applied_fixes]
+        if not chosen:
+            return self.cuda
+        return apply_fix_edits(self.cuda.encode("utf-8", "surrogatepass"), chosen)[0].decode("utf-8", "replace")
 
     def apply_fix(self, finding) -> bool:
         """Apply ``finding``'s suggested fix to the CUDA source and re-translate."""
@@ -640,6 +648,8 @@ class FileReview:
         if self.edited is not None:
             d["edited"] = self.edited
             d["edit_base"] = self.edit_base or self.source_hash
+            if self.edit_base_cuda or not self.edit_stale:  # for the three-way view after the CUDA changes
+                d["edit_base_cuda"] = self.edit_base_cuda or self.effective_cuda()
         if self.applied_fixes:
             d["fixes"] = list(self.applied_fixes)
         return d
@@ -652,6 +662,8 @@ class FileReview:
         self._saved_edit = d.get("edited") if isinstance(d.get("edited"), str) else None
         base = d.get("edit_base")
         self._saved_edit_base = base if isinstance(base, str) else self.source_hash
+        base_cuda = d.get("edit_base_cuda")  # sessions saved before it was kept have none
+        self._saved_edit_base_cuda = base_cuda if isinstance(base_cuda, str) else ""
 
     def after_restore_load(self) -> None:
         saved = getattr(self, "_saved_edit", None)
@@ -659,6 +671,8 @@ class FileReview:
             self.set_edited(saved, prune=False)
             base = getattr(self, "_saved_edit_base", "")
             self.edit_base = base if base and base != self.source_hash else ""
+            if self.edit_base:
+                self.edit_base_cuda = getattr(self, "_saved_edit_base_cuda", "")
         self._saved_edit = None
 
 
@@ -707,7 +721,7 @@ class ReviewProject:
 
     def header(self) -> str:
         c = self.counts()
-        text = f"{c['reviewed']}/{c['files']} files reviewed, {c['errors']} error{'s' if c['errors'] != 1 else ''}"
+        text = f"{c['reviewed']}/{c['files']} files reviewed, {c['errors']} error finding{'s' if c['errors'] != 1 else ''}"
         if c["unreadable"]:
             text += f", {c['unreadable']} not reviewable"
         if c["converted"] < c["files"]:

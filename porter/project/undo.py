@@ -21,10 +21,11 @@ class Snapshot:
     applied_fixes: tuple
     edited: str | None
     edit_base: str
+    edit_base_cuda: str = ""
 
 
 def snapshot(fr) -> Snapshot:
-    return Snapshot(dict(fr.decisions), tuple(fr.applied_fixes), fr.edited, fr.edit_base)
+    return Snapshot(dict(fr.decisions), tuple(fr.applied_fixes), fr.edited, fr.edit_base, fr.edit_base_cuda)
 
 
 def restore(fr, snap: Snapshot) -> None:
@@ -37,6 +38,7 @@ def restore(fr, snap: Snapshot) -> None:
         fr.set_edited(snap.edited, prune=False)
     fr.decisions = dict(snap.decisions)
     fr.edit_base = snap.edit_base
+    fr.edit_base_cuda = snap.edit_base_cuda
     fr._decisions_version = getattr(fr, "_decisions_version", 0) + 1
     fr._hunks()  # stale counts and edited marks against the restored decisions
 

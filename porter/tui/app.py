@@ -31,11 +31,12 @@ from porter.tui.actions.findings import FindingActions
 from porter.tui.actions.jobs import COMPILE_ARCHS, JobActions
 from porter.tui.actions.panes import PaneActions
 from porter.tui.actions.review import ReviewActions
+from porter.tui.colours import DEFAULT, palette_for
 from porter.tui.conversion import BackgroundConverter
 from porter.tui.highlight import highlight_pair
 from porter.tui.jobs import Diagnostic
 from porter.tui.keymap import KEYS, label
-from porter.tui.persistence import SessionSaver, saved_theme
+from porter.tui.persistence import SessionSaver, saved_diff_layout, saved_theme
 from porter.tui.screens.editor import EditorScreen
 from porter.tui.screens.main import MainScreen
 from porter.tui.widgets.diff_view import DiffView
@@ -45,7 +46,6 @@ from porter.tui.widgets.info_bar import InfoBar
 from porter.tui.widgets.text_pane import TextPane
 
 GOTO_FILE_LIMIT = 5000  # "Go to file" palette entries up to this many files
-SEV_LETTER = {"error": ("E", "bold #ff5f5f"), "warning": ("W", "#ffaf00"), "info": ("I", "#5fafff")}
 
 
 class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
@@ -72,6 +72,8 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         self.last_build = ""  # "gfx942 with clang++-19 (clang 19.1.7): ok", from the last build's report
         self.convert_in_background = convert_in_background
         self.started = False  # the main screen and its widgets are up
+        self.palette = DEFAULT  # the colours of the active theme (apply_theme_colours)
+        self.diff_layout = "side-by-side"  # or "unified" (v toggles; kept in the session)
 
     @property
     def unwritten(self) -> bool:
@@ -106,7 +108,10 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         theme = saved_theme(self.store, self.project, self.available_themes)
         if theme:
             self.theme = theme
-        self.theme_changed_signal.subscribe(self, lambda _theme: self.save_session())
+        self.apply_theme_colours()
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
+        self.diff_layout = saved_diff_layout(self.store, self.project)
+        self.diff.set_unified(self.diff_layout == "unified")
         for msg in self.start_messages:
             self.notify(msg, severity="information" if msg.startswith("restored") else "warning", timeout=8)
         self.update_summary()
@@ -121,6 +126,17 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
             self.converter.start()
         self.diff.focus()
         self.started = True
+
+    def _theme_changed(self, _theme) -> None:
+        self.apply_theme_colours()
+        self.save_session()  # the theme is kept for the next start
+
+    def apply_theme_colours(self) -> None:
+        """The diff, the file list and the findings draw in the active theme's colours."""
+        self.palette = palette_for(self.get_css_variables())
+        for widget in (self.diff, self.file_tree, self.findings_list):
+            widget.set_palette(self.palette)
+        self.update_findings()
 
     def on_unmount(self) -> None:
         self.converter.stop_event.set()
@@ -212,7 +228,8 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
             elif fr.hunks and self.diff.file is fr:
                 parts.append(("  unchanged line (n: next hunk)", "dim italic"))
             if fr.edit_stale:
-                parts.append(("  CUDA changed after your edit: keep it or re-convert (palette)", "bold #ffaf00"))
+                parts.append(("  CUDA changed after your edit: keep it, re-convert or compare three ways (palette)",
+                              "bold #ffaf00"))
             elif fr.stale_decisions or any(x.stale for x in fr.hunks):
                 parts.append(("  source changed: hunks marked ! need review again", "#ffaf00"))
             if fr.warnings:
@@ -229,10 +246,11 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
             return
         opts = []
         for f in fr.findings:
-            letter, style = SEV_LETTER.get(f.severity, ("?", ""))
+            letter, style = {"error": ("E", self.palette.error), "warning": ("W", self.palette.warning),
+                             "info": ("I", self.palette.info)}.get(f.severity, ("?", ""))
             applied = finding_key(f) in fr.applied_fixes
             t = Text.assemble((letter + " ", style), (f"{f.rule} ", "bold"), (f"L{f.line} ", "dim"),
-                              (f.message, "strike dim" if applied else ""), (" (fixed)" if applied else "", "green"))
+                              (f.message, "strike dim" if applied else ""), (" (fixed)" if applied else "", self.palette.ok))
             opts.append(t)
         ol.set_items(opts)
         preview.update(Text("] / [ move through the findings", style="dim"))
@@ -348,3 +366,5 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
             if fr is not None and fr.edit_stale:
                 yield SystemCommand(f"Keep my edit or re-convert {fr.rel}", "its CUDA changed after the edit",
                                     functools.partial(self.ask_stale_edit, fr))
+                yield SystemCommand(f"Three-way view of {fr.rel}", "the CUDA the edit was made against, the CUDA now, "
+                                    "your edit; k keeps it, r re-converts", functools.partial(self.three_way, fr))

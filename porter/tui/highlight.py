@@ -7,7 +7,8 @@ import functools
 
 from rich.style import Style
 
-# capture name (first part decides when the full name is unknown) -> style
+# capture name (first part decides when the full name is unknown) -> style; the built-in palette:
+# the app draws in the active theme's colours (porter.tui.colours.palette_for)
 STYLES: dict[str, Style] = {
     "comment": Style(color="#7f8c8d", italic=True),
     "keyword": Style(color="#c678dd", bold=True),

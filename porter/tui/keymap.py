@@ -66,6 +66,8 @@ KEYS: tuple[Key, ...] = (
     Key("goto_line", "colon", "goto_line", "Go to line", "", "go to a CUDA line (123) or a HIP line (h123)"),
     Key("toggle_log", "l", "toggle_log", "Log", "log", "show or hide the log and diagnostics", tier=3),
     Key("zoom", "z", "zoom", "Zoom diff", "zoom", "hide or show the file list and findings (narrow terminals)", tier=3),
+    Key("toggle_unified", "v", "toggle_unified", "Unified / side-by-side", "",
+        "the diff in one column (- CUDA, + HIP lines, for narrow terminals) or side by side; kept in the session"),
     Key("focus_files", "1", "focus_pane('files')", "Focus files", "", "move the keyboard focus to the file list"),
     Key("focus_diff", "2", "focus_pane('diff')", "Focus diff", "", "move the keyboard focus to the diff"),
     Key("focus_findings", "3", "focus_pane('findings')", "Focus findings", "",

@@ -19,6 +19,13 @@ def saved_theme(store: SessionStore, project: ReviewProject, available) -> str |
     return theme if isinstance(theme, str) and theme in available else None
 
 
+def saved_diff_layout(store: SessionStore, project: ReviewProject) -> str:
+    """The diff layout kept in the session: "unified" or "side-by-side" (the default;
+    sessions saved before the setting existed have none)."""
+    data, _ = store.load(str(project.root))
+    return "unified" if (data or {}).get("diff_layout") == "unified" else "side-by-side"
+
+
 class SessionSaver:
     def __init__(self, app: App, project: ReviewProject, store: SessionStore) -> None:
         self.app = app
@@ -40,6 +47,8 @@ class SessionSaver:
         theme = getattr(self.app, "theme", None)
         if theme and theme != DEFAULT_THEME:
             data["theme"] = theme  # the palette's "Change theme", kept for the next start
+        if getattr(self.app, "diff_layout", "side-by-side") == "unified":
+            data["diff_layout"] = "unified"  # v, kept for the next start
         try:
             self.store.save(data)
         except OSError as exc:

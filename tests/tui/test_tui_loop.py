@@ -159,11 +159,11 @@ async def test_counts_fall_as_fixes_land_and_A_warns_about_open_errors(project_d
         assert errors >= 2
         header = str(app.main.query_one("#summary").render())
         total = app.project.counts()["errors"]
-        assert f"{total} errors" in header
+        assert f"{total} error findings" in header
         await pilot.press("right_square_bracket", "f")
         await pilot.pause()
         assert fr.severity_counts()["error"] == errors - 1
-        assert f"{total - 1} error" in str(app.main.query_one("#summary").render())
+        assert f"{total - 1} error finding" in str(app.main.query_one("#summary").render())
         assert f"{errors - 1}E" in str(app.file_tree.label_of(fr.rel))
         await pilot.press("A")
         await pilot.pause()
@@ -356,8 +356,6 @@ async def test_the_hip_side_keeps_its_highlighting_after_an_edit(project_dir):
         at = fr.right.index("// x\n")
         assert app.diff.right_hl is not None and app.diff.right_hl[at] == [(0, 4, "comment")]
         assert app.diff.right_hl[at + 1] == highlights_before[at]  # the line after it: as before, one down
-        from porter.tui.highlight import style_for
-
         dv = app.diff
         d = dv._row_index[fr.row_of_right_line(at + 1)]
         strip = list(dv._render_row(d, SIZE[0]))
@@ -367,4 +365,4 @@ async def test_the_hip_side_keeps_its_highlighting_after_an_edit(project_dir):
             if pos <= half < pos + len(seg.text):
                 hip_style = seg.style
             pos += len(seg.text)
-        assert hip_style is not None and hip_style.color == style_for("comment").color  # drawn highlighted
+        assert hip_style is not None and hip_style.color == app.palette.syntax_style("comment").color  # drawn highlighted

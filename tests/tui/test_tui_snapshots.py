@@ -1,5 +1,6 @@
-"""Snapshots (pytest-textual-snapshot) of the main screen (at 80x24 zoomed,
-100x30, 150x40 and 200x50), the findings view, the editor and the log.  Deterministic: fixed terminal size, a copy of the sample
+"""Snapshots (pytest-textual-snapshot) of the main screen (at 80x24 zoomed, side by
+side and unified; 100x30, 150x40 and 200x50), the findings view, the editor, the
+log and the three-way view of a stale edit (100x30).  Deterministic: fixed terminal size, a copy of the sample
 fixed CUDA project (conftest.MINI) under tmp_path shown by relative names, the
 fake findings scan, every worker finished first.
 
@@ -95,3 +96,25 @@ def test_snapshot_log_with_a_diagnostic(mini_project, snap_compare):
         await _settle(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_snapshot_main_screen_80x24_unified(mini_project, snap_compare):
+    # 80x24: the diff alone (z), in one column (v): - CUDA lines, then + HIP lines
+    assert _main_screen(mini_project, snap_compare, (80, 24), keys=("z", "v"))
+
+
+def test_snapshot_three_way_view_100x30(mini_project, snap_compare):
+    # an edit made against an older CUDA (one line since changed): base | CUDA now | the edit
+    app, before = _app(mini_project, "include/util.h")
+
+    async def run_before(pilot):
+        await before(pilot)
+        fr = app.current
+        fr.set_edited("// mine\n" + fr.hip)
+        fr.edit_base, fr.edit_base_cuda = "older", fr.cuda.replace("cudaSuccess", "0")
+        app.ask_stale_edit(fr)
+        await pilot.pause()
+        await pilot.press("3")
+        await _settle(pilot)
+
+    assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)

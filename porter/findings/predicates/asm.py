@@ -26,6 +26,31 @@ def inline_ptx(ctx, node, caps):
             stmt = node.parent
             if result.replacement and stmt is not None and stmt.type == "expression_statement" \
                     and stmt.named_child_count == 1:
-                the_fix = fix(f"replace the asm statement with `{result.replacement}`",
-                              edit(stmt.start_byte, stmt.end_byte, result.replacement), safe=result.safe)
+                edits = [edit(stmt.start_byte, stmt.end_byte, result.replacement)]
+                added = include_edit(ctx, result.include) if result.include else None
+                if added is not None:
+                    edits.append(added)
+                the_fix = fix(f"replace the asm statement with `{result.replacement}`"
+                              + (f" (and #include <{result.include}>)" if added is not None else ""),
+                              *edits, safe=result.safe)
     return Hit(node.start_byte, node.end_byte, params, the_fix)
+
+
+# a header the replacement needs, and what already provides it (its HIP name)
+PROVIDED_BY = {"cuda_fp16.h": ("cuda_fp16.h", "cuda_fp16.hpp", "hip/hip_fp16.h")}
+
+
+def include_edit(ctx, header: str):
+    """The edit adding ``#include <header>`` after the file's last #include (at the top
+    when there is none), or None when the file includes it (or its HIP name) already.
+    Every fix that needs it makes the same edit, so applying several adds it once."""
+    have = PROVIDED_BY.get(header, (header,))
+    includes = ctx.index.includes
+    if any(ctx.source[inc.start_byte + 1:inc.end_byte - 1].decode("utf-8", "replace") in have for inc in includes):
+        return None
+    if not includes:
+        return edit(0, 0, f"#include <{header}>\n")
+    nl = ctx.source.find(b"\n", includes[-1].end_byte)
+    if nl < 0:  # the last #include ends the file without a newline
+        return edit(len(ctx.source), len(ctx.source), f"\n#include <{header}>\n")
+    return edit(nl + 1, nl + 1, f"#include <{header}>\n")

@@ -233,12 +233,65 @@ def cuda_arch_value(ctx, node, caps):
         op_text = ctx.text(op) if op is not None else ""
         shown = compact(ctx.text(parent), 40)
         if other is not None and other.type == "number_literal" and ctx.text(parent.child_by_field_name("left")) == "__CUDA_ARCH__":
-            target = {">=": "defined(__HIP_DEVICE_COMPILE__)", ">": "defined(__HIP_DEVICE_COMPILE__)",
-                      "<": "!defined(__HIP_DEVICE_COMPILE__)", "<=": "!defined(__HIP_DEVICE_COMPILE__)"}.get(op_text)
-            if target:
+            newer = op_text in (">=", ">")  # true on a recent NVIDIA device: MI300X counts as one
+            target = "defined(__HIP_DEVICE_COMPILE__)" if newer else "!defined(__HIP_DEVICE_COMPILE__)"
+            span = parent
+            outer = parent.parent
+            if op_text in (">=", ">", "<", "<=") and outer is not None and outer.type == "binary_expression" \
+                    and ctx.text(outer.child_by_field_name("operator")) == "&&":
+                left, right = outer.child_by_field_name("left"), outer.child_by_field_name("right")
+                sibling = left if right is not None and right.start_byte == parent.start_byte else right
+                if sibling is not None and sibling.type == "preproc_defined" and "__CUDA_ARCH__" in ctx.text(sibling):
+                    # `defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= N` is one test (device code of a recent
+                    # arch): rewritten whole, not into `defined(X) && defined(X)` once translated; with `<`
+                    # it asks for an old NVIDIA device, which an AMD device never is
+                    span = outer
+                    target = "defined(__HIP_DEVICE_COMPILE__)" if newer else "0"
+                    shown = compact(ctx.text(outer), 40)
+            directive = _directive_of(span)
+            if op_text in (">=", ">", "<", "<=") and directive is not None \
+                    and not _fix_selects_ptx(ctx, directive, device_takes_branch=(target != "0" and newer),
+                                             device_leaves_branch=(target != "0" and not newer)):
                 the_fix = fix(f"treat MI300X as the newest architecture: `{target}` (check the guarded code uses nothing NVIDIA-only)",
-                              edit(parent.start_byte, parent.end_byte, target), safe=False)
+                              edit(span.start_byte, span.end_byte, target), safe=False)
     return Hit(node.start_byte, node.end_byte, {"expr": shown}, the_fix)
+
+
+def _directive_of(node):
+    """The #if / #elif whose condition holds ``node``, or None."""
+    n = node.parent
+    while n is not None and n.type not in ("preproc_if", "preproc_elif"):
+        if n.type not in ("binary_expression", "parenthesized_expression", "unary_expression"):
+            return None
+        n = n.parent
+    return n
+
+
+def _holds_ptx(ctx, nodes) -> bool:
+    stack = list(nodes)
+    while stack:
+        n = stack.pop()
+        if n.type == "gnu_asm_expression":
+            template = ptx.template_of(ctx.source, n)
+            if template is None or ptx.is_ptx(template):
+                return True
+        stack.extend(n.children)
+    return False
+
+
+def _fix_selects_ptx(ctx, directive, device_takes_branch: bool, device_leaves_branch: bool) -> bool:
+    """Whether the rewritten test would send AMD device code into inline PTX that it does not
+    reach today (an unset __CUDA_ARCH__ reads 0: `>= N` is false there, `< N` true).  A guarded
+    `asm("nanosleep.u32 ...")` under `__CUDA_ARCH__ >= 700` must stay unreached on AMD."""
+    cond = directive.child_by_field_name("condition")
+    alt = directive.child_by_field_name("alternative")
+    if device_takes_branch:  # the branch under this test
+        body = [c for c in directive.children if cond is not None and c.start_byte >= cond.end_byte
+                and (alt is None or c.end_byte <= alt.start_byte)]
+        return _holds_ptx(ctx, body)
+    if device_leaves_branch:  # the #elif / #else branches after it
+        return alt is not None and _holds_ptx(ctx, [alt])
+    return False
 
 
 # ---------------------------------------------------------------- timing

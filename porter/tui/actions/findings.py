@@ -86,6 +86,7 @@ class FindingActions:
             self.notify("this fix is already applied", timeout=2)
             return
         self.record_undo(fr)
+        base = fr.effective_cuda() if fr.edited is not None and not fr.edit_base_cuda else fr.edit_base_cuda
         try:
             applied = fr.apply_fix(f)
         except Exception as exc:
@@ -95,7 +96,7 @@ class FindingActions:
         if not applied:
             return
         if fr.edited is not None:  # the fix changed the CUDA under the edit: the user chooses, as for a source change
-            fr.edit_base = FIX_UNDER_EDIT
+            fr.edit_base, fr.edit_base_cuda = FIX_UNDER_EDIT, base  # base: for the three-way view
         self.changed(fr, rows_changed=True)
         self._highlight_worker(fr)
         self.update_findings()
@@ -149,17 +150,18 @@ class FindingActions:
     @work(thread=True, group="fixes", exit_on_error=False, description="apply fixes")
     def _apply_fixes_worker(self, fr: FileReview, fixes: list) -> None:
         self.call_from_thread(self.record_undo, fr)
+        base = fr.effective_cuda() if fr.edited is not None and not fr.edit_base_cuda else fr.edit_base_cuda
         try:
             n = fr.apply_fixes(fixes)
         except Exception as exc:
             self.call_from_thread(self.notify, f"{fr.rel}: the fixes failed: {type(exc).__name__}: {exc}",
                                   severity="error")
             return
-        self.call_from_thread(self._fixes_applied, fr, n)
+        self.call_from_thread(self._fixes_applied, fr, n, base)
 
-    def _fixes_applied(self, fr: FileReview, n: int) -> None:
+    def _fixes_applied(self, fr: FileReview, n: int, base: str = "") -> None:
         if fr.edited is not None:
-            fr.edit_base = FIX_UNDER_EDIT
+            fr.edit_base, fr.edit_base_cuda = FIX_UNDER_EDIT, base
         self.changed(fr, rows_changed=True)
         if fr is self.current:
             self._highlight_worker(fr)

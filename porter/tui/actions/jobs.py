@@ -187,14 +187,20 @@ class JobActions:
         """Run one subprocess into the log and the diagnostics: its exit code, None when
         it ran out of time, -1 when it could not start."""
         log.write(Text(f"$ {' '.join(argv)}" if title == "test" else f"$ porter {title}", style="bold"))
+        reported = False
+        if title == "build":  # the header says a build runs, not the last one's verdict
+            self.last_build = f"{self.project.build_arch or 'default arch'}: running …"
+            self.update_summary()
 
         def batch(lines: list[str]) -> None:
+            nonlocal reported
             shown: list[str] = []
             for line in lines:
                 rep = build_report(line)
                 if rep is None:
                     shown.append(line)
                     continue
+                reported = True
                 self._build_report(rep)  # the JSON report, for people: a summary, not one long line
                 shown += report_summary(rep)
             log.write(Text.from_ansi("\n".join(shown)))
@@ -212,7 +218,20 @@ class JobActions:
             log.write(Text(f"{title}: stopped after {timeout:.0f} s", style="bold red"))
         else:
             log.write(Text(f"{title}: exit code {rc}", style="bold green" if rc == 0 else "bold red"))
+        if title == "build":
+            self._build_verdict(rc, reported)
         return rc
+
+    def _build_verdict(self, rc: int | None, reported: bool) -> None:
+        """The header after a build: its verdict (from the --json report when there was
+        one, else from the exit code) and its error count; a pass shows no errors."""
+        if not reported:
+            verdict = "ok" if rc == 0 else "stopped (time limit)" if rc is None else "failed"
+            self.last_build = f"{self.project.build_arch or 'default arch'}: {verdict}"
+        n = sum(1 for d in self.diagnostics if d.severity == "error")
+        if n:
+            self.last_build += f", {n} error{'s' if n != 1 else ''}"
+        self.update_summary()
 
     def show_diagnostics(self) -> None:
         """The diagnostics list, errors first, with the counts as its title."""
@@ -226,6 +245,13 @@ class JobActions:
                  if counts.get(sev)]
         title = ", ".join(parts) if parts else "no diagnostics"
         self.main.query_one("#diag-title").update(Text(title, style="bold #ff8787" if counts.get("error") else ""))
+        per_file: dict[str, int] = {}  # the file list's build-error badges: this job's errors, none after a pass
+        for d in self.diagnostics:
+            if d.severity == "error" and d.file:
+                rel = self._rel_of(d.file)
+                if rel in self.project.by_rel:
+                    per_file[rel] = per_file.get(rel, 0) + 1
+        self.file_tree.set_build_errors(per_file)
 
     def diagnostic_selected(self, index: int) -> None:
         if index < len(self.diagnostics):

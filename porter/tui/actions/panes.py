@@ -21,6 +21,13 @@ class PaneActions:
         if not show and self.focused in (files, self.findings_list):
             self.diff.focus()
 
+    def action_toggle_unified(self) -> None:
+        """v: the diff in one column (- CUDA / + HIP) or side by side; kept in the session."""
+        self.diff_layout = "side-by-side" if self.diff_layout == "unified" else "unified"
+        self.diff.set_unified(self.diff_layout == "unified")
+        self.update_file_info()
+        self.save_session()
+
     def action_focus_pane(self, pane: str) -> None:
         """1-5: the file list, the diff, the findings, the diagnostics, the log (shown if hidden)."""
         if pane in ("diagnostics", "log"):
@@ -37,10 +44,13 @@ class PaneActions:
                   "  in the file list: up/down and enter open a file (accepted ones too)",
                   "", "File badges: 5h = 5 hunks; 4E 8W 1I = findings by severity (error, warning, info);",
                   "  1✗ = rejected hunks (the file is 'reviewed', not 'accepted');",
+                  "  ✖3 = 3 errors of the last compile or test in this file (gone after a passing build);",
                   "  stale = the CUDA source changed since the decisions (or the edit) were made.",
                   "States: pending (hunks to decide), accepted, edited, unchanged, error.",
                   "An edit decides the hunks it changes; the other hunks stay to decide.",
+                  "An edit whose CUDA changed asks: k keep it, r re-convert, 3 a three-way view (base, now, edit).",
                   "w writes accepted, edited and unchanged files; pending files are skipped.",
+                  "Header: 'N error findings' are the findings; 'build ARCH: ok / failed, N errors' the last build.",
                   f"Session: {self.store.path}"]
         self.push_screen(TextScreen("porter review: help", "\n".join(lines)))
 

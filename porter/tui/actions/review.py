@@ -7,6 +7,7 @@ from textual import work
 from porter.project.review import FileReview
 from porter.tui.screens.dialogs import ChoiceScreen, InputScreen
 from porter.tui.screens.editor import EditorScreen
+from porter.tui.screens.three_way import ThreeWayScreen
 
 
 EXTERNAL_EDIT_TIMEOUT_S = 600.0  # only where the terminal cannot be handed over
@@ -243,7 +244,11 @@ class ReviewActions:
         self._highlight_worker(fr)
 
     # ---- an edit whose CUDA source changed -------------------------------------------
-    def ask_stale_edit(self, fr: FileReview) -> None:
+    def three_way(self, fr: FileReview) -> None:
+        """The three-way view of a stale edit (the palette; the question offers it too)."""
+        self.ask_stale_edit(fr, look_first=True)
+
+    def ask_stale_edit(self, fr: FileReview, look_first: bool = False) -> None:
         """The CUDA source changed after ``fr`` was edited: keep the edit or re-convert."""
 
         def answer(choice: str | None) -> None:
@@ -252,6 +257,8 @@ class ReviewActions:
                 fr.keep_edit()
                 self.changed(fr, rows_changed=True)
                 self.notify(f"kept your edit of {fr.rel}; review the hunks against the new CUDA", timeout=3)
+            elif choice == "threeway":  # look first; escape there comes back to this question
+                self.push_screen(ThreeWayScreen(fr), lambda c: answer(c) if c else self.ask_stale_edit(fr))
             elif choice == "reconvert":
                 self.record_undo(fr)
                 fr.set_edited(None)
@@ -260,9 +267,13 @@ class ReviewActions:
                 self.notify(f"{fr.rel} re-converted from the new CUDA source; your edit is undone (u brings it back)",
                             timeout=4)
 
+        if look_first:
+            answer("threeway")
+            return
         self.push_screen(ChoiceScreen(
             f"{fr.rel}: the CUDA source changed after you edited the HIP. Your edit may miss the new lines.",
-            [("k", "keep my edit", "keep"), ("r", "re-convert", "reconvert")]), answer)
+            [("k", "keep my edit", "keep"), ("r", "re-convert", "reconvert"), ("3", "three-way view", "threeway")]),
+            answer)
 
     # ---- files ---------------------------------------------------------------------
     def action_next_file(self, step: int) -> None:

@@ -1,4 +1,6 @@
-"""Side-by-side CUDA | HIP diff drawn with the Line API.
+"""The CUDA | HIP diff drawn with the Line API: side by side, or unified (one
+column: a hunk's CUDA lines as ``-``, then its HIP lines as ``+``; for narrow
+terminals).
 
 One widget draws both columns, so they scroll together by construction; only
 the visible lines are rendered, each cached as a Strip (LRU).  Unchanged
@@ -22,28 +24,15 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from porter.project.review import ACCEPTED, REJECTED, FileReview
-from porter.tui.highlight import Spans, style_for
+from porter.tui.colours import DEFAULT, Palette
+from porter.tui.highlight import Spans
 
 CONTEXT = 3  # unchanged lines kept around a change when folding
 TAB = 4
 _TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
 
-ST_LNO = Style(color="#6c7680")
-ST_SEP = Style(color="#4b5263")
-ST_DEL = Style(bgcolor="#3f1d22")
-ST_ADD = Style(bgcolor="#1d3b26")
-ST_DEL_TOK = Style(bgcolor="#8a2f3c", bold=True)
-ST_ADD_TOK = Style(bgcolor="#2f7a45", bold=True)
 ST_REJECTED = Style(dim=True, strike=True)
-ST_FOLD = Style(color="#8aa0b5", italic=True)
-ST_CURSOR = Style(bgcolor="#2c3e57")
-ST_BAND = Style(color="#e5c07b", bgcolor="#4a3f1f", bold=True)  # the gutters of the hunk at the cursor
-ST_EMPTY = Style(bgcolor="#262626")
-SEVERITY_MARK = {"error": ("●", Style(color="#ff5f5f", bold=True)),
-                 "warning": ("●", Style(color="#ffaf00")),
-                 "info": ("●", Style(color="#5fafff"))}
-DECISION_MARK = {ACCEPTED: ("✓", Style(color="#5fd75f", bold=True)),
-                 REJECTED: ("✗", Style(color="#ff5f5f", bold=True))}
+# the colours come from the active theme (porter.tui.colours.Palette, set by the app)
 
 
 def changed_spans(a: str, b: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
@@ -97,6 +86,38 @@ class DiffView(ScrollView, can_focus=True):
         self._cache: LRUCache = LRUCache(1024)
         self._version = 0
         self.message = "no file selected"
+        self.unified = False  # one column (- CUDA / + HIP) instead of two
+        self.palette: Palette = DEFAULT
+
+    def set_palette(self, palette: Palette) -> None:
+        """The theme changed: draw in its colours."""
+        self.palette = palette
+        self._changed()
+
+    def _severity_mark(self, left: int | None) -> tuple[str, Style]:
+        sev = self.finding_lines.get(left, "") if left is not None else ""
+        st = {"error": self.palette.error, "warning": self.palette.warning, "info": self.palette.info}.get(sev)
+        return ("●", st) if st is not None else (" ", Style())
+
+    def _decision_mark(self, decision: str | None) -> tuple[str, Style] | None:
+        if decision == ACCEPTED:
+            return "✓", self.palette.ok
+        if decision == REJECTED:
+            return "✗", self.palette.error
+        return None
+
+    def set_unified(self, unified: bool) -> None:
+        """Side by side or unified; the cursor stays on its row."""
+        if unified == self.unified:
+            return
+        self.unified = unified
+        if self.file is None:
+            return
+        row = self.current_row()
+        self._build_rows()
+        self._changed(size=True)
+        if row is not None:
+            self.move_to_row(row)
 
     # ---- content -----------------------------------------------------------------
     def show_message(self, text: str) -> None:
@@ -164,8 +185,35 @@ class DiffView(ScrollView, can_focus=True):
             else:
                 rows.append(("fold", i, j))
             i = j
+        if self.unified:
+            rows = self._unify(rows)
         self.display_rows = rows
-        self._row_index = {r[1]: d for d, r in enumerate(rows) if r[0] == "row"}
+        self._row_index = {}
+        for d, r in enumerate(rows):
+            if r[0] == "row":
+                self._row_index.setdefault(r[1], d)  # a changed row's first line (its - line)
+
+    def _unify(self, rows: list[tuple]) -> list[tuple]:
+        """Display rows of the unified view: ("row", i, sign); each run of hunk rows
+        becomes its CUDA lines ("-"), then its HIP lines ("+")."""
+        fr = self.file
+        out: list[tuple] = []
+        k = 0
+        while k < len(rows):
+            entry = rows[k]
+            h = fr.row_hunk.get(entry[1]) if entry[0] == "row" else None
+            if h is None:
+                out.append(entry if entry[0] == "fold" else ("row", entry[1], " "))
+                k += 1
+                continue
+            j = k
+            while j < len(rows) and rows[j][0] == "row" and fr.row_hunk.get(rows[j][1]) == h:
+                j += 1
+            block = [rows[m][1] for m in range(k, j)]
+            out += [("row", r, "-") for r in block if fr.rows[r].left is not None]
+            out += [("row", r, "+") for r in block if fr.rows[r].right is not None]
+            k = j
+        return out
 
     def _changed(self, size: bool = False) -> None:
         self._version += 1
@@ -278,7 +326,7 @@ class DiffView(ScrollView, can_focus=True):
     def _render_row(self, d: int, width: int, band: bool = False) -> Strip:
         if self.file is None or not self.display_rows:
             if d == 0:
-                return Strip([Segment(self.message[:width].ljust(width), ST_FOLD)], width)
+                return Strip([Segment(self.message[:width].ljust(width), self.palette.fold)], width)
             return Strip.blank(width)
         if d >= len(self.display_rows):
             return Strip.blank(width)
@@ -288,7 +336,9 @@ class DiffView(ScrollView, can_focus=True):
         if entry[0] == "fold":
             n = entry[2] - entry[1]
             text = f"  ⋯ {n} unchanged lines (enter unfolds) ⋯"
-            return Strip([Segment(text[:width].ljust(width), ST_FOLD + (ST_CURSOR if cursor else Style()))], width)
+            return Strip([Segment(text[:width].ljust(width), self.palette.fold + (self.palette.cursor if cursor else Style()))], width)
+        if len(entry) == 3:
+            return self._render_unified(entry[1], entry[2], width, band, cursor)
         row = entry[1]
         r = fr.rows[row]
         lno_w = max(4, len(str(max(len(fr.left), len(fr.right)))))
@@ -302,40 +352,85 @@ class DiffView(ScrollView, can_focus=True):
         ls, rs = ([], []) if not (changed and lt is not None and rt is not None) else changed_spans(lt, rt)
 
         segs: list[Segment] = []
-        mark = SEVERITY_MARK.get(self.finding_lines.get(r.left, ""), (" ", Style())) if r.left is not None else (" ", Style())
+        pal = self.palette
+        mark = self._severity_mark(r.left)
         segs.append(Segment(mark[0], mark[1]))
-        lno = ST_BAND if band else ST_LNO
+        lno = pal.band if band else pal.lno
         segs.append(Segment((str(r.left + 1) if r.left is not None else "").rjust(lno_w) + " ", lno))
-        segs.extend(self._side(lt, side, ST_DEL if changed else None, ls, ST_DEL_TOK,
+        segs.extend(self._side(lt, side, pal.deleted if changed else None, ls, pal.deleted_token,
                                self.left_hl[r.left] if (self.left_hl and r.left is not None and r.left < len(self.left_hl)) else None))
-        if decision in DECISION_MARK:
-            ch, st = DECISION_MARK[decision]
+        if self._decision_mark(decision):
+            ch, st = self._decision_mark(decision)
         elif stale:
-            ch, st = "!", Style(color="#ffaf00", bold=True)
+            ch, st = "!", pal.warning + Style(bold=True)
         elif changed:
-            ch, st = "│", Style(color="#d7af5f")
+            ch, st = "│", pal.changed_sep
         else:
-            ch, st = "│", ST_SEP
+            ch, st = "│", pal.sep
         segs.append(Segment(ch, st))
         segs.append(Segment((str(r.right + 1) if r.right is not None else "").rjust(lno_w) + " ", lno))
         rhl = None
         if self.right_hl and r.right is not None and r.right < len(self.right_hl):
             rhl = self.right_hl[r.right]
-        segs.extend(self._side(rt, right_side, ST_ADD if changed else None, rs, ST_ADD_TOK, rhl,
+        segs.extend(self._side(rt, right_side, pal.added if changed else None, rs, pal.added_token, rhl,
                                extra=ST_REJECTED if decision == REJECTED else None))
         strip = Strip(segs).adjust_cell_length(width)
         if cursor:
-            strip = strip.apply_style(ST_CURSOR) if not changed else strip.apply_style(Style(underline=True))
+            strip = strip.apply_style(pal.cursor) if not changed else strip.apply_style(Style(underline=True))
+        return strip
+
+    def _render_unified(self, row: int, sign: str, width: int, band: bool, cursor: bool) -> Strip:
+        """One line of the unified view: finding mark, CUDA and HIP line numbers, the
+        decision, the sign (- CUDA, + HIP, space unchanged), the text."""
+        fr = self.file
+        r = fr.rows[row]
+        lno_w = max(4, len(str(max(len(fr.left), len(fr.right)))))
+        text_w = max(1, width - 1 - 2 * (lno_w + 1) - 3)
+        hunk = fr.row_hunk.get(row)
+        decision = fr.decisions.get(fr.hunks[hunk].key) if hunk is not None else None
+        lt, rt = fr.left_text(row), fr.right_text(row)
+        pal = self.palette
+        segs: list[Segment] = []
+        mark = self._severity_mark(r.left) if sign != "+" else (" ", Style())
+        segs.append(Segment(mark[0], mark[1]))
+        lno = pal.band if band else pal.lno
+        segs.append(Segment((str(r.left + 1) if r.left is not None and sign != "+" else "").rjust(lno_w) + " ", lno))
+        segs.append(Segment((str(r.right + 1) if r.right is not None and sign != "-" else "").rjust(lno_w) + " ", lno))
+        if self._decision_mark(decision):
+            ch, st = self._decision_mark(decision)
+        elif hunk is not None and fr.hunks[hunk].stale:
+            ch, st = "!", pal.warning + Style(bold=True)
+        else:
+            ch, st = " ", Style()
+        segs.append(Segment(ch, st))
+        if sign == " ":
+            segs.append(Segment("  ", pal.sep))
+            hl = self.right_hl[r.right] if (self.right_hl and r.right is not None and r.right < len(self.right_hl)) else None
+            segs.extend(self._side(rt if rt is not None else lt, text_w, None, [], pal.added_token, hl))
+        else:
+            ls, rs = ([], []) if lt is None or rt is None else changed_spans(lt, rt)
+            if sign == "-":
+                segs.append(Segment("- ", pal.deleted + pal.minus_sign))
+                hl = self.left_hl[r.left] if (self.left_hl and r.left < len(self.left_hl)) else None
+                segs.extend(self._side(lt, text_w, pal.deleted, ls, pal.deleted_token, hl))
+            else:
+                segs.append(Segment("+ ", pal.added + pal.plus_sign))
+                hl = self.right_hl[r.right] if (self.right_hl and r.right < len(self.right_hl)) else None
+                segs.extend(self._side(rt, text_w, pal.added, rs, pal.added_token, hl,
+                                       extra=ST_REJECTED if decision == REJECTED else None))
+        strip = Strip(segs).adjust_cell_length(width)
+        if cursor:
+            strip = strip.apply_style(pal.cursor) if hunk is None else strip.apply_style(Style(underline=True))
         return strip
 
     def _side(self, line: str | None, width: int, base: Style | None, spans, tok_style: Style,
               hl: Spans | None, extra: Style | None = None) -> list[Segment]:
         if line is None:
-            return [Segment(" " * width, ST_EMPTY)]
+            return [Segment(" " * width, self.palette.empty)]
         text = Text(line, style=base or "", no_wrap=True, end="")
         if hl:
             for s, e, name in hl:
-                st = style_for(name)
+                st = self.palette.syntax_style(name)
                 if st is not None:
                     text.stylize(st, s, e)
         for s, e in spans:

@@ -17,39 +17,40 @@ from textual.strip import Strip
 
 from porter.project.review import (REJECTED, S_ACCEPTED, S_EDITED, S_ERROR, S_PENDING, S_UNCHANGED, S_WAITING,
                                    FileReview)
+from porter.tui.colours import DEFAULT, Palette
 
-STATE_MARK = {
-    S_WAITING: ("…", Style(color="#808080")),
-    S_PENDING: ("•", Style(color="#ffaf00", bold=True)),
-    S_ACCEPTED: ("✓", Style(color="#5fd75f", bold=True)),
-    S_EDITED: ("✎", Style(color="#5fafff", bold=True)),
-    S_UNCHANGED: ("=", Style(color="#808080")),
-    S_ERROR: ("!", Style(color="#ff5f5f", bold=True)),
-}
-ST_FOLDER = Style(color="#8aa0b5", bold=True)
-ST_CURSOR = Style(bgcolor="#2c3e57")
+STATE_MARK = {S_WAITING: "…", S_PENDING: "•", S_ACCEPTED: "✓", S_EDITED: "✎", S_UNCHANGED: "=", S_ERROR: "!"}
 
 
-def file_label(fr: FileReview) -> Text:
+def _state_style(state: str, p: Palette) -> Style:
+    return {S_PENDING: p.warning + Style(bold=True), S_ACCEPTED: p.ok, S_EDITED: p.info + Style(bold=True),
+            S_ERROR: p.error}.get(state, p.muted)
+
+
+def file_label(fr: FileReview, build_errors: int = 0, palette: Palette = DEFAULT) -> Text:
+    """The file's line in the list, in the colours of ``palette`` (the theme's)."""
+    p = palette
     state = fr.state
-    mark, style = STATE_MARK[state]
+    mark, style = STATE_MARK[state], _state_style(state, p)
     name = fr.rel.rsplit("/", 1)[-1]
     label = Text.assemble((mark + " ", style), (name, ""))
     if state == S_WAITING:
         return label
     rejected = sum(1 for v in fr.decisions.values() if v == REJECTED) if fr.hunks else 0
     shown = "reviewed" if state == S_ACCEPTED and rejected else state  # not "accepted" with CUDA lines kept
-    extra = [(f" {shown}", Style(color="#8a8a8a"))]
+    extra = [(f" {shown}", p.muted)]
+    if build_errors:  # errors the last compile or test reported in this file: first, the list cuts the end
+        extra.insert(0, (f" ✖{build_errors}", p.error))
     if fr.hunks:
-        extra.append((f" {len(fr.hunks)}h", Style(color="#d7af5f")))
+        extra.append((f" {len(fr.hunks)}h", p.hunks))
     sev = fr.severity_counts()
-    for key, letter, color in (("error", "E", "#ff5f5f"), ("warning", "W", "#ffaf00"), ("info", "I", "#5fafff")):
+    for key, letter, st in (("error", "E", p.error), ("warning", "W", p.warning), ("info", "I", p.info)):
         if sev.get(key):
-            extra.append((f" {sev[key]}{letter}", Style(color=color)))
+            extra.append((f" {sev[key]}{letter}", st))
     if rejected:
-        extra.append((f" {rejected}✗", Style(color="#ff5f5f")))
+        extra.append((f" {rejected}✗", p.error))
     if fr.edit_stale or any(h.stale for h in fr.hunks) or fr.stale_decisions:
-        extra.append((" stale", Style(color="#ffaf00", italic=True)))
+        extra.append((" stale", p.warning + Style(italic=True)))
     label.append_text(Text.assemble(*extra))
     return label
 
@@ -85,11 +86,28 @@ class FileTree(ScrollView, can_focus=True):
             self.rows.append((len(parts) - 1, parts[-1], fr.rel))
         self.index = {rel: i for i, (_, _, rel) in enumerate(self.rows) if rel is not None}
         self.cursor = 0
+        self.build_errors: dict[str, int] = {}  # rel -> errors of the last job in that file
+        self.palette: Palette = DEFAULT
         self._cache: dict[tuple, Strip] = {}
         self.virtual_size = Size(1, len(self.rows))
 
     def label_of(self, rel: str) -> Text:
-        return file_label(self.files[rel])
+        return file_label(self.files[rel], self.build_errors.get(rel, 0), self.palette)
+
+    def set_palette(self, palette: Palette) -> None:
+        """The theme changed: draw in its colours."""
+        self.palette = palette
+        self._cache.clear()
+        self.refresh()
+
+    def set_build_errors(self, counts: dict[str, int]) -> None:
+        """The errors of the last compile or test, by file (empty: none, e.g. after a pass)."""
+        changed = set(counts) ^ set(self.build_errors) | {r for r in counts if counts[r] != self.build_errors.get(r)}
+        self.build_errors = dict(counts)
+        for rel in changed:
+            i = self.index.get(rel)
+            if i is not None:
+                self._drop(i)
 
     def update_file(self, fr: FileReview) -> None:
         i = self.index.get(fr.rel)
@@ -140,14 +158,14 @@ class FileTree(ScrollView, can_focus=True):
         depth, name, rel = self.rows[i]
         text = Text("  " * depth, no_wrap=True, end="")
         if rel is None:
-            text.append("▾ " + name, ST_FOLDER)
+            text.append("▾ " + name, self.palette.folder)
         else:
-            text.append_text(file_label(self.files[rel]))
+            text.append_text(file_label(self.files[rel], self.build_errors.get(rel, 0), self.palette))
         text.truncate(width, overflow="ellipsis", pad=True)
         segs = list(text.render(self.app.console))
         strip = Strip(segs).adjust_cell_length(width)
         if i == self.cursor:
-            strip = strip.apply_style(ST_CURSOR)
+            strip = strip.apply_style(self.palette.cursor)
         self._cache[key] = strip
         return strip
 

@@ -5,7 +5,6 @@ Line API like the file tree: a file with hundreds of findings opens at once
 
 from __future__ import annotations
 
-from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.geometry import Size
@@ -13,10 +12,17 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-ST_CURSOR = Style(bgcolor="#2c3e57")
+from porter.tui.colours import DEFAULT, Palette
 
 
 class FindingsList(ScrollView, can_focus=True):
+    palette: Palette = DEFAULT  # the theme's colours (set_palette)
+
+    def set_palette(self, palette: Palette) -> None:
+        self.palette = palette
+        self._cache.clear()
+        self.refresh()
+
     BINDINGS = [
         Binding("up", "move(-1)", "Up", show=False),
         Binding("down", "move(1)", "Down", show=False),
@@ -97,7 +103,7 @@ class FindingsList(ScrollView, can_focus=True):
                 text.truncate(width, overflow="ellipsis", pad=True)
                 strip = Strip(list(text.render(self.app.console))).adjust_cell_length(width)
                 if i == self._highlighted:
-                    strip = strip.apply_style(ST_CURSOR)
+                    strip = strip.apply_style(self.palette.cursor)
             if len(self._cache) > 2000:
                 self._cache.clear()
             self._cache[key] = strip
