@@ -393,7 +393,8 @@ def _port_lines(port: dict) -> list[str]:
             f, b = e.get("forward"), e.get("backward")
             t = f"{e['dtype']} fwd abs {_fmt_sci(f['max_abs'])} rel {_fmt_sci(f['max_rel'])}"
             if b:
-                t += f", bwd abs {_fmt_sci(b['max_abs'])} rel {_fmt_sci(b['max_rel'])}"
+                t += (f", bwd ({', '.join(b.get('grads') or {})}) abs {_fmt_sci(b['max_abs'])} "
+                      f"rel {_fmt_sci(b['max_rel'])}")
             parts.append(t + ("" if f["ok"] and (not b or b["ok"]) else " FAIL"))
         lines.append(f"{head}: " + "; ".join(parts))
         if op.get("used_in") or op.get("reference_in"):

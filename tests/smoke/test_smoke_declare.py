@@ -44,8 +44,11 @@ def test_sample_torch_ext_declaration():
     d = declare.load(TORCH_EXT)
     ops = {o.slot: o for o in d.ops}
     assert d.setup == "setup.py"
-    assert ops["rms_norm"].call == "fused_ops.rms_norm" and ops["rms_norm"].output == 0
-    assert ops["rms_norm"].forward_only and ops["mlp_activation"].forward_only
+    # the autograd functions over the forward and backward kernels: both ops train
+    assert ops["rms_norm"].call == "fused_train.rms_norm" and ops["rms_norm"].output is None
+    assert ops["rms_norm"].args == ("x", "weight", "eps")
+    assert not ops["rms_norm"].forward_only and not ops["mlp_activation"].forward_only
+    assert ops["mlp_activation"].call == "fused_train.bias_gelu"
     assert ops["mlp_activation"].reference == "bias_gelu_tanh" and ops["mlp_activation"].args == ("x", "bias")
 
 
