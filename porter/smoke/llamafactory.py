@@ -54,8 +54,10 @@ def torch_version() -> str | None:
 def missing_message() -> str:
     tv = torch_version()
     pin = f"a constraints file with the line torch=={tv}" if tv else "a constraints file pinning your torch version"
-    return (f"LLaMA-Factory is not installed ({CLI} is not on PATH): pip install llamafactory -c constraints.txt, "
-            f"where constraints.txt is {pin}, so pip does not replace your (ROCm) torch with a CUDA build")
+    return (f"LLaMA-Factory is not installed ({CLI} is not on PATH): pip install -c constraints.txt "
+            f"-c constraints/llamafactory.txt 'hip-porter[llamafactory]' (LLaMA-Factory 0.9.3 and the versions "
+            f"tested with it), where constraints.txt is {pin}, so pip does not replace your (ROCm) torch with a "
+            f"CUDA build; or bash scripts/setup_llamafactory.sh for an environment of its own (.venv-lf)")
 
 
 def constraints_text() -> str:

@@ -130,7 +130,9 @@ def test_missing_llamafactory_says_how_to_install_without_replacing_torch(model_
     with pytest.raises(SmokeError) as err:
         lf.run(SmokeOptions(model=str(model_dir), backend="llamafactory"), emit=None)
     msg = str(err.value)
-    assert "\n" not in msg and "pip install llamafactory -c constraints.txt" in msg and "torch==" in msg
+    assert "\n" not in msg and "torch==" in msg
+    assert "pip install -c constraints.txt -c constraints/llamafactory.txt 'hip-porter[llamafactory]'" in msg
+    assert (Path(__file__).resolve().parents[2] / "constraints" / "llamafactory.txt").is_file()  # the file it names
 
 
 FAKE_CLI = r'''#!{python}
