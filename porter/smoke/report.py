@@ -82,7 +82,8 @@ PORT_KEYS: dict[str, tuple[type, ...]] = {
     "extensions": (list,),            # {name, kind, language, origin, sources, built, cached, build_s, build_dir, log, skipped, notes}
     "ops": (list,),                   # {slot, call, reference, formula, replaces, forward_only, exercised, skipped,
                                       #  parity: [{dtype, atol, rtol, forward, backward, error}], parity_ok, problem,
-                                      #  used_in, reference_in}
+                                      #  used_in, reference_in}; forward: {max_abs, max_rel, ok}; backward (None for a
+                                      #  forward-only op): the worst {max_abs, max_rel, ok} and grads: {arg: the same}
     "model_activation": (str,),
     "loss_reference": (list,),
     "loss_port": (list,),
