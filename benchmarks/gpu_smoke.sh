@@ -65,7 +65,8 @@ for op in port.get("ops", []):
     for p in op.get("parity", []):
         f, b = p.get("forward") or {}, p.get("backward") or {}
         print(f"parity {op['slot']} {p['dtype']}: fwd max abs {f.get('max_abs')} rel {f.get('max_rel')}"
-              + (f", bwd max abs {b.get('max_abs')}" if b else "") + (f" error {p['error']}" if p.get("error") else ""))
+              + "".join(f", bwd d{k} max abs {g['max_abs']} rel {g['max_rel']}" for k, g in (b.get("grads") or {}).items())
+              + (f" error {p['error']}" if p.get("error") else ""))
     print(f"  {op['slot']}: training ran it in {len(op.get('used_in', []))} modules, "
           f"the no-gradient batch in {len(op.get('eval_used_in', []))}")
 print(f"dtype {rep['dtype']}, max |dloss| {port.get('max_abs_dloss')} (tolerance {port.get('loss_tolerance')}), "

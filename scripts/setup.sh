@@ -33,6 +33,9 @@ if [ $want_test = 1 ]; then
   # builds: no download); the constraint keeps the torch installed above, whatever peft would like
   tv=$(.venv/bin/python -c 'import torch; print(torch.__version__.split("+")[0])')
   .venv/bin/python -m pip install -q -e '.[test,hf]' "torch==$tv"
+  # and the LLaMA-Factory backend, in .venv-lf (LLaMA-Factory 0.9.3 needs numpy<2): the tests train a tiny
+  # model through llamafactory-cli; about 1.5 minutes and 2.3 GB (its own torch of the same version)
+  bash scripts/setup_llamafactory.sh .venv-lf
 else
   .venv/bin/python -m pip install -q -e .
 fi

@@ -30,7 +30,8 @@ DATASET_NAME = "porter_smoke"
 DATASET_FILE = "porter_smoke.json"
 CLI = "llamafactory-cli"
 COARSE_S = 5.0  # below this mean step time, whole-second log stamps say nothing per step
-SHORT_RUN = 10  # fewer steps: the verdict looks at the lowest loss after the first, not the last one
+SHORT_RUN = 10  # fewer steps: the verdict does not ask whether the loss fell, only that it stayed bounded
+SHORT_RUN_RISE = 1.5  # in a short run, a loss above this times the first one fails (training diverged)
 
 
 def on_cpu(opts: SmokeOptions) -> bool:
@@ -53,8 +54,10 @@ def torch_version() -> str | None:
 def missing_message() -> str:
     tv = torch_version()
     pin = f"a constraints file with the line torch=={tv}" if tv else "a constraints file pinning your torch version"
-    return (f"LLaMA-Factory is not installed ({CLI} is not on PATH): pip install llamafactory -c constraints.txt, "
-            f"where constraints.txt is {pin}, so pip does not replace your (ROCm) torch with a CUDA build")
+    return (f"LLaMA-Factory is not installed ({CLI} is not on PATH): pip install -c constraints.txt "
+            f"-c constraints/llamafactory.txt 'hip-porter[llamafactory]' (LLaMA-Factory 0.9.3 and the versions "
+            f"tested with it), where constraints.txt is {pin}, so pip does not replace your (ROCm) torch with a "
+            f"CUDA build; or bash scripts/setup_llamafactory.sh for an environment of its own (.venv-lf)")
 
 
 def constraints_text() -> str:
@@ -290,17 +293,23 @@ def logs_to_report(logs: dict, opts: SmokeOptions, *, time_to_first_step_s: floa
 
 
 def judge_short_run(rep: dict) -> dict:
-    """Under SHORT_RUN steps one batch's loss can sit above the first one's although the adapters learn:
-    the loss check passes when the lowest loss after the first step is below the first."""
+    """Under SHORT_RUN steps the loss trend says nothing: a LoRA adapter starts as a no-op and a few batches'
+    losses differ more than a few updates move them (a random tiny model at 5 steps: 6.2380 6.2474 6.1256
+    6.1385 6.1405).  So a short run is not asked whether its loss fell; it passes its loss check when every
+    loss is finite (checked apart) and none rose above SHORT_RUN_RISE x the first (training blew up)."""
     losses = [x for x in rep["losses"] if isinstance(x, (int, float))]
     if not (2 <= rep["steps_done"] < SHORT_RUN) or rep["nonfinite_step"] is not None or len(losses) < 2:
         return rep
     for c in rep["checks"]:
-        if c["name"] == "loss_fell":
-            k = min(range(1, len(losses)), key=lambda i: losses[i])
-            c["ok"] = losses[k] < losses[0]
-            c["detail"] = (f"loss {'fell' if c['ok'] else 'did not fall'} below its first value in a "
-                           f"{rep['steps_done']}-step run: {losses[0]:.4f} -> lowest {losses[k]:.4f} at step {k + 1}")
+        if c["name"] in ("loss_fell", "loss_bounded"):
+            top = max(range(len(losses)), key=lambda i: losses[i])
+            c["name"] = "loss_bounded"
+            c["ok"] = losses[top] <= SHORT_RUN_RISE * losses[0]
+            c["detail"] = (f"{rep['steps_done']}-step run, too short to judge whether the loss falls (from "
+                           f"{SHORT_RUN} steps on: last below first): losses {losses[0]:.4f} -> {losses[-1]:.4f}, "
+                           f"highest {losses[top]:.4f} at step {top + 1} "
+                           + (f"<= {SHORT_RUN_RISE:g} x the first" if c["ok"]
+                              else f"> {SHORT_RUN_RISE:g} x the first: training diverged"))
     failed = [c for c in rep["checks"] if not c["ok"]]
     if rep["verdict"] in ("pass", "fail"):
         rep["verdict"] = "fail" if failed or not rep["checks"] else "pass"

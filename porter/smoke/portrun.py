@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import os
 import sys
 import time
 from pathlib import Path
@@ -45,12 +46,27 @@ def _owner(op: declare.OpDecl, exts: list[setupread.ExtensionSpec]):
     return None
 
 
+def _forget_other_projects(root: Path) -> None:
+    """Drop imported modules named like a Python module of ROOT but loaded from elsewhere (another project run
+    earlier in this process): the op's module and the project modules it imports must be ROOT's own.  Modules
+    of the Python installation (the standard library, site-packages), built-in ones and porter's are left alone."""
+    own = (str(root) + os.sep, str(root.resolve()) + os.sep)  # with the separator: not also ROOT2/
+    installed = tuple({sys.prefix, sys.base_prefix, sys.exec_prefix})
+    for name in list(sys.modules):
+        top = name.partition(".")[0]
+        if top == __name__.partition(".")[0]:
+            continue  # porter itself, whatever the project holds
+        if not ((root / f"{top}.py").is_file() or (root / top / "__init__.py").is_file()):
+            continue
+        where = str(getattr(sys.modules[name], "__file__", "") or "")
+        if where and not where.startswith(own) and not where.startswith(installed):
+            del sys.modules[name]
+
+
 def _resolve(op: declare.OpDecl, modules: dict, root: Path):
     mod = modules.get(op.module)
     if mod is None:
-        here = sys.modules.get(op.module)
-        if here is not None and not str(getattr(here, "__file__", "") or "").startswith(str(root.resolve())):
-            del sys.modules[op.module]  # a module of that name from another project (one process, several runs)
+        _forget_other_projects(root)
         saved, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # never write __pycache__ into the project
         sys.path.insert(0, str(root))
         try:

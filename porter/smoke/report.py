@@ -82,7 +82,8 @@ PORT_KEYS: dict[str, tuple[type, ...]] = {
     "extensions": (list,),            # {name, kind, language, origin, sources, built, cached, build_s, build_dir, log, skipped, notes}
     "ops": (list,),                   # {slot, call, reference, formula, replaces, forward_only, exercised, skipped,
                                       #  parity: [{dtype, atol, rtol, forward, backward, error}], parity_ok, problem,
-                                      #  used_in, reference_in}
+                                      #  used_in, reference_in}; forward: {max_abs, max_rel, ok}; backward (None for a
+                                      #  forward-only op): the worst {max_abs, max_rel, ok} and grads: {arg: the same}
     "model_activation": (str,),
     "loss_reference": (list,),
     "loss_port": (list,),
@@ -393,7 +394,8 @@ def _port_lines(port: dict) -> list[str]:
             f, b = e.get("forward"), e.get("backward")
             t = f"{e['dtype']} fwd abs {_fmt_sci(f['max_abs'])} rel {_fmt_sci(f['max_rel'])}"
             if b:
-                t += f", bwd abs {_fmt_sci(b['max_abs'])} rel {_fmt_sci(b['max_rel'])}"
+                t += (f", bwd ({', '.join(b.get('grads') or {})}) abs {_fmt_sci(b['max_abs'])} "
+                      f"rel {_fmt_sci(b['max_rel'])}")
             parts.append(t + ("" if f["ok"] and (not b or b["ok"]) else " FAIL"))
         lines.append(f"{head}: " + "; ".join(parts))
         if op.get("used_in") or op.get("reference_in"):

@@ -5,6 +5,7 @@ import torch
 import torch.nn.functional as F
 
 import fused_ops
+import fused_train
 
 
 def check(dtype, atol):
@@ -19,6 +20,21 @@ def check(dtype, atol):
     ref_inv = torch.rsqrt(xf.pow(2).mean(-1) + 1e-6)
     torch.testing.assert_close(inv_rms, ref_inv, atol=1e-3, rtol=1e-3)
     torch.testing.assert_close(y, (xf * ref_inv[:, None] * w.float()).to(dtype), atol=atol, rtol=atol)
+
+    # backward: the autograd functions over the backward kernels against autograd through the reference
+    g = torch.randn_like(x)
+    for fused, ref_fn, args in (
+            (fused_train.bias_gelu, lambda a, c: F.gelu(a.float() + c.float(), approximate="tanh").to(dtype), (x, b)),
+            (fused_train.rms_norm, lambda a, c: (a.float() * torch.rsqrt(a.float().pow(2).mean(-1, keepdim=True) + 1e-6)
+                                                 * c.float()).to(dtype), (x, w))):
+        got_in = [t.detach().clone().requires_grad_() for t in args]
+        ref_in = [t.detach().clone().requires_grad_() for t in args]
+        (fused(*got_in) if fused is fused_train.bias_gelu else fused(*got_in, 1e-6)).backward(g)
+        ref_fn(*ref_in).backward(g)
+        for a, r in zip(got_in, ref_in):
+            # the column sums (grad of bias / weight) add 64 rounded terms: a looser bound in low precision
+            tol = atol if a.dim() > 1 else atol * 8
+            torch.testing.assert_close(a.grad, r.grad, atol=tol, rtol=tol)
     print(f"{dtype}: ok")
 
 

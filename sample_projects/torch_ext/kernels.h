@@ -1,4 +1,4 @@
-// kernels.h - raw-pointer launchers for the fused kernels in kernels.cu.
+// kernels.h - raw-pointer launchers for the fused kernels in kernels.cu (forward and backward).
 //
 // This header is included both by kernels.cu (nvcc) and by binding.cpp (the
 // host compiler used by torch.utils.cpp_extension), so it must stay free of
@@ -18,6 +18,12 @@ template <typename T>
 void launch_bias_gelu(const T* x, const T* bias, T* out, int64_t rows, int64_t cols,
                       cudaStream_t stream);
 
+// grad_x[r, c] = grad_out[r, c] * gelu'(x[r, c] + bias[c]) (derivative of the tanh form);
+// grad_bias[c] = sum_r(grad_out[r, c] * gelu'(x[r, c] + bias[c]))   (float; skipped when nullptr)
+template <typename T>
+void launch_bias_gelu_backward(const T* grad_out, const T* x, const T* bias, T* grad_x, float* grad_bias,
+                               int64_t rows, int64_t cols, cudaStream_t stream);
+
 // Vectorised half2 path; cols must be even and the pointers 4-byte aligned.
 void launch_bias_gelu_half2(const __half* x, const __half* bias, __half* out, int64_t rows,
                             int64_t cols, cudaStream_t stream);
@@ -27,5 +33,13 @@ void launch_bias_gelu_half2(const __half* x, const __half* bias, __half* out, in
 template <typename T>
 void launch_rmsnorm_forward(const T* x, const T* weight, T* y, float* inv_rms, int64_t rows,
                             int64_t cols, float eps, cudaStream_t stream);
+
+// Backward of launch_rmsnorm_forward, from the inv_rms it saved:
+//   grad_x[r, c] = inv_rms[r] * weight[c] * grad_y[r, c]
+//                  - x[r, c] * inv_rms[r]^3 / cols * sum_k(grad_y[r, k] * weight[k] * x[r, k])
+//   grad_weight[c] = sum_r(grad_y[r, c] * x[r, c] * inv_rms[r])   (float; skipped when nullptr)
+template <typename T>
+void launch_rmsnorm_backward(const T* grad_y, const T* x, const T* weight, const float* inv_rms, T* grad_x,
+                             float* grad_weight, int64_t rows, int64_t cols, cudaStream_t stream);
 
 }  // namespace fused

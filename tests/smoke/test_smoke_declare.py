@@ -44,8 +44,11 @@ def test_sample_torch_ext_declaration():
     d = declare.load(TORCH_EXT)
     ops = {o.slot: o for o in d.ops}
     assert d.setup == "setup.py"
-    assert ops["rms_norm"].call == "fused_ops.rms_norm" and ops["rms_norm"].output == 0
-    assert ops["rms_norm"].forward_only and ops["mlp_activation"].forward_only
+    # the autograd functions over the forward and backward kernels: both ops train
+    assert ops["rms_norm"].call == "fused_train.rms_norm" and ops["rms_norm"].output is None
+    assert ops["rms_norm"].args == ("x", "weight", "eps")
+    assert not ops["rms_norm"].forward_only and not ops["mlp_activation"].forward_only
+    assert ops["mlp_activation"].call == "fused_train.bias_gelu"
     assert ops["mlp_activation"].reference == "bias_gelu_tanh" and ops["mlp_activation"].args == ("x", "bias")
 
 
@@ -289,3 +292,30 @@ def test_rocm_build_of_the_port_gets_hipcc_flags():
     assert extbuild.for_torch(ext, TORCH_EXT, fake_torch(cuda="12.4")) is ext  # the CUDA build keeps nvcc's flags
     flags, notes = extbuild.hip_flags(("-gencode", "arch=compute_80,code=sm_80", "-Xcompiler", "-fPIC", "-O2"))
     assert flags == ("-fPIC", "-O2") and "dropped" in notes[0]
+
+
+def test_a_project_module_imported_for_another_project_is_forgotten(tmp_path, monkeypatch):
+    # two runs in one process (the review app, the tests): the second project's ops and the helpers they import
+    # must be its own files, never the first project's modules of the same name
+    import json
+    import sys
+
+    import porter
+    from porter.smoke import portrun
+
+    first, second = tmp_path / "proj", tmp_path / "proj2"
+    for root in (first, second):
+        root.mkdir()
+        (root / "helper_for_forget_test.py").write_text(f"WHERE = {root.name!r}\n")
+        (root / "json.py").write_text("")                           # shadows the standard library
+        (root / "porter").mkdir()
+        (root / "porter" / "__init__.py").write_text("")            # shadows porter itself
+    monkeypatch.syspath_prepend(str(second))
+    import helper_for_forget_test
+
+    assert helper_for_forget_test.WHERE == "proj2"
+    portrun._forget_other_projects(second)          # its own module: kept
+    assert sys.modules["helper_for_forget_test"] is helper_for_forget_test
+    portrun._forget_other_projects(first)           # proj2's module, though proj2 starts with "proj": dropped
+    assert "helper_for_forget_test" not in sys.modules
+    assert sys.modules["json"] is json and sys.modules["porter"] is porter

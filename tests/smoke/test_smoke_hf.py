@@ -17,12 +17,19 @@ from porter.smoke import SmokeError, SmokeOptions, report as srep, run_smoke  # 
 
 @pytest.fixture(scope="module")
 def tiny_hf_llama(tmp_path_factory):
-    d = tmp_path_factory.mktemp("tiny-llama")
-    cfg = transformers.LlamaConfig(vocab_size=300, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                                   num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256)
-    torch.manual_seed(0)
-    transformers.LlamaForCausalLM(cfg).save_pretrained(d)
-    return d
+    # the builder the LLaMA-Factory test uses too: random weights, a BPE tokenizer trained on the Alpaca sample
+    from porter.smoke import tinymodel
+
+    return tinymodel.build(tmp_path_factory.mktemp("tiny-llama"))
+
+
+def test_the_tiny_model_folder_loads_with_its_tokenizer(tiny_hf_llama):
+    tok = transformers.AutoTokenizer.from_pretrained(tiny_hf_llama)
+    model = transformers.AutoModelForCausalLM.from_pretrained(tiny_hf_llama)
+    ids = tok("Give three tips for staying healthy.")["input_ids"]
+    assert 1 < len(ids) < 30 and tok.decode(ids) == "Give three tips for staying healthy."  # BPE merges, lossless
+    assert (tok.eos_token, tok.pad_token) == ("</s>", "<pad>") and model.config.vocab_size == len(tok)
+    assert model.config.eos_token_id == tok.eos_token_id
 
 
 def test_lora_loop_on_a_random_tiny_hf_llama(tiny_hf_llama):

@@ -70,17 +70,23 @@ def _log(losses, vram=None):
     return {"entries": entries, "results": {"train_runtime": float(len(losses))}}
 
 
-def test_a_short_run_is_judged_on_its_lowest_loss():
-    # 5 steps: the last batch's loss sits above the first although step 2-4 fell (as seen on a CPU run)
+def test_a_short_run_is_not_judged_on_whether_its_loss_fell():
+    # 5 steps on a CPU (issue 15): the last loss sits above the first; a few updates of a LoRA adapter that starts
+    # as a no-op move the loss less than one batch differs from another, so that is no failure
     opts = SmokeOptions(model="/m", backend="llamafactory", steps=5, device="cpu")
-    rep = lf.logs_to_report(_log([6.9164, 6.90, 6.88, 6.89, 6.9351]), opts)
-    assert rep["verdict"] == "pass", rep["reasons"]
-    assert any("6.9164 -> lowest 6.8800 at step 3" in r for r in rep["reasons"])
     rep = lf.logs_to_report(_log([6.9164, 6.95, 6.93, 6.94, 6.9351]), opts)
-    assert rep["verdict"] == "fail" and "did not fall below its first value in a 5-step run" in rep["reasons"][0]
-    # 12 steps: the last loss counts again
-    rep = lf.logs_to_report(_log([6.9] + [6.5] * 10 + [7.0]), SmokeOptions(model="/m", backend="llamafactory", steps=12))
+    assert rep["verdict"] == "pass", rep["reasons"]
+    assert any(r.startswith("5-step run, too short to judge whether the loss falls") and
+               "highest 6.9500 at step 2 <= 1.5 x the first" in r for r in rep["reasons"]), rep["reasons"]
+    # a loss that blows up fails, and so does a NaN
+    rep = lf.logs_to_report(_log([6.9164, 8.0, 11.2, 15.0, 20.0]), opts)
     assert rep["verdict"] == "fail"
+    assert "highest 20.0000 at step 5 > 1.5 x the first: training diverged" in rep["reasons"][0], rep["reasons"]
+    rep = lf.logs_to_report(_log([6.9164, 6.9, float("nan"), 6.8, 6.7]), opts)
+    assert rep["verdict"] == "fail" and "loss became nan at step 3" in rep["reasons"][0].lower(), rep["reasons"]
+    # 12 steps: the loss must fall again (last below first)
+    rep = lf.logs_to_report(_log([6.9] + [6.5] * 10 + [7.0]), SmokeOptions(model="/m", backend="llamafactory", steps=12))
+    assert rep["verdict"] == "fail" and "did not fall: 6.9000 -> 7.0000" in rep["reasons"][0], rep["reasons"]
 
 
 def test_cpu_run_prints_no_negative_zero_vram():
@@ -124,7 +130,9 @@ def test_missing_llamafactory_says_how_to_install_without_replacing_torch(model_
     with pytest.raises(SmokeError) as err:
         lf.run(SmokeOptions(model=str(model_dir), backend="llamafactory"), emit=None)
     msg = str(err.value)
-    assert "\n" not in msg and "pip install llamafactory -c constraints.txt" in msg and "torch==" in msg
+    assert "\n" not in msg and "torch==" in msg
+    assert "pip install -c constraints.txt -c constraints/llamafactory.txt 'hip-porter[llamafactory]'" in msg
+    assert (Path(__file__).resolve().parents[2] / "constraints" / "llamafactory.txt").is_file()  # the file it names
 
 
 FAKE_CLI = r'''#!{python}

@@ -186,7 +186,7 @@ def test_unknown_function_names_what_the_module_has(tmp_path, build_cache):
     proj = make_project(tmp_path, '[smoke.ops]\nrms_norm = "smoke_test_ops.rmsnorm"\n')
     rep = smoke(proj, build_cache, steps=2)
     assert rep["verdict"] == "fail"
-    assert "smoke_test_ops has no function 'rmsnorm' (it has: bias_gelu, rms_norm" in rep["reasons"][0]
+    assert "smoke_test_ops has no function 'rmsnorm' (it has: bias_gelu, bias_gelu_backward, rms_norm" in rep["reasons"][0]
 
 
 def test_build_failure_is_one_line_at_the_file_and_line(tmp_path, build_cache):
@@ -300,3 +300,123 @@ def test_each_activation_form_is_swapped_in(tmp_path, build_cache, reference, fn
     assert act["used_in"] == [f"layers.{i}.mlp.act" for i in range(4)]
     assert rep["port"]["model_activation"] == ("gelu_tanh" if reference == "gelu_tanh" else "silu")
     assert act["parity_ok"] is ok and (rep["verdict"] == "pass") is ok, rep["reasons"]
+
+
+# ---- backward kernels: sample_projects/torch_ext/fused_train.py over CPU stand-ins of its kernels ------------
+# ops.cpp's rms_norm_pair, bias_gelu, rms_norm_backward and bias_gelu_backward have the signatures of torch_ext's
+# fused_ops.rms_norm, bias_gelu, rms_norm_backward and bias_gelu_backward; a fused_ops.py in the test project maps
+# torch_ext's names onto them, so torch_ext's own autograd wrapper runs unchanged on this CPU.
+
+FUSED_OPS_SHIM = '''
+"""CPU stand-in for torch_ext's fused_ops extension: its names, the test extension's loops."""
+import smoke_test_ops as _k
+
+rms_norm = _k.rms_norm_pair
+bias_gelu = _k.bias_gelu
+rms_norm_backward = _k.{rms_norm_backward}
+bias_gelu_backward = _k.{bias_gelu_backward}
+'''
+
+TRAINABLE = """
+    [smoke.ops.rms_norm]
+    call = "fused_train.rms_norm"
+    [smoke.ops.mlp_activation]
+    call = "fused_train.bias_gelu"
+    reference = "bias_gelu_tanh"
+    """
+
+
+def torch_ext_on_cpu(tmp_path: Path, rms_norm_backward="rms_norm_backward", bias_gelu_backward="bias_gelu_backward"):
+    proj = make_project(tmp_path, TRAINABLE)
+    shutil.copy(ROOT / "sample_projects" / "torch_ext" / "fused_train.py", proj / "fused_train.py")
+    (proj / "fused_ops.py").write_text(FUSED_OPS_SHIM.format(rms_norm_backward=rms_norm_backward,
+                                                             bias_gelu_backward=bias_gelu_backward))
+    return proj
+
+
+@pytest.fixture(scope="module")
+def ext(build_cache, tmp_path_factory):
+    """The built test extension, imported (the same build the smoke runs use)."""
+    from porter.smoke import extbuild, setupread
+
+    root = tmp_path_factory.mktemp("ext")
+    shutil.copy(FIX / "ops.cpp", root / "ops.cpp")
+    spec = setupread.ExtensionSpec(name="smoke_test_ops", kind="cpp", sources=("ops.cpp",))
+    return extbuild.import_built(extbuild.build(spec, root, torch=torch, cache=build_cache))
+
+
+def test_backward_loops_give_the_derivatives(ext):
+    # RMSNorm, one row x = (1, -2, 2), w = 1, eps = 0, upstream g = 1: mean(x^2) = 3, r = 1/sqrt(3),
+    # sum(g w x) = 1, so d/dx_j = r - x_j r^3 / 3 = (9 - x_j) / (9 sqrt(3)) = (8, 11, 7) / (9 sqrt(3)),
+    # and d/dw_j = g_j x_j r = x_j / sqrt(3).
+    x = torch.tensor([[1.0, -2.0, 2.0]])
+    w, g = torch.ones(3), torch.ones(1, 3)
+    y, inv = ext.rms_norm_pair(x, w, 0.0)
+    assert inv.item() == pytest.approx(1 / 3 ** 0.5, rel=1e-6)
+    gx, gw = ext.rms_norm_backward(g, x, w, inv, True)
+    assert gx[0].tolist() == pytest.approx([8 / (9 * 3 ** 0.5), 11 / (9 * 3 ** 0.5), 7 / (9 * 3 ** 0.5)], rel=1e-6)
+    assert gw.tolist() == pytest.approx([1 / 3 ** 0.5, -2 / 3 ** 0.5, 2 / 3 ** 0.5], rel=1e-6)
+    assert ext.rms_norm_backward(g, x, w, inv, False)[1] is None   # a frozen weight: no gradient computed
+    # the wrong variant treats r as a constant: d/dx_j = r for every j
+    assert ext.wrong_rms_norm_backward(g, x, w, inv, True)[0][0].tolist() == pytest.approx([1 / 3 ** 0.5] * 3, rel=1e-6)
+
+    # GELU (tanh form) at v = x + bias: gelu'(0) = 1/2 exactly; gelu'(1) from the closed form
+    # 0.5 (1 + t) + 0.5 (1 - t^2) sqrt(2/pi) (1 + 3 * 0.044715), t = tanh(sqrt(2/pi) * 1.044715) = 1.0830...
+    import math
+    k = math.sqrt(2 / math.pi)
+    t = math.tanh(k * 1.044715)
+    d1 = 0.5 * (1 + t) + 0.5 * (1 - t * t) * k * (1 + 3 * 0.044715)
+    assert d1 == pytest.approx(1.0830, abs=1e-4)
+    # gelu'(v) -> 1 far right and -> 0 far left; x = (-1, 0.5, 1, 10) with bias (1, -0.5, 0, -2): v = (0, 0, 1, 8)
+    xs, bias = torch.tensor([[-1.0, 0.5, 1.0, 10.0]]), torch.tensor([1.0, -0.5, 0.0, -2.0])
+    gx, gb = ext.bias_gelu_backward(torch.full((1, 4), 2.0), xs, bias, True)   # upstream 2: derivatives doubled
+    assert gx[0].tolist() == pytest.approx([1.0, 1.0, 2 * d1, 2.0], rel=1e-5)
+    assert gb.tolist() == pytest.approx(gx[0].tolist())                   # one row: the bias gradient is that row
+    two = ext.bias_gelu_backward(torch.ones(2, 4), torch.cat([xs, xs]), bias, True)[1]
+    assert two.tolist() == pytest.approx([1.0, 1.0, 2 * d1, 2.0], rel=1e-5)   # two equal rows: summed over rows
+    assert ext.bias_gelu_backward(torch.ones(1, 4), xs, bias, False)[1] is None
+    # without the cubic term's derivative in the chain: 0.5 (1 + t) + 0.5 (1 - t^2) sqrt(2/pi) at v = 1
+    wrong = ext.wrong_bias_gelu_backward(torch.ones(1, 4), xs, bias, True)[0][0]
+    assert wrong[2].item() == pytest.approx(0.5 * (1 + t) + 0.5 * (1 - t * t) * k, rel=1e-5)
+    assert wrong[0].item() == pytest.approx(0.5)  # at v = 0 the cubic term vanishes: the error hides there
+
+
+def test_torch_ext_autograd_functions_train_with_matching_losses(tmp_path, build_cache):
+    proj = torch_ext_on_cpu(tmp_path)
+    rep = smoke(proj, build_cache, steps=3)
+    assert rep["verdict"] == "pass", rep["reasons"]
+    port = rep["port"]
+    assert port["exercised"] and port["max_abs_dloss"] <= 1e-4 and port["loss_ok"]
+    norm, act = op(rep, "rms_norm"), op(rep, "mlp_activation")
+    # trainable ops: every module runs them in training, not only where no gradient flows
+    assert len(norm["used_in"]) == N_NORMS and norm["reference_in"] == []
+    assert act["used_in"] == [f"layers.{i}.mlp.act" for i in range(4)] and act["reference_in"] == []
+    assert not norm["forward_only"] and not act["forward_only"]
+    for o, grads in ((norm, {"x", "weight"}), (act, {"x", "bias"})):
+        assert [e["dtype"] for e in o["parity"]] == ["fp32", "bf16"]
+        for e in o["parity"]:
+            assert e["error"] is None and e["forward"]["ok"] and e["backward"]["ok"], e
+            assert set(e["backward"]["grads"]) == grads     # the frozen weight / bias gradients are checked too
+        fp32 = o["parity"][0]["backward"]
+        assert fp32["max_abs"] <= 1e-4 and fp32["max_rel"] <= 1e-3
+    text = srep.format_text(rep)
+    assert "rms_norm (fused_train.rms_norm) matches the reference, forward and backward, fp32, bf16" in text
+    assert "bwd (x, weight) abs" in text and "bwd (x, bias) abs" in text
+
+
+@pytest.mark.parametrize("slot,kwargs", [("rms_norm", {"rms_norm_backward": "wrong_rms_norm_backward"}),
+                                         ("mlp_activation", {"bias_gelu_backward": "wrong_bias_gelu_backward"})])
+def test_a_wrong_gradient_fails_backward_parity_and_names_the_op(tmp_path, build_cache, slot, kwargs):
+    proj = torch_ext_on_cpu(tmp_path, **kwargs)
+    rep = smoke(proj, build_cache, steps=3)
+    assert rep["verdict"] == "fail"
+    bad = [r for r in rep["reasons"] if r.startswith("parity:")]
+    call = "fused_train.rms_norm" if slot == "rms_norm" else "fused_train.bias_gelu"
+    assert len(bad) == 1 and bad[0].startswith(f"parity: {slot} ({call}) fp32: backward (gradient of x"), bad
+    failing = op(rep, slot)
+    e = failing["parity"][0]
+    assert e["forward"]["ok"] and not e["backward"]["ok"] and not e["backward"]["grads"]["x"]["ok"]
+    other = op(rep, "mlp_activation" if slot == "rms_norm" else "rms_norm")
+    assert other["parity_ok"] is True
+    # the forward is right, so the first step's loss is the reference's; the wrong gradient changes the updates
+    assert rep["port"]["loss_port"][0] == pytest.approx(rep["port"]["loss_reference"][0], abs=1e-6)
