@@ -7,6 +7,7 @@ import sys
 
 from porter.cli.main import UsageError
 from porter.cli.target import add_target_argument, project_options
+from porter.mapping import user_note
 
 
 def register(sub) -> None:
@@ -42,7 +43,7 @@ def _print_stats(report, out) -> None:
         print(line, file=out)
         for u in f.unsupported:
             alt = f" (alternative: {u['alternative']})" if u.get("alternative") else ""
-            why = f": {u['why']}" if u.get("why") else ""
+            why = f": {user_note(u['why'])}" if u.get("why") else ""
             print(f"  {f.rel}:{u['line']}:{u['column']}: unsupported {u['name']}{why}{alt}", file=out)
         for x in f.findings:
             print(f"  {f.rel}:{x['line']}:{x['column']}: {x['severity']} {x['rule']} {x['message'].splitlines()[0]}", file=out)

@@ -115,6 +115,16 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _HEADER = re.compile(r"[A-Za-z0-9_.+-]+(/[A-Za-z0-9_.+-]+)*\Z")
 
 
+# "(rocm-bindings-hip 10.0.0.0.1.2, PyPI)": which package release a note's fact was checked against
+_PROVENANCE = re.compile(r"\s*\((?:rocm-bindings-[a-z]+|hip-python)[^()]*\bPyPI\)")
+
+
+def user_note(note: str) -> str:
+    """A note as a message says it: without the package releases its fact was checked against
+    (they stay in the data and on ``porter explain`` pages, not in a finding's text)."""
+    return _PROVENANCE.sub("", note) if "PyPI" in note else note
+
+
 def version_key(text: str) -> tuple[int, ...]:
     """"6.1" -> (6, 1); ">5.2" -> (5, 2)."""
     return tuple(int(x) for x in re.findall(r"\d+", text)[:3])

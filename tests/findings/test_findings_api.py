@@ -229,3 +229,12 @@ def test_a_file_without_trigger_words_is_not_parsed_and_not_reported():
     assert scan(valid, "ok.h", idx) == [] and not idx.parsed
     broken = b"int twice(int x) { return 2 * x;\n/* never closed\n"
     assert [f.rule for f in scan(broken, "broken.h")] == ["PORT901"]
+
+
+def test_finding_messages_name_no_package_release_the_mapping_fact_was_checked_against():
+    # the mapping data notes which hip-python release it checked a name against; a user reads
+    # that the HIP headers lack the name, not a PyPI version string
+    src = b"void f(cudaArray_t a) { cudaArray_t p; cudaArrayGetPlane(&p, a, 0); }\n"
+    [f] = [f for f in scan(src, "a.cu") if f.rule == "PORT030"]
+    assert "hipArrayGetPlane is not declared in the HIP" in f.message
+    assert "PyPI" not in f.message and "10.0.0" not in f.message and "rocm-bindings" not in f.message

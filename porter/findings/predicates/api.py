@@ -11,6 +11,7 @@ import functools
 
 from porter.findings.engine import Hit
 from porter.findings.predicates import file_check
+from porter.mapping import user_note
 from porter.parse.lexical import whole_identifier
 
 @functools.cache
@@ -82,7 +83,7 @@ def unsupported_names(ctx):
         if ref.name in declared or ctx.covered(start, end):
             continue  # a more specific rule already says what to do
         alternative = ref.alternative or "no direct replacement: rewrite this part by hand"
-        why = f" ({ref.why.rstrip('.')})" if ref.why else ""
+        why = f" ({user_note(ref.why).rstrip('.')})" if ref.why else ""
         the_fix = simd_fix(ctx, ref.name, start, end) if ref.name in simd_helpers() else None
         hits.append(Hit(start, end, {"name": ref.name, "why": why, "alternative": alternative,
                                      "db_category": ref.category or ""}, the_fix))
@@ -131,7 +132,7 @@ def newer_than_target(ctx):
         if ctx.covered(start, end):
             continue
         alternative = f"; {ref.alternative}" if ref.alternative else ""
-        hits.append(Hit(start, end, {"name": ref.name, "hip": ref.hip or "", "why": ref.why or "",
+        hits.append(Hit(start, end, {"name": ref.name, "hip": ref.hip or "", "why": user_note(ref.why or ""),
                                      "target": target, "alternative": alternative}))
     return hits
 
