@@ -23,6 +23,7 @@ import difflib
 import hashlib
 import itertools
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -184,6 +185,28 @@ def hunk_key(before: str, old: tuple[str, ...], new: tuple[str, ...], after: str
         h.update(part.encode("utf-8", "surrogatepass"))
         h.update(b"\x00")
     return h.hexdigest()[:16]
+
+
+def _mapped(pos: int, spans, end_side: bool) -> int:
+    """Byte ``pos`` of the CUDA in the CUDA with the fixes ``spans`` applied (start, end,
+    replacement length each, in order); inside a replaced span: the start (or, for an end, the
+    end) of its replacement."""
+    shift = 0
+    for s, e, k in spans:
+        if pos <= s:
+            break
+        if pos < e:
+            return s + shift + (k if end_side else 0)
+        shift += k - (e - s)
+    return pos + shift
+
+
+def scan_fixed(rel: str, effective: bytes, options, applied: tuple, spans) -> list[tuple[str, int, int]]:
+    """(rule, start, end) of every finding in ``effective`` (the CUDA with fixes applied):
+    picklable both ways, so a worker process runs it."""
+    from porter.findings import scan
+
+    return [(f.rule, f.start_byte, f.end_byte) for f in scan(effective, rel, options=options)]
 
 
 def text_hash(text: str) -> str:
@@ -548,18 +571,69 @@ class FileReview:
         return self.state in (S_PENDING, S_WAITING)
 
     def severity_counts(self) -> dict[str, int]:
-        """Open findings by severity (a finding whose fix is applied is not open)."""
+        """Open findings by severity (a finding whose fix is applied, or that a scan of the fixed
+        CUDA no longer finds, is not open)."""
+        key = (tuple(self.applied_fixes), frozenset(self.resolved))
         cached = getattr(self, "_sev_cache", None)
-        if cached is not None and cached[0] is self.findings and cached[1] == len(self.applied_fixes):
+        if cached is not None and cached[0] is self.findings and cached[1] == key:
             return cached[2]
         out = {"error": 0, "warning": 0, "info": 0}
-        applied = set(self.applied_fixes)
+        closed = set(self.applied_fixes) | self.resolved
         for f in self.findings:
-            if applied and finding_key(f) in applied:
+            if closed and finding_key(f) in closed:
                 continue
             out[f.severity] = out.get(f.severity, 0) + 1
-        self._sev_cache = (self.findings, len(self.applied_fixes), out)
+        self._sev_cache = (self.findings, key, out)
         return out
+
+    # ---- findings the fixes resolved ---------------------------------------------
+    @property
+    def resolved(self) -> set[str]:
+        """Keys of the findings (not fixed themselves) that a scan of the CUDA with the applied
+        fixes no longer finds: a width-32 fix of a shuffle also answers the PORT012 warning on its
+        loop.  Empty until ``take_recheck`` has the scan of exactly these fixes."""
+        held = getattr(self, "_resolved", None)
+        return held[1] if held is not None and held[0] == tuple(self.applied_fixes) else set()
+
+    def recheck_job(self) -> tuple | None:
+        """What ``scan_fixed`` needs to re-check the findings after the applied fixes (None: no fix)."""
+        chosen = [f for f in self.findings if finding_key(f) in self.applied_fixes and f.fix]
+        if self.kind != "source" or self.status != "ready" or not chosen:
+            return None
+        effective, spans = apply_fix_edits(self.cuda.encode("utf-8"), chosen)
+        return self.rel, effective, self.options, tuple(self.applied_fixes), spans
+
+    def take_recheck(self, job: tuple, found: list[tuple[str, int, int]]) -> bool:
+        """Take ``scan_fixed``'s answer for ``job``; False when the fixes changed meanwhile."""
+        _rel, _effective, _options, applied, spans = job
+        if applied != tuple(self.applied_fixes):
+            return False
+        effective = job[1]
+        newlines = [m.start() for m in re.finditer(b"\n", effective)]
+
+        def lines(a: int, b: int) -> tuple[int, int]:
+            return bisect.bisect_left(newlines, a), bisect.bisect_left(newlines, max(a, b - 1))
+
+        by_rule: dict[str, list[tuple[int, int]]] = {}
+        for rule, a, b in found:
+            by_rule.setdefault(rule, []).append(lines(a, b))
+        done = set(applied)
+        resolved = set()
+        for f in self.findings:  # still found: the same rule on a line the finding's span maps to
+            key = finding_key(f)
+            if key in done:
+                continue
+            lo, hi = lines(_mapped(f.start_byte, spans, False), _mapped(f.end_byte, spans, True))
+            if not any(x <= hi and lo <= y for x, y in by_rule.get(f.rule, ())):
+                resolved.add(key)
+        self._resolved = (applied, resolved)
+        return True
+
+    def recheck(self) -> None:
+        """Re-check the findings after the applied fixes here (the app does it in a worker)."""
+        job = self.recheck_job()
+        if job is not None:
+            self.take_recheck(job, scan_fixed(*job))
 
     # ---- edits and fixes -----------------------------------------------------
     def set_edited(self, text: str | None, prune: bool = True) -> None:

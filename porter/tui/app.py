@@ -249,8 +249,10 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
             letter, style = {"error": ("E", self.palette.error), "warning": ("W", self.palette.warning),
                              "info": ("I", self.palette.info)}.get(f.severity, ("?", ""))
             applied = finding_key(f) in fr.applied_fixes
+            gone = not applied and finding_key(f) in fr.resolved
             t = Text.assemble((letter + " ", style), (f"{f.rule} ", "bold"), (f"L{f.line} ", "dim"),
-                              (f.message, "strike dim" if applied else ""), (" (fixed)" if applied else "", self.palette.ok))
+                              (f.message, "strike dim" if applied or gone else ""),
+                              (" (fixed)" if applied else " (resolved by a fix)" if gone else "", self.palette.ok))
             opts.append(t)
         ol.set_items(opts)
         preview.update(Text("] / [ move through the findings", style="dim"))
@@ -309,10 +311,40 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
                 self._highlight_worker(fr)  # the HIP side keeps its highlighting after a fix or an edit
             else:
                 self.diff.redraw()
+        if rows_changed:
+            self.recheck_findings(fr)
         self.file_tree.update_file(fr)
         self.update_summary()
         self.update_file_info()
         self.save_session()
+
+    def recheck_findings(self, fr: FileReview) -> None:
+        """After a fix (or its undo), scan the fixed CUDA in a worker: the findings it no longer
+        has are shown as resolved and leave the counts."""
+        job = fr.recheck_job()
+        if job is not None and getattr(fr, "_recheck_asked", None) != job[3]:
+            fr._recheck_asked = job[3]
+            self._recheck_worker(fr, job)
+
+    @work(thread=True, group="recheck", exit_on_error=False, description="re-check findings")
+    def _recheck_worker(self, fr: FileReview, job: tuple) -> None:
+        from porter.project.review import scan_fixed
+
+        pool = self.converter.pool()
+        try:
+            found = pool.submit(scan_fixed, *job).result() if pool is not None else scan_fixed(*job)
+        except Exception:
+            return  # (the findings stay as they were: open)
+        self.call_from_thread(self._rechecked, fr, job, found)
+
+    def _rechecked(self, fr: FileReview, job: tuple, found: list) -> None:
+        if not fr.take_recheck(job, found):
+            return  # the fixes changed meanwhile: their own re-check follows
+        self.file_tree.update_file(fr)
+        self.update_summary()
+        if fr is self.current:
+            self.update_findings()
+            self.update_file_info()
 
     def save_session(self) -> None:
         """Save soon (changes within 0.2 s are saved together; quitting saves at once)."""

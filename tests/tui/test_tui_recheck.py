@@ -1,0 +1,40 @@
+"""A fix re-checks the findings it affects (issue 14).
+
+In warp_utils.cuh, the `for (offset = 16; ...)` loops shuffle without a width. PORT012 says
+such a loop reduces 32 lanes of a 64-lane wave, and PORT020 says the shuffle needs a width.
+Once the PORT020 fix gives each shuffle a width of 32, the loop works on 32-lane logical warps,
+so PORT012 is answered too. A scan of the fixed CUDA does not report it. The app used to list
+it as open and count it."""
+
+from __future__ import annotations
+
+from tui_helpers import SIZE, make_app, open_file, sync
+
+from porter.project.review import finding_key
+
+
+@sync
+async def test_the_warnings_a_width_fix_answers_are_shown_resolved_and_leave_the_counts(project_dir):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await open_file(app, pilot, "warp_utils.cuh")
+        loops = [f for f in fr.findings if f.rule == "PORT012"]
+        assert len(loops) == 2
+        warnings = fr.severity_counts()["warning"]
+        assert f"{warnings}W" in str(app.file_tree.label_of(fr.rel))
+        await pilot.press("F", "y")  # every safe fix: the PORT020 widths
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert any(f.rule == "PORT020" for f in fr.findings) and all(
+            finding_key(f) in fr.applied_fixes for f in fr.findings if f.rule == "PORT020")
+        assert {finding_key(f) for f in loops} <= fr.resolved
+        assert fr.severity_counts()["warning"] == warnings - 2
+        assert f"{warnings - 2}W" in str(app.file_tree.label_of(fr.rel))
+        shown = [str(t) for t in app.findings_list.items]
+        assert sum("(resolved by a fix)" in t for t in shown) == 2
+        assert all("PORT012" in t for t in shown if "(resolved by a fix)" in t)
+        await pilot.press("u")  # the fixes taken back: the loops are open again
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not fr.applied_fixes and not fr.resolved
+        assert fr.severity_counts()["warning"] == warnings
