@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import sys
 
 from textual.widgets import OptionList, RichLog, TextArea
@@ -235,6 +237,13 @@ async def test_l_toggles_log_and_help_opens(project_dir):
         assert type(app.screen).__name__ == "TextScreen"
         body = " ".join(str(w.render()) for w in app.screen.query("Static"))
         assert "Accept hunk" in body and "Smoke test" in body
+        # every kind of badge the file list can show is explained (issue 14: "Help explains the file badges")
+        for legend in ("5h = 5 hunks", "4E 8W 1I = findings by severity", "1✗ = rejected hunks",
+                       "✖3 = 3 errors of the last compile", "stale = the CUDA source changed"):
+            assert legend in body, legend
+        shown = " ".join(str(app.file_tree.label_of(f.rel)) for f in app.project.files)
+        kinds = {("h" if t.endswith("h") else "E/W/I") for t in re.findall(r"\b\d+[hEWI]\b", shown)}
+        assert kinds == {"h", "E/W/I"}  # the sample shows both kinds, and the legend covers them
 
 
 @sync
