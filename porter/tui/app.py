@@ -236,9 +236,12 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
                 parts.append((f"  {fr.warnings[0]}", "#ffaf00"))
         info.update(Text.assemble(*parts))
 
-    def update_findings(self) -> None:
+    def update_findings(self, keep: bool = False) -> None:
+        """The findings pane for the current file; ``keep``: the same findings restyled (resolved
+        by a fix), with the selection kept."""
         ol = self.findings_list
-        ol.set_items([])
+        if not keep:
+            ol.set_items([])
         fr = self.current
         preview = self.main.query_one("#fix-preview", TextPane)
         if fr is None or fr.status != "ready" or not fr.findings:
@@ -254,6 +257,9 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
                               (f.message, "strike dim" if applied or gone else ""),
                               (" (fixed)" if applied else " (resolved by a fix)" if gone else "", self.palette.ok))
             opts.append(t)
+        if keep:
+            ol.restyle(opts)
+            return
         ol.set_items(opts)
         preview.update(Text("] / [ move through the findings", style="dim"))
 
@@ -343,7 +349,7 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         self.file_tree.update_file(fr)
         self.update_summary()
         if fr is self.current:
-            self.update_findings()
+            self.update_findings(keep=True)
             self.update_file_info()
 
     def save_session(self) -> None:

@@ -38,3 +38,24 @@ async def test_the_warnings_a_width_fix_answers_are_shown_resolved_and_leave_the
         await pilot.pause()
         assert not fr.applied_fixes and not fr.resolved
         assert fr.severity_counts()["warning"] == warnings
+
+
+@sync
+async def test_the_re_check_keeps_the_finding_the_cursor_is_on(project_dir):
+    # the re-check ends in a worker after `f`: it restyles the list, and the next `f` or `i` acts
+    # on the finding still selected (a reset selection made them say "select a finding first")
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await open_file(app, pilot, "warp_utils.cuh")
+        await pilot.press("right_square_bracket")
+        while app.current_finding() is None or app.current_finding().rule != "PORT020":
+            await pilot.press("right_square_bracket")
+        chosen = app.findings_list.highlighted
+        await pilot.press("f")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert fr.applied_fixes and fr.resolved  # the re-check ran and resolved a PORT012
+        assert app.findings_list.highlighted == chosen
+        await pilot.press("i")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "TextScreen"

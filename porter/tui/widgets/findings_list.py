@@ -60,6 +60,16 @@ class FindingsList(ScrollView, can_focus=True):
         self.scroll_to(0, 0, animate=False)
         self.refresh()
 
+    def restyle(self, items: list[Text]) -> None:
+        """The same findings drawn anew (a fix resolved some): the selection and the scroll stay,
+        and no Highlighted message moves the diff."""
+        if len(items) != len(self.items):
+            self.set_items(items)
+            return
+        self.items = items
+        self._cache.clear()
+        self.refresh()
+
     @property
     def highlighted(self) -> int | None:
         return self._highlighted
