@@ -46,21 +46,31 @@ def restore(fr, snap: Snapshot) -> None:
 class UndoStack:
     def __init__(self, limit: int = LIMIT) -> None:
         self.limit = limit
-        self._items: list[tuple[object, Snapshot]] = []
+        self._items: list[list[tuple[object, Snapshot]]] = []  # each change: the files it changes
 
     def __len__(self) -> int:
         return len(self._items)
 
     def record(self, fr) -> None:
         """Call before changing ``fr``."""
-        self._items.append((fr, snapshot(fr)))
+        self.record_all([fr])
+
+    def record_all(self, files) -> None:
+        """Call before one change of several files (every safe fix of the project): one undo."""
+        self._items.append([(fr, snapshot(fr)) for fr in files])
         if len(self._items) > self.limit:
             del self._items[0]
 
     def undo(self):
-        """Undo the last change; returns its file, or None when there is nothing to undo."""
+        """Undo the last change; returns its (first) file, or None when there is nothing to undo."""
+        files = self.undo_all()
+        return files[0] if files else None
+
+    def undo_all(self) -> list:
+        """Undo the last change; returns every file it put back (none: nothing to undo)."""
         if not self._items:
-            return None
-        fr, snap = self._items.pop()
-        restore(fr, snap)
-        return fr
+            return []
+        entry = self._items.pop()
+        for fr, snap in reversed(entry):
+            restore(fr, snap)
+        return [fr for fr, _ in entry]

@@ -142,14 +142,18 @@ class FindingActions:
 
         def answer(yes: bool | None) -> None:
             if yes:
+                self.undo_stack.record_all([fr for fr, _ in files])  # one `u` takes them all back
                 for fr, fx in files:
-                    self._apply_fixes_worker(fr, fx)
+                    self._apply_fixes_worker(fr, fx, record=False)
 
-        self.push_screen(ConfirmScreen(f"Apply {n} safe fixes in {len(files)} file(s){note}?\n{per_file}"), answer)
+        more = f"\n  … and {len(files) - 12} more files" if len(files) > 12 else ""
+        self.push_screen(ConfirmScreen(f"Apply {n} safe fixes in {len(files)} file(s){note}?\n{per_file}{more}\n\n"
+                                       "(u takes them all back)"), answer)
 
     @work(thread=True, group="fixes", exit_on_error=False, description="apply fixes")
-    def _apply_fixes_worker(self, fr: FileReview, fixes: list) -> None:
-        self.call_from_thread(self.record_undo, fr)
+    def _apply_fixes_worker(self, fr: FileReview, fixes: list, record: bool = True) -> None:
+        if record:
+            self.call_from_thread(self.record_undo, fr)
         base = fr.effective_cuda() if fr.edited is not None and not fr.edit_base_cuda else fr.edit_base_cuda
         try:
             n = fr.apply_fixes(fixes)

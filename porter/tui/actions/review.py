@@ -137,7 +137,11 @@ class ReviewActions:
             self.notify("nothing to undo", timeout=1.5)
             return
         row = self.diff.current_row()
-        fr = self.undo_stack.undo()
+        files = self.undo_stack.undo_all()
+        fr = self.current if self.current in files else files[0]
+        for other in files:
+            if other is not fr:
+                self.changed(other, rows_changed=True)
         if fr is not self.current:
             self.open_file(fr.rel)
             self.file_tree.select_file(fr.rel)
@@ -146,7 +150,8 @@ class ReviewActions:
             self.diff.move_to_row(min(row, max(0, len(fr.rows) - 1)))
         self._highlight_worker(fr)
         self.update_findings()
-        self.notify(f"undone: {fr.rel} is {fr.state} again", timeout=2)
+        more = f" (and {len(files) - 1} other file{'s' if len(files) > 2 else ''})" if len(files) > 1 else ""
+        self.notify(f"undone: {fr.rel} is {fr.state} again{more}", timeout=2)
 
     # ---- editing -------------------------------------------------------------------
     def action_edit(self) -> None:
