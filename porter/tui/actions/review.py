@@ -45,9 +45,15 @@ class ReviewActions:
         if h is None:
             self.notify("no hunk here", timeout=1.5)
             return
+        between = self.diff.current_hunk_at_cursor() is None  # the cursor is on an unchanged line
         self.record_undo(fr)
         fr.decide(h, decision)
         self.changed(fr)
+        if between:  # it decided the next hunk down: say which, since the cursor was not on it
+            hunk = fr.hunks[h]
+            line = next((fr.rows[r].left + 1 for r in range(hunk.start, hunk.end) if fr.rows[r].left is not None), None)
+            where = f" (CUDA line {line})" if line is not None else ""
+            self.notify(f"{decision} hunk {h + 1} of {len(fr.hunks)}{where}, the next one below the cursor", timeout=2.5)
         nxt = next((x for x in fr.hunks[h + 1:] if not fr.is_decided(x)), None)
         nxt = nxt or next((x for x in fr.hunks if not fr.is_decided(x)), None)
         if nxt is not None:
