@@ -35,7 +35,7 @@ from porter.tui.colours import DEFAULT, palette_for
 from porter.tui.conversion import BackgroundConverter
 from porter.tui.highlight import highlight_pair
 from porter.tui.jobs import Diagnostic
-from porter.tui.keymap import KEYS, label
+from porter.tui.keymap import KEYS, Key, label, read_user_keymap, user_keymap_path
 from porter.tui.persistence import SessionSaver, saved_diff_layout, saved_theme
 from porter.tui.screens.editor import EditorScreen
 from porter.tui.screens.main import MainScreen
@@ -74,6 +74,13 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         self.started = False  # the main screen and its widgets are up
         self.palette = DEFAULT  # the colours of the active theme (apply_theme_colours)
         self.diff_layout = "side-by-side"  # or "unified" (v toggles; kept in the session)
+        self.user_keys, self._keymap_problems = read_user_keymap(user_keymap_path())
+        if self.user_keys:
+            self.set_keymap(self.user_keys)
+
+    def key_label(self, key: Key) -> str:
+        """How ``key`` is pressed here: the user's keymap, else the default."""
+        return ", ".join(label(part) for part in self.user_keys.get(key.id, key.key).split(","))
 
     @property
     def unwritten(self) -> bool:
@@ -114,6 +121,8 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         self.diff.set_unified(self.diff_layout == "unified")
         for msg in self.start_messages:
             self.notify(msg, severity="information" if msg.startswith("restored") else "warning", timeout=8)
+        for msg in self._keymap_problems:
+            self.notify(msg, severity="warning", timeout=10)
         self.update_summary()
         self.set_interval(0.2, self._flush_ready)
         if self.project.files:
@@ -382,7 +391,7 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
             for k in KEYS:
                 if k.id == "quit":
                     continue
-                yield SystemCommand(f"{k.description} ({label(k.key)})", k.help or k.description,
+                yield SystemCommand(f"{k.description} ({self.key_label(k)})", k.help or k.description,
                                     functools.partial(screen.run_action, f"app.{k.action}"))
             for arch, what in COMPILE_ARCHS:
                 yield SystemCommand(f"Compile for {arch} ({what})", f"build with --arch {arch} from now on "

@@ -3,11 +3,20 @@
 The id names the key everywhere (footer, help, palette, tests) so that a key can
 be remapped without touching the actions: Textual's ``App.set_keymap`` takes
 ``{binding id: "keys"}`` (the way Posting lets a user config remap bindings).
+A user remaps keys in ``~/.config/porter/keymap.toml`` (``$XDG_CONFIG_HOME``, or
+the file ``$PORTER_KEYMAP`` names)::
+
+    [keys]
+    accept_hunk = "y"
+    next_finding = "j,right_square_bracket"
 """
 
 from __future__ import annotations
 
+import os
+import tomllib
 from dataclasses import dataclass
+from pathlib import Path
 
 from textual.binding import Binding
 
@@ -86,6 +95,57 @@ LABEL = {"slash": "/", "colon": ":", "right_square_bracket": "]", "left_square_b
 def label(key: str) -> str:
     """How a key is written for people: ``]`` for right_square_bracket."""
     return LABEL.get(key, key)
+
+
+def user_keymap_path() -> Path:
+    """Where the user's keymap is read from."""
+    if os.environ.get("PORTER_KEYMAP"):
+        return Path(os.environ["PORTER_KEYMAP"])
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "porter" / "keymap.toml"
+
+
+def read_user_keymap(path: Path) -> tuple[dict[str, str], list[str]]:
+    """``{binding id: keys}`` from the ``[keys]`` table of ``path`` (no file: nothing), and a
+    one-line problem for each entry left out: an unknown id, a value that is not a key name, a
+    key another binding already has (after the remap).  A file that cannot be read is one problem
+    and changes no key."""
+    from textual.app import App
+
+    if not path.is_file():
+        return {}, []
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return {}, [f"{path}: not read ({exc}); the default keys stay"]
+    table = doc.get("keys", {})
+    if not isinstance(table, dict):
+        return {}, [f"{path}: [keys] must be a table of binding id = \"key\"; the default keys stay"]
+    known = {k.id for k in KEYS}
+    wanted: dict[str, str] = {}
+    problems: list[str] = []
+    for bid, value in table.items():
+        if bid not in known:
+            problems.append(f"{path}: no key has the id {bid!r} (the ids are in porter/tui/keymap.py)")
+        elif not isinstance(value, str) or not value.strip() or any(not part.strip() for part in value.split(",")):
+            problems.append(f"{path}: {bid} = {value!r} is not a key name (\"y\", \"ctrl+y\", \"?\" or several: \"j,down\")")
+        else:
+            wanted[bid] = ",".join(part.strip() for part in value.split(","))
+    normal = App._normalize_keymap(wanted)  # "?" and "question_mark" are the same key
+    owner: dict[str, str] = {}
+    for k in KEYS:  # the defaults of the keys not remapped, then the remapped ones in file order
+        if k.id not in wanted:
+            owner[k.key] = k.id
+    out: dict[str, str] = {}
+    for bid in wanted:
+        clash = next((owner[key] for key in normal[bid].split(",") if key in owner), None)
+        if clash is not None:
+            problems.append(f"{path}: {bid} = {wanted[bid]!r} is already the key of {clash}; {bid} keeps its key")
+            owner[by_id(bid).key] = bid
+            continue
+        out[bid] = wanted[bid]
+        owner.update(dict.fromkeys(normal[bid].split(","), bid))
+    return out, problems
 
 
 def by_id(binding_id: str) -> Key:

@@ -10,6 +10,12 @@ import pytest
 from tui_helpers import SAMPLE, fake_scan
 
 
+@pytest.fixture(autouse=True)
+def no_user_keymap(tmp_path, monkeypatch):
+    """The tests press the default keys, whatever keymap the person running them keeps."""
+    monkeypatch.setenv("PORTER_KEYMAP", str(tmp_path / "no-keymap.toml"))
+
+
 @pytest.fixture
 def project_dir(tmp_path) -> Path:
     dst = tmp_path / "warp_reduce"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from porter.project.session import unwritten
-from porter.tui.keymap import KEYS, label
+from porter.tui.keymap import KEYS, user_keymap_path
 from porter.tui.screens.dialogs import ChoiceScreen, ConfirmScreen, TextScreen
 from porter.tui.screens.editor import SAVE_CHOICES
 
@@ -39,7 +39,7 @@ class PaneActions:
     def action_help(self) -> None:
         lines = ["Keys (all also in the command palette, ctrl+p)", ""]
         for k in KEYS:
-            lines.append(f"  {label(k.key):10} {k.description:18} {k.help}")
+            lines.append(f"  {self.key_label(k):10} {k.description:18} {k.help}")
         lines += ["", "  up/down, pgup/pgdn  move in the diff; enter unfolds unchanged lines",
                   "  in the file list: up/down and enter open a file (accepted ones too)",
                   "", "File badges: 5h = 5 hunks; 4E 8W 1I = findings by severity (error, warning, info);",
@@ -51,7 +51,8 @@ class PaneActions:
                   "An edit whose CUDA changed asks: k keep it, r re-convert, 3 a three-way view (base, now, edit).",
                   "w writes accepted, edited and unchanged files; pending files are skipped.",
                   "Header: 'N error findings' are the findings; 'build ARCH: ok / failed, N errors' the last build.",
-                  f"Session: {self.store.path}"]
+                  f"Session: {self.store.path}",
+                  f"Keys are remapped in {user_keymap_path()} ([keys] binding_id = \"key\"; the ids are in porter/tui/keymap.py)"]
         self.push_screen(TextScreen("porter review: help", "\n".join(lines)))
 
     async def action_quit(self) -> None:
