@@ -26,6 +26,8 @@ class Palette:
     changed_sep: Style = Style(color="#d7af5f")
     deleted: Style = Style(bgcolor="#3f1d22")
     added: Style = Style(bgcolor="#1d3b26")
+    deleted_band: Style = Style(bgcolor="#5c2731")  # the lines of the hunk at the cursor: a stronger band
+    added_band: Style = Style(bgcolor="#285a37")
     deleted_token: Style = Style(bgcolor="#8a2f3c", bold=True)
     added_token: Style = Style(bgcolor="#2f7a45", bold=True)
     minus_sign: Style = Style(color="#ff8787", bold=True)
@@ -100,6 +102,8 @@ def palette_for(variables: dict[str, str]) -> Palette:
         changed_sep=Style(color=text(warning)),
         deleted=Style(bgcolor=band(error, 0.22)),
         added=Style(bgcolor=band(success, 0.22)),
+        deleted_band=Style(bgcolor=band(error, 0.36)),
+        added_band=Style(bgcolor=band(success, 0.36)),
         deleted_token=Style(bgcolor=band(error, 0.5), bold=True),
         added_token=Style(bgcolor=band(success, 0.5), bold=True),
         minus_sign=Style(color=text(error), bold=True),

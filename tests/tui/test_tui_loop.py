@@ -339,6 +339,33 @@ async def test_the_current_hunk_is_a_band_and_unchanged_lines_show_no_hunk(proje
 
 
 @sync
+async def test_the_whole_rows_of_the_current_hunk_are_a_band_not_only_their_gutters(project_dir):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await open_file(app, pilot, "main.cu")
+        dv = app.diff
+        assert len(fr.hunks) >= 2
+        h = fr.hunks[dv.current_hunk_at_cursor()]
+
+        def backgrounds(d):
+            return {seg.style.bgcolor for seg in dv._render_row(d, 120, dv._band(d)) if seg.style and seg.style.bgcolor}
+
+        def shown(hunk):
+            return [dv._row_index[r] for r in range(hunk.start, hunk.end) if r in dv._row_index]
+
+        pal = app.palette
+        assert all(pal.added_band.bgcolor in backgrounds(d) for d in shown(h))  # the HIP text of the hunk
+        other = next(hk for hk in fr.hunks if hk.index != h.index and shown(hk))
+        assert all(pal.added.bgcolor in backgrounds(d) and pal.added_band.bgcolor not in backgrounds(d)
+                   for d in shown(other))
+        await pilot.press("n")  # the band follows the cursor
+        await pilot.pause()
+        h2 = fr.hunks[dv.current_hunk_at_cursor()]
+        assert h2.index != h.index and all(pal.added_band.bgcolor in backgrounds(d) for d in shown(h2))
+        assert all(pal.added_band.bgcolor not in backgrounds(d) for d in shown(h))
+
+
+@sync
 async def test_the_hip_side_keeps_its_highlighting_after_an_edit(project_dir):
     app = make_app(project_dir)
     async with app.run_test(size=SIZE) as pilot:

@@ -357,7 +357,8 @@ class DiffView(ScrollView, can_focus=True):
         segs.append(Segment(mark[0], mark[1]))
         lno = pal.band if band else pal.lno
         segs.append(Segment((str(r.left + 1) if r.left is not None else "").rjust(lno_w) + " ", lno))
-        segs.extend(self._side(lt, side, pal.deleted if changed else None, ls, pal.deleted_token,
+        deleted, added = (pal.deleted_band, pal.added_band) if band else (pal.deleted, pal.added)
+        segs.extend(self._side(lt, side, deleted if changed else None, ls, pal.deleted_token,
                                self.left_hl[r.left] if (self.left_hl and r.left is not None and r.left < len(self.left_hl)) else None))
         if self._decision_mark(decision):
             ch, st = self._decision_mark(decision)
@@ -372,7 +373,7 @@ class DiffView(ScrollView, can_focus=True):
         rhl = None
         if self.right_hl and r.right is not None and r.right < len(self.right_hl):
             rhl = self.right_hl[r.right]
-        segs.extend(self._side(rt, right_side, pal.added if changed else None, rs, pal.added_token, rhl,
+        segs.extend(self._side(rt, right_side, added if changed else None, rs, pal.added_token, rhl,
                                extra=ST_REJECTED if decision == REJECTED else None))
         strip = Strip(segs).adjust_cell_length(width)
         if cursor:
@@ -410,13 +411,15 @@ class DiffView(ScrollView, can_focus=True):
         else:
             ls, rs = ([], []) if lt is None or rt is None else changed_spans(lt, rt)
             if sign == "-":
-                segs.append(Segment("- ", pal.deleted + pal.minus_sign))
+                deleted = pal.deleted_band if band else pal.deleted
+                segs.append(Segment("- ", deleted + pal.minus_sign))
                 hl = self.left_hl[r.left] if (self.left_hl and r.left < len(self.left_hl)) else None
-                segs.extend(self._side(lt, text_w, pal.deleted, ls, pal.deleted_token, hl))
+                segs.extend(self._side(lt, text_w, deleted, ls, pal.deleted_token, hl))
             else:
-                segs.append(Segment("+ ", pal.added + pal.plus_sign))
+                added = pal.added_band if band else pal.added
+                segs.append(Segment("+ ", added + pal.plus_sign))
                 hl = self.right_hl[r.right] if (self.right_hl and r.right < len(self.right_hl)) else None
-                segs.extend(self._side(rt, text_w, pal.added, rs, pal.added_token, hl,
+                segs.extend(self._side(rt, text_w, added, rs, pal.added_token, hl,
                                        extra=ST_REJECTED if decision == REJECTED else None))
         strip = Strip(segs).adjust_cell_length(width)
         if cursor:
