@@ -93,6 +93,20 @@ def test_review_accept_all_write_and_quit_in_tmux(project_dir):
     assert tree_bytes(project_dir) == before  # the source is untouched
 
 
+FILES = ("CMakeLists.txt", "Makefile", "main.cu", "reduce_kernels.cu", "reduce_kernels.h", "warp_utils.cuh")
+
+
+def _file_list(screen: str) -> list[tuple[str, ...]]:
+    """(mark, name, state) of each line of the file list pane, without the marks of the last
+    build (``✖3``: they belong to the job, not to the review; the pane cuts the rest short)."""
+    out = []
+    for line in screen.splitlines():
+        tokens = [t for t in line.split("│", 1)[0].split() if not t.startswith("✖")]
+        if len(tokens) >= 3 and tokens[1] in FILES:
+            out.append(tuple(tokens[:3]))
+    return out
+
+
 def _send(session: str, *keys: str, pause: float = 0.3) -> None:
     for k in keys:
         _tmux("send-keys", "-t", session, k)
@@ -160,12 +174,15 @@ def test_the_review_loop_in_tmux_keeps_every_piece_of_work(tmp_path):
         _send(session, "u")
         _wait_for(session, "undone: warp_utils.cuh")
         _send(session, "u")
-        _wait_for(session, "undone: main.cu")
+        screen = _wait_for(session, "undone: main.cu")
+        left = _file_list(screen)
+        assert [(mark, state) for mark, _, state in left] == [("✓", "accepted")] * 6, screen
         quit_with_prompt()
         assert "// reviewed in tmux" in (out / "main.cu").read_text()  # T wrote the edit; the undo is not written
         start()
         screen = _wait_until(session, lambda sc: "6/6 files reviewed" in sc and "converting" not in sc)
         assert "restored the review session" in screen
+        assert _file_list(screen) == left  # every file's state and badges, as on screen before the quit
         quit_with_prompt()  # still not written after the restart: q still asks
     finally:
         if _alive(session):
