@@ -105,3 +105,12 @@ def test_snake_case_keeps_acronyms(gen):
     assert gen.snake("SgemmStridedBatched") == "sgemm_strided_batched"
     assert gen.snake("CreateGenerator") == "create_generator"
     assert gen.snake("SpMV") == "sp_mv"
+
+
+def test_the_package_sets_the_generator_extracts_are_the_ones_the_truth_gate_reads(gen):
+    # the set names live in two places (the generator fetches the packages, truth.py reads the
+    # snapshots back): a set added to one and not the other would be extracted and never
+    # consulted, or consulted and never made
+    from porter.mapping import truth
+
+    assert set(gen.DEB_SETS) == set(truth.LIBRARY_SETS) | {truth.LATER_HIP_SET}
