@@ -201,12 +201,22 @@ def _mapped(pos: int, spans, end_side: bool) -> int:
     return pos + shift
 
 
-def scan_fixed(rel: str, effective: bytes, options, applied: tuple, spans) -> list[tuple[str, int, int]]:
-    """(rule, start, end) of every finding in ``effective`` (the CUDA with fixes applied):
-    picklable both ways, so a worker process runs it."""
+class Recheck(NamedTuple):
+    """A re-check of a file's findings after its fixes (``FileReview.recheck_job``)."""
+
+    rel: str
+    effective: bytes  # the CUDA with the applied fixes
+    options: object  # the TranslateOptions of the scan
+    applied: tuple  # the keys of the applied fixes: an answer is taken for these fixes only
+    spans: list  # the fixes' edits, as apply_fixes_spans gives them
+
+
+def scan_fixed(job: Recheck) -> list[tuple[str, int, int]]:
+    """(rule, start, end) of every finding in the CUDA with the fixes applied: picklable both
+    ways, so a worker process runs it."""
     from porter.findings import scan
 
-    return [(f.rule, f.start_byte, f.end_byte) for f in scan(effective, rel, options=options)]
+    return [(f.rule, f.start_byte, f.end_byte) for f in scan(job.effective, job.rel, options=job.options)]
 
 
 def text_hash(text: str) -> str:
@@ -324,6 +334,9 @@ class FileReview:
     warnings: list[str] = field(default_factory=list)
     mode: int | None = None
     options: object = None  # the project's TranslateOptions (target ROCm, --roc); None: the defaults
+    # the fixed CUDA the HIP was translated from and the fixes' edits in it (None: no fix applied)
+    _fixed_cuda: tuple[str | None, list] | None = field(default=None, repr=False)
+    _resolved: tuple[tuple, set[str]] | None = field(default=None, repr=False)  # (applied fixes, keys resolved)
 
     def __repr__(self) -> str:  # short: workers and logs print it
         return f"FileReview({self.rel!r}, {self.state})"
@@ -386,20 +399,19 @@ class FileReview:
         from porter.translate.incremental import retranslate
 
         data = self.cuda.encode("utf-8")
-        fixed = getattr(self, "_fixed_cuda", None) if self.fixed else None
+        fixed = self._fixed_cuda if self.fixed else None
         if self.fixed and (fixed is None or fixed[0] is None):
             return False
         old = fixed[0].encode("utf-8") if fixed else data
-        chosen = [f for f in self.findings if finding_key(f) in self.applied_fixes and f.fix]
-        effective, spans = apply_fix_edits(data, chosen) if chosen else (data, [])
+        effective, spans = self.fixed_source() or (data, [])
         quick = retranslate(old, self.hip.splitlines(keepends=True), self.inserted_lines, effective, self.rel,
                             self.options or TranslateOptions())
         if quick is None:
             return False
         self._take_translation({
             "findings": self.findings, "warnings": [], "hip": "".join(quick.hip_lines),
-            "inserted": quick.inserted_lines, "fixed": bool(chosen),
-            "effective": effective.decode("utf-8", "replace") if chosen else None, "fix_spans": spans})
+            "inserted": quick.inserted_lines, "fixed": bool(spans),
+            "effective": effective.decode("utf-8", "replace") if spans else None, "fix_spans": spans})
         return True
 
     def _realign(self, inserted: list[tuple[int, int]] | None) -> None:
@@ -408,17 +420,17 @@ class FileReview:
         cached = getattr(self, "_left_s", None)
         if cached is None or cached[0] is not self.left:  # the CUDA lines, without their endings, once per text
             cached = self._left_s = (self.left, [x.rstrip("\r\n") for x in self.left])
-        self._right_s = [x.rstrip("\r\n") for x in self.right]
+        self._right_s = (self.right, [x.rstrip("\r\n") for x in self.right])
         rows = None
         if inserted is not None and self.edited is None:
-            fixed = getattr(self, "_fixed_cuda", None) if self.fixed else None
+            fixed = self._fixed_cuda if self.fixed else None
             if fixed is None:
                 rows = align_by_insertions(len(self.left), len(self.right), inserted)
             elif fixed[0] is not None:
                 rows = align_fixed(self.left, fixed[0].splitlines(keepends=True), fixed[1], len(self.right), inserted,
                                    ascii=self.cuda.isascii() and fixed[0].isascii())
         if rows is None:
-            rows = align_by_diff(cached[1], self._right_s)
+            rows = align_by_diff(cached[1], self._right_s[1])
         self.rows = rows
         n_left, n_right = len(self.left), len(self.right)
         lrow, rrow = [0] * n_left, [0] * n_right
@@ -434,7 +446,7 @@ class FileReview:
         hunks: list[Hunk] = []
         row_hunk: dict[int, int] = {}
         seen: dict[str, int] = {}
-        rows, left, right = self.rows, self._left_s[1], self._right_s
+        rows, left, right = self.rows, self._left_s[1], self._right_s[1]
         # the changed rows, in one pass: a row pairs two different lines, or has one side only
         changed = [i for i, (a, b) in enumerate(rows) if a is None or b is None or left[a] != right[b]]
         n, k, m = len(rows), 0, len(changed)
@@ -507,7 +519,7 @@ class FileReview:
         if r.right is None:
             return None
         cached = getattr(self, "_right_s", None)
-        return cached[r.right] if cached is not None and len(cached) == len(self.right) else _strip_eol(self.right[r.right])
+        return cached[1][r.right] if cached is not None and cached[0] is self.right else _strip_eol(self.right[r.right])
 
     def row_of_left_line(self, line: int) -> int:
         """Row showing 1-based CUDA line ``line`` (clamped to the file)."""
@@ -592,24 +604,22 @@ class FileReview:
         """Keys of the findings (not fixed themselves) that a scan of the CUDA with the applied
         fixes no longer finds: a width-32 fix of a shuffle also answers the PORT012 warning on its
         loop.  Empty until ``take_recheck`` has the scan of exactly these fixes."""
-        held = getattr(self, "_resolved", None)
+        held = self._resolved
         return held[1] if held is not None and held[0] == tuple(self.applied_fixes) else set()
 
-    def recheck_job(self) -> tuple | None:
+    def recheck_job(self) -> Recheck | None:
         """What ``scan_fixed`` needs to re-check the findings after the applied fixes (None: no fix)."""
-        chosen = [f for f in self.findings if finding_key(f) in self.applied_fixes and f.fix]
-        if self.kind != "source" or self.status != "ready" or not chosen:
+        fixed = self.fixed_source() if self.kind == "source" and self.status == "ready" else None
+        if fixed is None:
             return None
-        effective, spans = apply_fix_edits(self.cuda.encode("utf-8"), chosen)
-        return self.rel, effective, self.options, tuple(self.applied_fixes), spans
+        return Recheck(self.rel, fixed[0], self.options, tuple(self.applied_fixes), fixed[1])
 
-    def take_recheck(self, job: tuple, found: list[tuple[str, int, int]]) -> bool:
+    def take_recheck(self, job: Recheck, found: list[tuple[str, int, int]]) -> bool:
         """Take ``scan_fixed``'s answer for ``job``; False when the fixes changed meanwhile."""
-        _rel, _effective, _options, applied, spans = job
+        applied, spans = job.applied, job.spans
         if applied != tuple(self.applied_fixes):
             return False
-        effective = job[1]
-        newlines = [m.start() for m in re.finditer(b"\n", effective)]
+        newlines = [m.start() for m in re.finditer(b"\n", job.effective)]
 
         def lines(a: int, b: int) -> tuple[int, int]:
             return bisect.bisect_left(newlines, a), bisect.bisect_left(newlines, max(a, b - 1))
@@ -633,7 +643,7 @@ class FileReview:
         """Re-check the findings after the applied fixes here (the app does it in a worker)."""
         job = self.recheck_job()
         if job is not None:
-            self.take_recheck(job, scan_fixed(*job))
+            self.take_recheck(job, scan_fixed(job))
 
     # ---- edits and fixes -----------------------------------------------------
     def set_edited(self, text: str | None, prune: bool = True) -> None:
@@ -656,12 +666,16 @@ class FileReview:
         """Keep the edit against the changed source (it is no longer stale)."""
         self.edit_base = self.edit_base_cuda = ""
 
+    def fixed_source(self) -> tuple[bytes, list[tuple[int, int, int]]] | None:
+        """The CUDA with the applied fixes, and the fixes' edits (``apply_fixes_spans``); None when
+        no fix is applied."""
+        chosen = [f for f in self.findings if f.fix and finding_key(f) in self.applied_fixes]
+        return apply_fix_edits(self.cuda.encode("utf-8", "surrogatepass"), chosen) if chosen else None
+
     def effective_cuda(self) -> str:
         """The CUDA the proposed HIP is translated from: the source with the applied fixes."""
-        chosen = [f for f in self.findings if f.fix and finding_key(f) in self.applied_fixes]
-        if not chosen:
-            return self.cuda
-        return apply_fix_edits(self.cuda.encode("utf-8", "surrogatepass"), chosen)[0].decode("utf-8", "replace")
+        fixed = self.fixed_source()
+        return self.cuda if fixed is None else fixed[0].decode("utf-8", "replace")
 
     def apply_fix(self, finding) -> bool:
         """Apply ``finding``'s suggested fix to the CUDA source and re-translate."""

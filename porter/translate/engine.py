@@ -566,9 +566,9 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
         edits = launch.rewrite_launches(index, edits)
 
     # 5. the HIP runtime header, where the CUDA code had the runtime without including it
+    relies = _code_relies_on_runtime(index, path, has_device_code, device_words, uses_runtime)
     inserted: list[tuple[int, int]] = []
-    if options.add_runtime_include and only is None and _needs_runtime_include(
-            index, path, included, has_device_code, device_words, uses_runtime):
+    if options.add_runtime_include and only is None and _needs_runtime_include(path, included, relies):
         pos = _include_position(index)
         nl = _newline(source)
         text = b"#include <" + runtime.encode() + b">" + nl
@@ -591,7 +591,6 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     output = _apply_sorted(source, edits) if only is None else b""
     if index.big:
         index.forget_trees()  # a region's tree is tens of megabytes; the findings rules parse again if they run
-    relies = bool(has_device_code or (_is_cuda_unit(path) and (uses_runtime or (device_words and _any_device_code(index)))))
     result = Translation(source, output, edits, converted, unsupported, leftovers, warnings, inserted, index,
                          sorted(own), relies, _sorted_edits=True)
     index.memo[memo_key] = result
@@ -613,21 +612,25 @@ def _include_roles() -> tuple[frozenset[str], frozenset[str], frozenset[str], tu
             tuple(dc["host_header_prefixes"]))
 
 
-def _needs_runtime_include(index: SourceIndex, path: str | None, included: list[tuple[IncludePath, str, bool]],
-                           has_device_code: bool, device_words: bool, uses_runtime: bool) -> bool:
+def _code_relies_on_runtime(index: SourceIndex, path: str | None, has_device_code: bool, device_words: bool,
+                            uses_runtime: bool) -> bool:
+    """The code itself (not its includes) relies on the runtime: device code outside CUDA-only
+    guards, or, being a .cu, a name the runtime declares or device code at all: nvcc includes
+    cuda_runtime.h implicitly there, so even guarded device code and host-only runtime calls count."""
+    return bool(has_device_code or (_is_cuda_unit(path) and (uses_runtime or (device_words and _any_device_code(index)))))
+
+
+def _needs_runtime_include(path: str | None, included: list[tuple[IncludePath, str, bool]], code_relies: bool) -> bool:
     """The port needs ``#include <hip/hip_runtime.h>`` inserted ahead of its first #include.
 
-    The file relies on the runtime when it has device code, includes a HIP header that compiles
-    only after the runtime (hip_cooperative_groups.h), or, being a .cu, uses a name the runtime
-    declares: nvcc includes cuda_runtime.h implicitly there, so even guarded device code and
-    host-only runtime calls count.  It gets the include unless one that provides the runtime
-    already comes before every include that needs it (a needs-first HIP header; in a .cu, any
-    header other than the C/C++/POSIX ones, since nvcc's implicit include preceded it)."""
+    The file relies on the runtime when its code does (``_code_relies_on_runtime``) or it
+    includes a HIP header that compiles only after the runtime (hip_cooperative_groups.h).  It
+    gets the include unless one that provides the runtime already comes before every include
+    that needs it (a needs-first HIP header; in a .cu, any header other than the C/C++/POSIX
+    ones, since nvcc's implicit include preceded it)."""
     providers, needs_first, host, host_prefixes = _include_roles()
     cu = _is_cuda_unit(path)
-    relies = (has_device_code or any(name in needs_first for _, name, _ in included)
-              or (cu and (uses_runtime or (device_words and _any_device_code(index)))))
-    if not relies:
+    if not (code_relies or any(name in needs_first for _, name, _ in included)):
         return False
     first_provider = first_needing = None
     for k, (_node, name, known) in enumerate(included):

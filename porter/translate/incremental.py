@@ -28,13 +28,10 @@ import re
 from typing import NamedTuple
 
 from porter.translate.engine import TranslateOptions, translate
-from porter.translate.source_index import SourceIndex, index_source
+from porter.translate.source_index import CONDITIONAL_LINE, TOP_CLOSE, SourceIndex, index_source
 
-# a line that closes a top-level declaration: the region cuts go after one
-_TOP_CLOSE = re.compile(rb"^\}[ \t]*;?[ \t]*(?://[^\n\\]*)?\r?\n", re.M)
-_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b", re.M)
 _INCLUDE = re.compile(rb"^[ \t]*#[ \t]*(?:include|import)\b", re.M)
-_SEARCH_BACK = 1 << 16  # bytes looked at before the change for a cut, then the whole head
+_SEARCH_BACK = 1 << 16  # bytes before the change looked at for a cut (none there: the whole file is translated)
 _MOVES = 16  # times the cuts move outward, further each time, to balance the region
 
 
@@ -68,7 +65,7 @@ def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
 def _deltas(source: bytes, start: int, end: int) -> list[tuple[int, int]]:
     """(position, +1 / -1 / 0) of each conditional directive line in [start, end)."""
     out = []
-    for m in _CONDITIONAL.finditer(source, start, end):
+    for m in CONDITIONAL_LINE.finditer(source, start, end):
         kw = m.group(1)
         out.append((m.start(), 1 if kw in (b"if", b"ifdef", b"ifndef") else -1 if kw == b"endif" else 0))
     return out
@@ -80,7 +77,7 @@ def _cuts_before(source: bytes, pos: int):
     lo = max(0, pos - _SEARCH_BACK)
     deltas = _deltas(source, lo, pos)
     depth = sum(d for _, d in _deltas(source, 0, lo)) + sum(d for _, d in deltas)  # at pos
-    cuts = [m.end() for m in _TOP_CLOSE.finditer(source, lo, pos) if m.end() <= pos]
+    cuts = [m.end() for m in TOP_CLOSE.finditer(source, lo, pos) if m.end() <= pos]
     k = len(deltas)
     for cut in reversed(cuts):
         while k and deltas[k - 1][0] >= cut:  # the directives between this cut and pos
@@ -97,7 +94,7 @@ def _cuts_after(source: bytes, pos: int):
     first, then the file's end."""
     depth = sum(d for _, d in _deltas(source, 0, pos))
     last = pos
-    for m in _TOP_CLOSE.finditer(source, pos):
+    for m in TOP_CLOSE.finditer(source, pos):
         depth += sum(d for _, d in _deltas(source, last, m.start()))
         last = m.start()
         if depth == 0:

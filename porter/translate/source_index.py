@@ -66,13 +66,13 @@ class MacroBody:
 IDENTIFIER = re.compile(rb"(?<![A-Za-z0-9_$])[A-Za-z_][A-Za-z0-9_]*")
 # found by text, not by the tree, so that includes next to a syntax error are still seen
 _INCLUDE = re.compile(rb'#[ \t]*include[ \t]*(<[^>\n]*>|"[^"\n]*")')
-_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b[^\n]*", re.M)
+CONDITIONAL_LINE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b[^\n]*", re.M)
 # an identifier between two string literals: a macro pasted into a concatenation ("%" PRIu64 "\n")
 _PASTED = re.compile(rb"[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*\Z")
 _NOT_NEWLINE = re.compile(rb"[^\n]")
 _BRACKETS = ((b"(", b")"), (b"[", b"]"), (b"{", b"}"))
-# a line that closes a top-level definition: where a region of a big file may end
-_TOP_CLOSE = re.compile(rb"^\}[ \t]*;?[ \t]*(?://[^\n\\]*)?\r?\n", re.M)
+# a line that closes a top-level definition: where a region of a big file may end (and a re-translated change, incremental.py)
+TOP_CLOSE = re.compile(rb"^\}[ \t]*;?[ \t]*(?://[^\n\\]*)?\r?\n", re.M)
 REGION_BYTES = 1 << 20
 # an object-like #define (a '(' right after the name makes it function-like)
 _DEFINE_HEAD = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)(?![A-Za-z0-9_(])[ \t]*", re.M)
@@ -257,7 +257,7 @@ class SourceIndex:
         start = 0
         counts = [0] * 6
         last = 0  # counted up to here
-        for m in _TOP_CLOSE.finditer(source):
+        for m in TOP_CLOSE.finditer(source):
             cut = m.end()
             if cut - start < REGION_BYTES or cut >= n or self.is_protected(m.start()):
                 continue
@@ -366,7 +366,7 @@ class SourceIndex:
         """The conditional directives outside comments, in order."""
         if self._conditionals is None:
             self._conditionals = [Conditional(m.start(), m.group(1).decode(), m.group(0))
-                                  for m in _CONDITIONAL.finditer(self.source) if not self.is_protected(m.start(1))]
+                                  for m in CONDITIONAL_LINE.finditer(self.source) if not self.is_protected(m.start(1))]
         return self._conditionals
 
     def open_conditionals(self, positions: list[int]) -> list[list[bytes]]:

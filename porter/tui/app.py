@@ -67,6 +67,7 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         self.undo_stack = UndoStack()
         self._asked_stale: set[str] = set()
         self._hl_cache: dict[tuple, tuple] = {}
+        self._rechecks_asked: dict[str, tuple] = {}  # file -> the fixes its last re-check was asked for
         self._job_worker: Worker | None = None
         self.diagnostics: list[Diagnostic] = []
         self.last_build = ""  # "gfx942 with clang++-19 (clang 19.1.7): ok", from the last build's report
@@ -337,17 +338,17 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         """After a fix (or its undo), scan the fixed CUDA in a worker: the findings it no longer
         has are shown as resolved and leave the counts."""
         job = fr.recheck_job()
-        if job is not None and getattr(fr, "_recheck_asked", None) != job[3]:
-            fr._recheck_asked = job[3]
+        if job is not None and self._rechecks_asked.get(fr.rel) != job.applied:
+            self._rechecks_asked[fr.rel] = job.applied  # (one re-check per set of fixes)
             self._recheck_worker(fr, job)
 
     @work(thread=True, group="recheck", exit_on_error=False, description="re-check findings")
-    def _recheck_worker(self, fr: FileReview, job: tuple) -> None:
+    def _recheck_worker(self, fr: FileReview, job) -> None:
         from porter.project.review import scan_fixed
 
         pool = self.converter.pool()
         try:
-            found = pool.submit(scan_fixed, *job).result() if pool is not None else scan_fixed(*job)
+            found = pool.submit(scan_fixed, job).result() if pool is not None else scan_fixed(job)
         except Exception:
             return  # (the findings stay as they were: open)
         self.call_from_thread(self._rechecked, fr, job, found)

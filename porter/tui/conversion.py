@@ -9,7 +9,6 @@ through ``on_current_ready``).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 import threading
@@ -20,8 +19,7 @@ from textual.app import App
 from porter.project.review import S_WAITING, FileReview, ReviewProject
 
 
-@contextlib.contextmanager
-def _stderr_with_a_file():
+def _start_resource_tracker() -> None:
     """While Textual runs, ``sys.stderr`` captures prints and has no file descriptor (-1), and the
     first pool starts multiprocessing's resource tracker with ``sys.stderr.fileno()``: "bad
     value(s) in fds_to_keep", and the app silently converted in threads of the UI process.  The
@@ -35,7 +33,6 @@ def _stderr_with_a_file():
             resource_tracker.ensure_running()
         finally:
             sys.stderr = saved
-    yield
 
 
 class BackgroundConverter:
@@ -124,8 +121,8 @@ class BackgroundConverter:
                 from concurrent.futures import ProcessPoolExecutor
 
                 n = max(1, min(4, (os.cpu_count() or 2) - 1))
-                with _stderr_with_a_file():
-                    self._executor = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"))
+                _start_resource_tracker()
+                self._executor = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"))
                 self._pool_size = n
             except (OSError, ImportError, ValueError):
                 self._no_pool = True

@@ -36,17 +36,23 @@ def inline_ptx(ctx, node, caps):
     return Hit(node.start_byte, node.end_byte, params, the_fix)
 
 
-# a header the replacement needs, and what already provides it (its HIP name)
-PROVIDED_BY = {"cuda_fp16.h": ("cuda_fp16.h", "cuda_fp16.hpp", "hip/hip_fp16.h")}
+def _hip_header(name: str) -> str:
+    """The header a port includes for ``name``: its HIP name in the mapping database, else itself."""
+    from porter.mapping import load_database
+
+    entry = load_database().headers.get(name)
+    return (entry.target() if entry is not None else None) or name
 
 
 def include_edit(ctx, header: str):
     """The edit adding ``#include <header>`` after the file's last #include (at the top
-    when there is none), or None when the file includes it (or its HIP name) already.
+    when there is none), or None when the file includes it already: that header, or one the
+    mapping database ports to the same HIP header (cuda_fp16.hpp, or hip/hip_fp16.h itself).
     Every fix that needs it makes the same edit, so applying several adds it once."""
-    have = PROVIDED_BY.get(header, (header,))
+    wanted = _hip_header(header)
     includes = ctx.index.includes
-    if any(ctx.source[inc.start_byte + 1:inc.end_byte - 1].decode("utf-8", "replace") in have for inc in includes):
+    if any(_hip_header(ctx.source[inc.start_byte + 1:inc.end_byte - 1].decode("utf-8", "replace")) == wanted
+           for inc in includes):
         return None
     if not includes:
         return edit(0, 0, f"#include <{header}>\n")
