@@ -6,6 +6,7 @@ and the query loading live in one place.
 
 from __future__ import annotations
 
+import codecs
 import functools
 from importlib import resources
 from pathlib import Path
@@ -25,15 +26,32 @@ def parser() -> ts.Parser:
     return ts.Parser(language())
 
 
+codecs.register_error("porter-same-length", lambda exc: ("?" * (exc.end - exc.start), exc.end))
+
+
+def _valid_utf8(text: bytes) -> bytes:
+    """``text``, or where it is not UTF-8 (a Latin-1 comment, a stray byte) a copy with each
+    bad byte read as ``?``: the same length, so offsets stay.  Tree-sitter decodes the text of
+    the nodes a query predicate (#match?, #eq?) tests as strict UTF-8 and raised there."""
+    if text.isascii():
+        return text
+    try:
+        text.decode("utf-8")
+        return text
+    except UnicodeDecodeError:
+        return text.decode("utf-8", "porter-same-length").encode("utf-8")
+
+
 def parse(source: bytes) -> ts.Tree:
     """Parse CUDA/C++ source bytes.
 
     A UTF-8 byte-order mark is blanked with spaces of the same length before
-    parsing so that byte offsets in the tree equal offsets in ``source``.
+    parsing so that byte offsets in the tree equal offsets in ``source``; bytes
+    that are not UTF-8 are read as ``?`` (``_valid_utf8``).
     """
     if source.startswith(BOM):
         source = b"   " + source[3:]
-    return parser().parse(source)
+    return parser().parse(_valid_utf8(source))
 
 
 def parse_range(source: bytes, start: int, end: int, start_point: tuple[int, int], end_point: tuple[int, int]) -> ts.Tree:
@@ -43,6 +61,9 @@ def parse_range(source: bytes, start: int, end: int, start_point: tuple[int, int
     UTF-8 byte-order mark at the start is left out of the region rather than copied away."""
     if start == 0 and source.startswith(BOM):
         start, start_point = 3, (0, 3)
+    region = source[start:end]
+    if _valid_utf8(region) is not region:  # (only the region is read: only it is mended)
+        source = source[:start] + _valid_utf8(region) + source[end:]
     p = parser()
     p.included_ranges = [ts.Range(start_point, end_point, start, max(start, end))]
     return p.parse(source)

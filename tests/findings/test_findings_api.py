@@ -238,3 +238,14 @@ def test_finding_messages_name_no_package_release_the_mapping_fact_was_checked_a
     [f] = [f for f in scan(src, "a.cu") if f.rule == "PORT030"]
     assert "hipArrayGetPlane is not declared in the HIP" in f.message
     assert "PyPI" not in f.message and "10.0.0" not in f.message and "rocm-bindings" not in f.message
+
+
+def test_bytes_that_are_not_utf8_do_not_break_a_rule_and_keep_the_offsets():
+    # tree-sitter decodes a node's text as strict UTF-8 for a query predicate (#match?): a stray
+    # byte in an include path made PORT050's query raise (PORT900, "please report it"); found
+    # by the property test. A Latin-1 comment before a real mma.h keeps its finding in place.
+    stray = b"#include <mma\xff.h>\n#include <cuda_fp16.h>\n"
+    assert not [f for f in scan(stray, "m.cu") if f.rule == "PORT900"]
+    latin1 = b"// caf\xe9 (Latin-1)\n#include <mma.h>\n"
+    [f] = [f for f in scan(latin1, "m.cu") if f.rule == "PORT050"]
+    assert (f.start_byte, f.line) == (latin1.index(b"#include"), 2)
