@@ -92,7 +92,18 @@ async def bench(root: Path, big_rel: str) -> dict:
     from porter.project.session import SessionStore
     from porter.tui.app import PorterApp
 
+    from porter.tui.widgets.diff_view import DiffView
+
     fig: dict = {}
+    first_drawn: list[float] = []
+    render_row = DiffView._render_row
+
+    def first_row(dv, *args):  # the first row of the big file's diff drawn: what a person waits for
+        if not first_drawn and dv.file is not None and dv.file.rel == big_rel:
+            first_drawn.append(time.perf_counter())
+        return render_row(dv, *args)
+
+    DiffView._render_row = first_row
     t0 = time.perf_counter()
     project = ReviewProject(root, root.with_name(root.name + "-hip"))
     fig["discover_ms"] = (time.perf_counter() - t0) * 1000
@@ -111,6 +122,10 @@ async def bench(root: Path, big_rel: str) -> dict:
             await asyncio.sleep(0.005)
         await pilot.pause()
         fig["big_file_converted_ms"] = (time.perf_counter() - t0) * 1000
+        while not first_drawn:
+            await asyncio.sleep(0.005)
+        DiffView._render_row = render_row
+        fig["first_diff_ms"] = (first_drawn[0] - t0) * 1000  # from the start: the big file's first row drawn
         # key presses with the 10,000-line diff open, while the other files still convert
         trips, paints = await _keys(app, pilot, ["n", "n", "down", "down", "pagedown", "n", "p", "a", "n", "x"] * 3)
         fig["key_to_paint_ms_median_converting"] = statistics.median(paints)
@@ -169,7 +184,7 @@ def main(argv: list[str]) -> int:
         root = Path(tmp) / "project"
         big = generate(root, args.files, args.big_lines)
         fig = asyncio.run(bench(root, big))
-    targets = {"first_screen_ms": 1000, "open_10k_diff_ms": 300, "key_to_paint_ms_median": 50, "max_rss_mb": 500}
+    targets = {"first_screen_ms": 1000, "first_diff_ms": 1000, "open_10k_diff_ms": 300, "key_to_paint_ms_median": 50, "max_rss_mb": 500}
     for k, v in fig.items():
         t = f"   (target < {targets[k]})" if k in targets else ""
         print(f"{k:36} {v:10.1f}{t}" if isinstance(v, float) else f"{k:36} {v:10}{t}")

@@ -65,17 +65,18 @@ def align_by_insertions(n_left: int, n_right: int, inserted: list[tuple[int, int
     ins: dict[int, int] = {}
     for after, count in inserted:
         ins[after] = ins.get(after, 0) + count
-    if n_left + sum(ins.values()) != n_right:
+    if n_left + sum(ins.values()) != n_right or any(a < 0 or a > n_left for a in ins):
         return None
     rows: list[Row] = []
-    r = 0
-    for s in range(n_left + 1):
-        for _ in range(ins.get(s, 0)):
-            rows.append(Row(None, r))
-            r += 1
-        if s < n_left:
-            rows.append(Row(s, r))
-            r += 1
+    new_row, row_type = tuple.__new__, itertools.repeat(Row)  # (as in align_fixed: Row(a, b) costs twice)
+    r = s = 0
+    for after in sorted(ins):  # the CUDA lines before the insertion after line ``after``, then its lines
+        rows.extend(map(new_row, row_type, zip(range(s, after), range(r, r + after - s))))
+        r += after - s
+        s = after
+        rows.extend(map(new_row, row_type, zip(itertools.repeat(None, ins[after]), range(r, r + ins[after]))))
+        r += ins[after]
+    rows.extend(map(new_row, row_type, zip(range(s, n_left), range(r, r + n_left - s))))
     return rows
 
 
@@ -180,11 +181,9 @@ def align_fixed(left: list[str], fixed: list[str], spans: list[tuple[int, int, i
 
 
 def hunk_key(before: str, old: tuple[str, ...], new: tuple[str, ...], after: str) -> str:
-    h = hashlib.sha1()
-    for part in (before, "\x02", *old, "\x01", *new, "\x02", after):
-        h.update(part.encode("utf-8", "surrogatepass"))
-        h.update(b"\x00")
-    return h.hexdigest()[:16]
+    # each part followed by a NUL, hashed in one piece (the keys of saved sessions stay the same)
+    text = "\x00".join((before, "\x02", *old, "\x01", *new, "\x02", after)) + "\x00"
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def _mapped(pos: int, spans, end_side: bool) -> int:
@@ -239,12 +238,21 @@ class ReviewError(Exception):
     """A file that cannot be reviewed (binary, not UTF-8, gone): one line for the user."""
 
 
+# The parsed index of the last file translated with ``findings_later``, for the ``scan_file`` that
+# follows it in the same worker process: (rel, source_hash, options, index).  One file at a time.
+_KEPT_INDEX: tuple | None = None
+
+
 def convert_file(rel: str, path: Path | None, kind: str, data: bytes | None = None,
-                 applied: tuple[str, ...] = (), options=None, findings: list | None = None) -> dict:
+                 applied: tuple[str, ...] = (), options=None, findings: list | None = None,
+                 findings_later: bool = False) -> dict:
     """Read (unless ``data`` is given), scan and translate one file; picklable in and out,
     so it runs in a worker process.  ``findings``: the scan of this very ``data`` with these
     options, already made (a fix is applied to the same CUDA: it need not be scanned again).
+    ``findings_later``: translate only (no fix chosen), the result says ``findings_pending`` and
+    ``scan_file`` gives the findings afterwards (the review app shows a big file's diff first).
     Never raises: errors come back as ``{"status": "error", "error": one line}``."""
+    global _KEPT_INDEX
     try:
         mode = None
         if data is None:
@@ -263,9 +271,17 @@ def convert_file(rel: str, path: Path | None, kind: str, data: bytes | None = No
             cuda = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ReviewError(f"not UTF-8 text (byte {exc.start}): not reviewed, copied as it is") from None
+        source_hash = text_hash(cuda)
         warnings: list[str] = []
         index = None
-        if findings is not None and kind == "source":
+        later = findings_later and kind == "source" and not applied and findings is None
+        if later:
+            from porter.translate.source_index import index_source
+
+            index = index_source(data)
+            _KEPT_INDEX = (rel, source_hash, options, index)
+            findings = []
+        elif findings is not None and kind == "source":
             findings = list(findings)
         elif kind == "source":
             from porter.findings import scan
@@ -297,13 +313,46 @@ def convert_file(rel: str, path: Path | None, kind: str, data: bytes | None = No
             hip = t.output.decode("utf-8", "replace")
             inserted = list(t.inserted_lines)
         return {"status": "ready", "cuda": cuda, "hip": hip, "findings": findings, "warnings": warnings,
-                "inserted": inserted, "fixed": bool(chosen), "source_hash": text_hash(cuda), "mode": mode,
+                "inserted": inserted, "fixed": bool(chosen), "source_hash": source_hash, "mode": mode,
                 # the fixed CUDA the HIP was translated from, and where the fixes changed it
-                "effective": effective.decode("utf-8", "replace") if chosen else None, "fix_spans": fix_spans}
+                "effective": effective.decode("utf-8", "replace") if chosen else None, "fix_spans": fix_spans,
+                "findings_pending": later}
     except ReviewError as exc:
         return {"status": "error", "error": str(exc)}
     except Exception as exc:  # an engine bug must not take the app down
         return {"status": "error", "error": f"conversion failed: {type(exc).__name__}: {exc}"}
+
+
+def warm_up() -> None:
+    """Import the translator and load its mappings in a fresh worker process, so that the first
+    file it converts does not pay for it (the rules load with the first scan: a big file on screen
+    is translated before it is scanned)."""
+    from porter.translate import TranslateOptions, translate
+
+    translate(b"__global__ void k(float *x) { x[threadIdx.x] = 0.f; }\n"
+              b"void f(float *x) { k<<<1, 64>>>(x); cudaDeviceSynchronize(); }\n", "warm-up.cu", TranslateOptions())
+
+
+def scan_file(rel: str, data: bytes, source_hash: str, options=None, path: Path | None = None) -> dict:
+    """The findings of ``data``, the CUDA that ``convert_file(findings_later=True)`` translated
+    (``source_hash`` is its hash): from the index that call kept when this is the same process,
+    else parsed again.  Picklable both ways; never raises."""
+    global _KEPT_INDEX
+    kept, _KEPT_INDEX = _KEPT_INDEX, None
+    res: dict = {"status": "ready", "source_hash": source_hash, "findings": [], "warnings": []}
+    try:
+        from porter.findings import scan
+
+        if kept is not None and kept[0] == rel and kept[1] == source_hash and kept[2] == options:
+            index = kept[3]
+        else:
+            from porter.translate.source_index import index_source
+
+            index = index_source(data)
+        res["findings"] = list(scan(data, rel, index=index, options=options, file=path))
+    except Exception as exc:  # as in convert_file: the diff stays, the scan's failure is said
+        res["warnings"] = [f"findings scan failed: {type(exc).__name__}: {exc}"]
+    return res
 
 
 @dataclass(eq=False, repr=False)
@@ -332,6 +381,7 @@ class FileReview:
     inserted_lines: list[tuple[int, int]] = field(default_factory=list)  # from the translator
     fixed: bool = False  # the HIP comes from the CUDA with fixes applied
     warnings: list[str] = field(default_factory=list)
+    findings_pending: bool = False  # translated, the findings not scanned yet (``take_findings``)
     mode: int | None = None
     options: object = None  # the project's TranslateOptions (target ROCm, --roc); None: the defaults
     # the fixed CUDA the HIP was translated from and the fixes' edits in it (None: no fix applied)
@@ -365,8 +415,20 @@ class FileReview:
         self.mode = res.get("mode")
         self.cuda = res["cuda"]
         self.left = self.cuda.splitlines(keepends=True)
+        self.findings_pending = bool(res.get("findings_pending"))
         self._take_translation(res)
         self.status, self.error = "ready", ""
+
+    def take_findings(self, res: dict) -> bool:
+        """Take the findings ``scan_file`` made for this file's translated text; False (and nothing
+        taken) where they are not this text's or none were pending."""
+        if not self.findings_pending or self.status != "ready" or res.get("status") != "ready" \
+                or res.get("source_hash") != self.source_hash:
+            return False
+        self.findings = res["findings"]
+        self.warnings = self.warnings + res["warnings"]
+        self.findings_pending = False
+        return True
 
     def _take_translation(self, res: dict) -> None:
         self.findings = res["findings"]
@@ -375,8 +437,9 @@ class FileReview:
         self.inserted_lines = res["inserted"]
         self.fixed = res["fixed"]
         self._fixed_cuda = (res.get("effective"), res.get("fix_spans") or []) if self.fixed else None
-        known = {finding_key(f) for f in self.findings}
-        self.applied_fixes = [k for k in self.applied_fixes if k in known]
+        if not self.findings_pending:  # (a file is translated before its scan only with no fix chosen)
+            known = {finding_key(f) for f in self.findings}
+            self.applied_fixes = [k for k in self.applied_fixes if k in known]
         self._realign(inserted=self.inserted_lines)
 
     def _translate(self) -> None:

@@ -78,6 +78,8 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         self.user_keys, self._keymap_problems = read_user_keymap(user_keymap_path())
         if self.user_keys:
             self.set_keymap(self.user_keys)
+        if convert_in_background:  # the workers import the engine while Textual starts and draws
+            self.converter.prewarm()
 
     def key_label(self, key: Key) -> str:
         """How ``key`` is pressed here: the user's keymap, else the default."""
@@ -155,14 +157,20 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         self.converter.stop()
 
     def _flush_ready(self) -> None:
-        ready = self.converter.take_ready()
-        if not ready:
+        ready, scanned = self.converter.take_ready(), self.converter.take_scanned()
+        if not ready and not scanned:
             return
         tree = self.file_tree
         for fr in ready:
             tree.update_file(fr)
             if fr is self.current:
                 self.show_current()
+        for fr in scanned:  # findings that came after the diff: the same diff, now with them
+            tree.update_file(fr)
+            if fr is self.current and self.diff.file is fr:
+                self.diff.set_file(fr, keep_cursor=True)
+                self.update_file_info()
+                self.update_findings()
         self.update_summary()
 
     # ---- showing a file ----------------------------------------------------------
@@ -255,7 +263,9 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         fr = self.current
         preview = self.main.query_one("#fix-preview", TextPane)
         if fr is None or fr.status != "ready" or not fr.findings:
-            preview.update(Text("no findings" if fr is not None and fr.status == "ready" else "", style="dim"))
+            text = "" if fr is None or fr.status != "ready" else \
+                "checking findings …" if fr.findings_pending else "no findings"
+            preview.update(Text(text, style="dim"))
             return
         opts = []
         for f in fr.findings:

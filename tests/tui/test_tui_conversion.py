@@ -62,3 +62,83 @@ async def test_without_processes_each_file_is_converted_once(tmp_path, monkeypat
         if app.is_running:
             await pilot.press("y")
     assert sorted(loads) == sorted(f.rel for f in project.files)
+
+
+@sync
+async def test_a_big_file_on_screen_shows_its_diff_before_its_findings(tmp_path, monkeypatch):
+    """The file on screen is translated first and its diff shown; its findings come from a second
+    job and join the same diff, without moving the cursor."""
+    import porter.tui.conversion as conversion
+    from porter.cli.review import prepare
+    from porter.tui.app import PorterApp
+
+    src = tmp_path / "proj"
+    src.mkdir()
+    for name in ("reduce_kernels.cu", "reduce_kernels.h", "warp_utils.cuh"):  # the kernels come first
+        shutil.copy(SAMPLE / name, src / name)
+    monkeypatch.setattr(conversion, "SPLIT_BYTES", 0)  # every file on screen counts as big
+    release = threading.Event()
+    real_scan = review.scan_file
+
+    def held_scan(*args, **kwargs):
+        assert release.wait(60)
+        return real_scan(*args, **kwargs)
+
+    monkeypatch.setattr(review, "scan_file", held_scan)
+    project, store, messages = prepare(src, tmp_path / "out")
+    app = PorterApp(project, store, messages, convert_in_background=True, processes=False)
+    app.animation_level = "none"
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        fr = app.current
+        assert fr.rel == "reduce_kernels.cu"
+        while fr.status != "ready":
+            await pilot.pause(0.02)
+        await pilot.pause()
+        expected = review.convert_file(fr.rel, fr.path, fr.kind)
+        assert expected["findings"], "the sample's kernels have findings"
+        # the diff is up, the findings are not
+        assert app.diff.file is fr and fr.hip == expected["hip"] and fr.findings_pending
+        assert app.findings_list.option_count == 0
+        assert "checking findings" in app.main.query_one("#fix-preview").text.plain
+        assert " …" in app.file_tree.label_of(fr.rel).plain
+        await pilot.press("down", "down", "down")
+        row = app.diff.current_row()
+        release.set()
+        while fr.findings_pending:
+            await pilot.pause(0.02)
+        await pilot.pause()
+        assert [(f.rule, f.start_byte) for f in fr.findings] == [(f.rule, f.start_byte) for f in expected["findings"]]
+        assert app.findings_list.option_count == len(fr.findings)
+        assert app.diff.finding_lines and app.diff.current_row() == row
+        assert " …" not in app.file_tree.label_of(fr.rel).plain
+        await pilot.press("q")
+        if app.is_running:
+            await pilot.press("y")
+
+
+@sync
+async def test_in_worker_processes_the_findings_follow_the_diff(tmp_path, monkeypatch):
+    import porter.tui.conversion as conversion
+
+    src = tmp_path / "proj"
+    src.mkdir()
+    for name in ("reduce_kernels.cu", "reduce_kernels.h", "warp_utils.cuh"):
+        shutil.copy(SAMPLE / name, src / name)
+    monkeypatch.setattr(conversion, "SPLIT_BYTES", 0)
+    app = make_app(src, preload=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        fr = app.current
+        while fr.status != "ready" or fr.findings_pending:
+            await pilot.pause(0.05)
+        await pilot.pause()
+        expected = review.convert_file(fr.rel, fr.path, fr.kind)
+        assert [(f.rule, f.start_byte) for f in fr.findings] == [(f.rule, f.start_byte) for f in expected["findings"]]
+        assert expected["findings"] and app.findings_list.option_count == len(fr.findings)
+        while any(f.status == "converting" for f in app.project.files):
+            await pilot.pause(0.05)
+        assert not any(f.findings_pending for f in app.project.files)  # only the file on screen is split
+        await pilot.press("q")
+        if app.is_running:
+            await pilot.press("y")

@@ -68,7 +68,10 @@ class ReviewActions:
         fr.accept_all()
         self.changed(fr)
         errors = fr.severity_counts().get("error", 0)
-        if errors:
+        if fr.findings_pending:
+            self.notify(f"accepted every hunk of {fr.rel}; its findings are still being checked",
+                        severity="warning", timeout=4)
+        elif errors:
             self.notify(f"accepted every hunk of {fr.rel}, but {errors} error finding{'s are' if errors != 1 else ' is'} "
                         "still open (] shows them, f fixes)", severity="warning", timeout=4)
         else:

@@ -43,6 +43,8 @@ def file_label(fr: FileReview, build_errors: int = 0, palette: Palette = DEFAULT
         extra.insert(0, (f" ✖{build_errors}", p.error))
     if fr.hunks:
         extra.append((f" {len(fr.hunks)}h", p.hunks))
+    if fr.findings_pending:
+        extra.append((" …", p.muted))  # findings still being checked
     sev = fr.severity_counts()
     for key, letter, st in (("error", "E", p.error), ("warning", "W", p.warning), ("info", "I", p.info)):
         if sev.get(key):
