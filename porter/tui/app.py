@@ -14,6 +14,7 @@ state, showing the current file, and the message handlers.
 from __future__ import annotations
 
 import functools
+import gc
 from pathlib import Path
 from typing import Iterable
 
@@ -160,6 +161,11 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         ready, scanned = self.converter.take_ready(), self.converter.take_scanned()
         if not ready and not scanned:
             return
+        # The converted files' lines, rows and hunks live as long as the app: out of the cycle
+        # collector's reach, a full collection no longer walks them (one took 170-190 ms with a
+        # 50k-line file and 1,000 files in memory, and a key press waited for it).  Refcounting
+        # still frees them when a file is converted again.
+        gc.freeze()
         tree = self.file_tree
         for fr in ready:
             tree.update_file(fr)
