@@ -18,6 +18,7 @@ from pathlib import Path
 from porter.findings.model import CATEGORIES, SEVERITIES
 
 CATALOGUE_FILE = Path(__file__).with_name("catalogue.toml")
+DOC_SITES_FILE = Path(__file__).with_name("doc_sites.toml")
 _ID = re.compile(r"^PORT\d{3}$")
 _KEYS = {"id", "category", "severity", "title", "message", "query", "scope", "patterns", "fix", "docs", "page",
          "summary", "triggers", "device_only", "requires"}
@@ -67,13 +68,21 @@ class Rule:
         if self.fix:
             lines += ["Suggested fix", "", self.fix.strip(), ""]
         if self.docs:
-            lines += ["HIP/ROCm documentation", ""] + [f"- {d}" for d in self.docs] + [""]
+            lines += ["HIP/ROCm documentation", ""]
+            lines += [f"- {title}" + (f"\n  {url}" if url else "") for title, url in self.doc_links()] + [""]
         return "\n".join(lines).rstrip() + "\n"
+
+    def doc_links(self) -> list[tuple[str, str]]:
+        """Each cited document with the link to it ("" where ``doc_sites.toml`` has none)."""
+        sites = doc_sites()
+        return [(d, sites.get(d.split(":", 1)[0].strip(), "")) for d in self.docs]
 
     def as_sarif(self) -> dict:
         level = {"error": "error", "warning": "warning", "info": "note"}[self.severity]
+        link = next((url for _, url in self.doc_links() if url), None)
         return {
             "id": self.id,
+            **({"helpUri": link} if link else {}),
             "name": re.sub(r"[^A-Za-z0-9]+", " ", self.title).title().replace(" ", ""),
             "shortDescription": {"text": self.title},
             "fullDescription": {"text": (self.summary or self.title).strip()},
@@ -107,6 +116,16 @@ def _rule(raw: dict, where: str) -> Rule:
         raise ValueError(f"{where}: rule {rid}: requires must be a list of non-empty lists of words")
     raw["requires"] = tuple(tuple(w.encode("utf-8") for w in r) for r in requires)
     return Rule(**raw)
+
+
+@functools.cache
+def doc_sites(path: Path = DOC_SITES_FILE) -> dict[str, str]:
+    """Document name -> the link to its entry page (``doc_sites.toml``)."""
+    sites = tomllib.loads(path.read_text(encoding="utf-8")).get("sites", {})
+    bad = [name for name, url in sites.items() if not (isinstance(url, str) and url.startswith("https://"))]
+    if bad:
+        raise ValueError(f"{path.name}: not an https link: {', '.join(bad)}")
+    return sites
 
 
 @functools.cache
