@@ -191,3 +191,31 @@ def test_the_review_loop_in_tmux_keeps_every_piece_of_work(tmp_path):
     saved = (out / ".porter" / "session.json").read_text()
     assert "reviewed in tmux" not in saved  # the edit was undone, and stays undone
     assert tree_bytes(sample) == before  # the installed sample is untouched
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)])
+def test_expired_toasts_leave_nothing_drawn_in_tmux(project_dir, size):
+    """Issue 14: a fragment of an expired toast stayed drawn over the diff's border until a
+    screen switch.  Three stacked toasts over the diff, then their expiry: the screen is the one
+    before them, cell for cell."""
+    cols, rows = size
+    session = f"porter-toast-{os.getpid()}-{cols}"
+    cmd = (f"cd {shlex.quote(str(project_dir.parent))} && COLUMNS={cols} LINES={rows} PORTER_KEYMAP=/nonexistent "
+           f"{shlex.quote(sys.executable)} -m porter {shlex.quote(project_dir.name)}")
+    subprocess.run(["tmux", "-L", SOCKET, "-f", "/dev/null", "new-session", "-d", "-s", session,
+                    "-x", str(cols), "-y", str(rows), cmd], check=True, timeout=20)
+    try:
+        before = _wait_until(session, lambda sc: "files reviewed" in sc and "converting" not in sc and "│" in sc)
+        time.sleep(0.5)
+        before = _tmux("capture-pane", "-p", "-t", session)
+        _send(session, "]", "]", "]", pause=0.15)  # the build file has no findings: a toast each time
+        during = _wait_for(session, "no findings in this file")
+        assert during != before
+        screen = _wait_until(session, lambda sc: "no findings in this file" not in sc, timeout=20)
+        time.sleep(0.5)  # a repaint that would clear a fragment late has had its chance
+        screen = _tmux("capture-pane", "-p", "-t", session)
+        assert screen == before, f"left on screen after the toasts expired:\n{screen}"
+    finally:
+        if _alive(session):
+            _tmux("kill-session", "-t", session)
+        _tmux("kill-server")
