@@ -117,7 +117,8 @@ def test_the_review_loop_in_tmux_keeps_every_piece_of_work(tmp_path):
     """The default sample from a fresh folder: accept every file, reopen one from the
     file list, edit it (escape asks to save), T (write, compile, test), } to the
     first error, f fixes it, u u undo the fix and the edit, q asks about the
-    unwritten work; a restart finds everything as it was left."""
+    unwritten work; a restart finds everything as it was left.  Then every safe fix
+    (palette), accept, and T passes: build, no test command (said), smoke test."""
     missing = [t for t in ("hipcc", "clang++-19", "ld.lld-19") if not shutil.which(t)]
     if missing:
         if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
@@ -183,7 +184,28 @@ def test_the_review_loop_in_tmux_keeps_every_piece_of_work(tmp_path):
         screen = _wait_until(session, lambda sc: "6/6 files reviewed" in sc and "converting" not in sc)
         assert "restored the review session" in screen
         assert _file_list(screen) == left  # every file's state and badges, as on screen before the quit
-        quit_with_prompt()  # still not written after the restart: q still asks
+        _send(session, "q")  # still not written after the restart: q still asks; n stays
+        _wait_for(session, "not written to the output folder")
+        _send(session, "n")
+        # the loop to the end: every safe fix in the project (palette), every file accepted again,
+        # T builds, finds no test command, and runs the smoke fine-tune
+        _send(session, "C-p")
+        _send(session, "every safe fix in the project", "Enter")
+        _wait_for(session, "(u takes them all back)")
+        _send(session, "y")
+        _wait_for(session, "applied")
+        for _ in range(6):
+            _send(session, "A", "Tab")
+        _wait_for(session, "every file is reviewed")
+        _send(session, "T")
+        screen = _wait_for(session, "compile and test passed", timeout=240)
+        # the steps that ran (no [test] command in the sample: none is claimed) and the smoke verdict
+        assert "compile and test passed: build, smoke test" in screen and "verdict     PASS" in screen, screen
+        _send(session, "q")  # everything is written: no question
+        deadline = time.monotonic() + 15
+        while _alive(session) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _alive(session), "porter did not quit on q with everything written"
     finally:
         if _alive(session):
             _tmux("kill-session", "-t", session)
