@@ -254,13 +254,14 @@ def convert_file(rel: str, path: Path | None, kind: str, data: bytes | None = No
     Never raises: errors come back as ``{"status": "error", "error": one line}``."""
     global _KEPT_INDEX
     try:
-        mode = None
+        mode = stat = None
         if data is None:
             if path is None:
                 raise ReviewError("no path")
             try:
+                st = path.stat()  # before the read: a change made during it shows at the next look
                 data = path.read_bytes()
-                mode = path.stat().st_mode & 0o777
+                mode, stat = st.st_mode & 0o777, (st.st_mtime_ns, st.st_size)
             except FileNotFoundError:
                 raise ReviewError("file no longer exists") from None
             except OSError as exc:
@@ -313,7 +314,7 @@ def convert_file(rel: str, path: Path | None, kind: str, data: bytes | None = No
             hip = t.output.decode("utf-8", "replace")
             inserted = list(t.inserted_lines)
         return {"status": "ready", "cuda": cuda, "hip": hip, "findings": findings, "warnings": warnings,
-                "inserted": inserted, "fixed": bool(chosen), "source_hash": source_hash, "mode": mode,
+                "inserted": inserted, "fixed": bool(chosen), "source_hash": source_hash, "mode": mode, "stat": stat,
                 # the fixed CUDA the HIP was translated from, and where the fixes changed it
                 "effective": effective.decode("utf-8", "replace") if chosen else None, "fix_spans": fix_spans,
                 "findings_pending": later}
@@ -387,6 +388,7 @@ class FileReview:
     # the fixed CUDA the HIP was translated from and the fixes' edits in it (None: no fix applied)
     _fixed_cuda: tuple[str | None, list] | None = field(default=None, repr=False)
     _resolved: tuple[tuple, set[str]] | None = field(default=None, repr=False)  # (applied fixes, keys resolved)
+    _stat: tuple[int, int] | None = field(default=None, repr=False)  # (mtime_ns, size) of the file read
 
     def __repr__(self) -> str:  # short: workers and logs print it
         return f"FileReview({self.rel!r}, {self.state})"
@@ -413,11 +415,32 @@ class FileReview:
             self.restored = True  # the source changed since the decisions were made
         self.source_hash = new_hash
         self.mode = res.get("mode")
+        if res.get("stat") is not None or self.path is None:
+            self._stat = res.get("stat")
         self.cuda = res["cuda"]
         self.left = self.cuda.splitlines(keepends=True)
         self.findings_pending = bool(res.get("findings_pending"))
         self._take_translation(res)
         self.status, self.error = "ready", ""
+
+    def changed_on_disk(self) -> bool:
+        """The source file is no longer the one read (another editor saved it).  A file that is
+        gone is not "changed": the app keeps the version read and says so when it is shown."""
+        if self.status != "ready" or self.path is None or self._stat is None:
+            return False
+        try:
+            st = self.path.stat()
+        except OSError:
+            return False
+        return (st.st_mtime_ns, st.st_size) != self._stat
+
+    def read_again(self) -> None:
+        """Convert this file again from its changed source: its decisions are kept (those of
+        hunks that changed go stale) and an edit keeps the CUDA it was made against, so that it
+        goes stale and offers keep / re-convert / the three-way view."""
+        if self.edited is not None and not self.edit_base:
+            self.edit_base, self.edit_base_cuda = self.source_hash, self.effective_cuda()
+        self.status = S_WAITING
 
     def take_findings(self, res: dict) -> bool:
         """Take the findings ``scan_file`` made for this file's translated text; False (and nothing
@@ -891,6 +914,10 @@ class ReviewProject:
         return None
 
     # ---- writing ---------------------------------------------------------------
+    def changed_on_disk(self) -> list[FileReview]:
+        """The converted files whose source changed on disk since it was read."""
+        return [f for f in self.files if f.changed_on_disk()]
+
     def write(self) -> WriteReport:
         """Write every accepted, edited or unchanged file and copy the other files.
         Pending files are not written.  Each file is written atomically."""

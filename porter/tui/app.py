@@ -129,6 +129,7 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
             self.notify(msg, severity="warning", timeout=10)
         self.update_summary()
         self.set_interval(0.2, self._flush_ready)
+        self.set_interval(1.0, self._watch_current)  # the file on screen saved by another editor
         if self.project.files:
             first = self.project.files[0]
             self.open_file(first.rel)
@@ -209,6 +210,9 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         if fr is not self.current:
             self._asked_stale.discard(fr.rel)
         self.current = fr
+        if fr.changed_on_disk():
+            self.read_again([fr])
+            return
         if fr.status == S_WAITING:
             self.converter.want(rel, background=self.convert_in_background)
             if not self.convert_in_background:
@@ -216,6 +220,37 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
                 self.file_tree.update_file(fr)
                 self.update_summary()
         self.show_current()
+
+    def _watch_current(self) -> None:
+        fr = self.current
+        if fr is not None and fr.changed_on_disk():
+            self.read_again([fr])
+
+    def read_again(self, files: list[FileReview]) -> None:
+        """Convert again the files whose source changed on disk since they were read (decisions
+        kept, those of changed hunks stale; an edit goes stale and asks)."""
+        for fr in files:
+            fr.read_again()
+            self._asked_stale.discard(fr.rel)
+            self.file_tree.update_file(fr)
+            self.converter.want(fr.rel, background=self.convert_in_background)
+            if not self.convert_in_background:
+                self.project.load_file(fr)
+                self.file_tree.update_file(fr)
+        names = ", ".join(fr.rel for fr in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+        self.notify(f"{names} changed on disk: converted again (decisions on changed lines are stale)",
+                    severity="warning", timeout=5)
+        self.update_summary()
+        if self.current in files:
+            self.show_current()
+
+    def read_changed_before_writing(self) -> int:
+        """Before a write: the files changed on disk are converted again, so that they are not
+        written from the old source (until converted and reviewed they are skipped)."""
+        changed = self.project.changed_on_disk()
+        if changed:
+            self.read_again(changed)
+        return len(changed)
 
     def show_current(self) -> None:
         fr = self.current

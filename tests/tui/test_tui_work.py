@@ -8,7 +8,7 @@ import sys
 from textual.widgets import TextArea
 
 from porter.project.review import ACCEPTED, REJECTED, S_EDITED, S_PENDING
-from tui_helpers import SIZE, make_app, open_file, started, sync
+from tui_helpers import SIZE, make_app, notes, open_file, started, sync
 
 
 async def _edit(app, pilot, text_at_top: str) -> None:
@@ -155,3 +155,94 @@ async def test_E_edits_in_EDITOR_at_the_hunk_line_and_takes_the_result_back(proj
         assert lines[at + 1] == want  # inserted just above the hunk's line
         assert fr.edited is not None and any(x.edited for x in fr.hunks)
     assert "from the editor" not in (project_dir / "main.cu").read_text()  # the source is untouched
+
+
+def _changed_on_disk(path, text: str) -> None:
+    """Another editor saves ``path`` (the size changes too: mtime alone may tick coarsely)."""
+    path.write_text(text)
+
+
+async def _until(pilot, cond, timeout: float = 10.0) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, "the app never noticed"
+        await pilot.pause(0.05)
+
+
+@sync
+async def test_a_cuda_file_saved_by_another_editor_while_on_screen_is_converted_again(project_dir):
+    """Mid-session, not only at the next start: the file on screen is watched.  The decisions
+    stay; the new CUDA line is a hunk of its own, undecided."""
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await open_file(app, pilot, "reduce_kernels.h")
+        await pilot.press("A")
+        assert fr.state != S_PENDING and fr.pending_hunks == 0
+        decided = len(fr.hunks)
+        src = project_dir / "reduce_kernels.h"
+        _changed_on_disk(src, src.read_text() + "\n#define NEW_IN_CUDA cudaSuccess\n")
+        await _until(pilot, lambda: "NEW_IN_CUDA" in fr.cuda)  # the watch looks every second
+        await pilot.pause()
+        assert "hipSuccess" in fr.hip  # converted again, from the new source
+        assert fr.state == S_PENDING and fr.pending_hunks == 1 and len(fr.hunks) == decided + 1
+        assert any("reduce_kernels.h changed on disk" in n for n in notes(app))
+        assert app.diff.file is fr and any("NEW_IN_CUDA" in line for line in fr.left)
+        await pilot.press("q", "y")
+
+
+@sync
+async def test_an_edit_goes_stale_when_its_cuda_is_saved_elsewhere_mid_session(project_dir):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await open_file(app, pilot, "reduce_kernels.h")
+        await pilot.press("A")
+        await _edit(app, pilot, "// mine")
+        assert fr.state == S_EDITED
+        old_cuda = fr.cuda
+        src = project_dir / "reduce_kernels.h"
+        _changed_on_disk(src, src.read_text() + "\n#define NEW_IN_CUDA cudaSuccess\n")
+        await _until(pilot, lambda: type(app.screen).__name__ == "ChoiceScreen")
+        assert fr.edit_stale and fr.state == S_PENDING  # not written as it stands
+        assert fr.edit_base_cuda == old_cuda  # the three-way view has the CUDA the edit was made against
+        await pilot.press("k")
+        await pilot.pause()
+        assert not fr.edit_stale and "// mine" in fr.output_text()
+        await pilot.press("q", "y")
+
+
+@sync
+async def test_w_does_not_write_a_file_from_a_source_that_changed_since_it_was_read(project_dir):
+    app = make_app(project_dir)
+    out = app.project.output
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        for fr in app.project.files:
+            fr.accept_all()
+        src = project_dir / "warp_utils.cuh"  # not on screen: noticed at the write
+        _changed_on_disk(src, src.read_text() + "\n#define NEW_IN_CUDA cudaSuccess\n")
+        await pilot.press("w")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        fr = app.project.by_rel["warp_utils.cuh"]
+        assert "NEW_IN_CUDA" in fr.cuda and fr.state == S_PENDING  # converted again: to be reviewed
+        assert not (out / "warp_utils.cuh").exists()  # not written from the old source
+        assert (out / "reduce_kernels.h").exists()  # the others are
+        assert any("warp_utils.cuh changed on disk" in n for n in notes(app))
+        await pilot.press("q", "y")
+
+
+@sync
+async def test_u_takes_back_an_edit(project_dir):
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        fr = await open_file(app, pilot, "reduce_kernels.h")
+        before, pending = fr.output_text(), fr.pending_hunks
+        await _edit(app, pilot, "// mine")
+        assert fr.edited is not None and "// mine" in fr.output_text()
+        await pilot.press("u")
+        await pilot.pause()
+        assert fr.edited is None and fr.output_text() == before
+        assert fr.state == S_PENDING and fr.pending_hunks == pending == len(fr.hunks)
+        await pilot.press("q", "y")

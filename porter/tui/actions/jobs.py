@@ -144,6 +144,9 @@ class JobActions:
             log.write(Text(f"compile and test stopped at {step}: {why}", style="bold red"))
             self.notify(f"compile and test stopped at {step}: {why}", severity="error", timeout=6)
 
+        if self.read_changed_before_writing():
+            log.write(Text("write: files changed on disk since they were read are converted again, not written",
+                           style="yellow"))
         rep = await asyncio.to_thread(self.project.write)
         log.write(Text(f"write: {rep.summary()} → {self.project.output}", style="bold red" if rep.errors else "bold"))
         self.update_summary()

@@ -299,6 +299,7 @@ class ReviewActions:
         self.file_tree.select_file(nxt.rel)
 
     def action_write(self) -> None:
+        self.read_changed_before_writing()
         self._write_worker()
 
     @work(thread=True, exclusive=True, group="write", exit_on_error=False)
