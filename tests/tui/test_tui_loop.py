@@ -100,6 +100,12 @@ async def test_next_error_jumps_to_the_line_and_puts_the_findings_cursor_there(p
         await pilot.press("left_curly_bracket")
         await pilot.pause()
         assert app.current is main
+        await pilot.press("right_curly_bracket")  # back on the error's finding, then ] goes on from it
+        await pilot.pause()
+        assert app.current is fr and app.findings_list.highlighted == 1
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert app.findings_list.highlighted == 2
 
 
 @sync
