@@ -430,9 +430,15 @@ class FileReview:
             return False
         try:
             st = self.path.stat()
-        except OSError:
-            return False
-        return (st.st_mtime_ns, st.st_size) != self._stat
+            if (st.st_mtime_ns, st.st_size) == self._stat:
+                return False
+            same = st.st_size == len(self.cuda.encode("utf-8", "surrogatepass")) and \
+                text_hash(self.path.read_bytes().decode("utf-8")) == self.source_hash
+        except (OSError, UnicodeError):
+            return True  # unreadable now, or no longer UTF-8: converting it again says which
+        if same:  # touched, saved unchanged, checked out again: nothing to convert
+            self._stat = (st.st_mtime_ns, st.st_size)
+        return not same
 
     def read_again(self) -> None:
         """Convert this file again from its changed source: its decisions are kept (those of

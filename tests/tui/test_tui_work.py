@@ -246,3 +246,20 @@ async def test_u_takes_back_an_edit(project_dir):
         assert fr.edited is None and fr.output_text() == before
         assert fr.state == S_PENDING and fr.pending_hunks == pending == len(fr.hunks)
         await pilot.press("q", "y")
+
+
+def test_a_file_saved_unchanged_is_not_converted_again(project_dir):
+    """A touch, a save without changes or a checkout of the same text changes the file's time only."""
+    import os
+
+    from porter.project.review import FileReview
+
+    src = project_dir / "reduce_kernels.h"
+    fr = FileReview("reduce_kernels.h", src)
+    fr.load()
+    assert not fr.changed_on_disk()
+    st = src.stat()
+    os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    assert not fr.changed_on_disk() and not fr.changed_on_disk()  # (and it is not read again each time)
+    src.write_text(src.read_text().replace("warp", "wave", 1))
+    assert fr.changed_on_disk()
