@@ -121,14 +121,6 @@ def test_an_empty_barrier_asm_does_not_block_the_arch_fix():
 
 # ---------------------------------------------------------------- compiled, in the app's path
 
-def _toolchains():
-    missing = [t for t in ("hipcc", "clang++-19", "ld.lld-19") if not shutil.which(t)]
-    if missing:
-        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
-            pytest.fail(f"{', '.join(missing)} required (PORTER_REQUIRE_HIPCC=1)")
-        pytest.skip(f"{', '.join(missing)} not installed: the fixed port is not compiled")
-
-
 def _build(out: Path, arch: str, cache: Path) -> dict:
     env = dict(os.environ, PORTER_CACHE_DIR=str(cache))
     r = subprocess.run([sys.executable, "-m", "porter", "build", str(out), "--arch", arch, "--json"],
@@ -140,8 +132,7 @@ def _build(out: Path, arch: str, cache: Path) -> dict:
 
 @pytest.mark.hipcc
 @pytest.mark.parametrize("arch", ["gfx90a", "gfx942"])
-def test_the_cvt_fix_applied_in_the_app_compiles(tmp_path, arch):
-    _toolchains()
+def test_the_cvt_fix_applied_in_the_app_compiles(tmp_path, arch, amd_compilers):
     from porter.project.review import ReviewProject
 
     root = tmp_path / "proj"
@@ -165,9 +156,8 @@ def test_the_cvt_fix_applied_in_the_app_compiles(tmp_path, arch):
 
 @pytest.mark.hipcc
 @pytest.mark.parametrize("arch", ["gfx90a", "gfx942"])
-def test_the_unfixed_nanosleep_guard_compiles_and_the_rejected_rewrite_would_not(tmp_path, arch):
+def test_the_unfixed_nanosleep_guard_compiles_and_the_rejected_rewrite_would_not(tmp_path, arch, amd_compilers):
     # why PORT100 offers no fix here: its rewrite would compile the PTX branch for the device
-    _toolchains()
     out = tmp_path / "out"
     out.mkdir()
     (out / "sleep.cu").write_bytes(translate(NANOSLEEP, "sleep.cu").output)
@@ -182,10 +172,9 @@ FIXTURES = Path(__file__).with_name("fixtures")
 
 @pytest.mark.hipcc
 @pytest.mark.parametrize("which", ["safe", "every"])
-def test_the_fixes_of_every_fixture_applied_in_the_app_compile_for_gfx90a_and_gfx942(tmp_path, which):
+def test_the_fixes_of_every_fixture_applied_in_the_app_compile_for_gfx90a_and_gfx942(tmp_path, which, amd_compilers):
     """The positive C++ fixture of every rule with a fix, through the review app's engine path
     (FileReview.apply_fixes: F applies the safe ones; f any one), written and built by porter build."""
-    _toolchains()
     from porter.project.review import ReviewProject
 
     root = tmp_path / "fixtures"

@@ -5,8 +5,6 @@ the files, w, c compiles the port for gfx942 with no flag."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -53,17 +51,8 @@ def test_review_rejects_a_bad_arch_in_one_line(project_dir):
     assert len(err) == 1 and "sm_80" in err[0] and "gfx942" in err[0]
 
 
-def _need_compilers():
-    missing = [t for t in ("hipcc", "clang++-19", "ld.lld-19") if not shutil.which(t)]
-    if missing:
-        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
-            pytest.fail(f"{', '.join(missing)} required (PORTER_REQUIRE_HIPCC=1)")
-        pytest.skip(f"{', '.join(missing)} not installed (apt-get install hipcc clang-19 lld-19 llvm-19)")
-
-
 @sync
-async def test_review_write_and_compile_builds_gfx942_with_no_flag(project_dir, monkeypatch, tmp_path):
-    _need_compilers()
+async def test_review_write_and_compile_builds_gfx942_with_no_flag(project_dir, monkeypatch, tmp_path, amd_compilers):
     from porter.build.toolchain import detect_toolchain
 
     if detect_toolchain().local_gpus:
