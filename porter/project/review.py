@@ -186,6 +186,19 @@ def hunk_key(before: str, old: tuple[str, ...], new: tuple[str, ...], after: str
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
+def _unmapped(pos: int, spans) -> int:
+    """Byte ``pos`` of the CUDA with the fixes ``spans`` applied, in the CUDA without them (inside
+    a replacement: the start of what it replaced)."""
+    shift = 0
+    for s, e, k in spans:
+        if pos < s + shift:
+            break
+        if pos < s + shift + k:
+            return s
+        shift += k - (e - s)
+    return pos - shift
+
+
 def _mapped(pos: int, spans, end_side: bool) -> int:
     """Byte ``pos`` of the CUDA in the CUDA with the fixes ``spans`` applied (start, end,
     replacement length each, in order); inside a replaced span: the start (or, for an end, the
@@ -210,12 +223,23 @@ class Recheck(NamedTuple):
     spans: list  # the fixes' edits, as apply_fixes_spans gives them
 
 
-def scan_fixed(job: Recheck) -> list[tuple[str, int, int]]:
-    """(rule, start, end) of every finding in the CUDA with the fixes applied: picklable both
-    ways, so a worker process runs it."""
+class Introduced(NamedTuple):
+    """A finding the scan of the fixed CUDA has and the original scan did not (a fix brought it,
+    e.g. PORT017 once every shuffle has width 32); ``line``: where it is in the original CUDA."""
+
+    rule: str
+    severity: str
+    message: str
+    line: int
+
+
+def scan_fixed(job: Recheck) -> list[tuple[str, int, int, str, str]]:
+    """(rule, start, end, severity, message) of every finding in the CUDA with the fixes applied:
+    picklable both ways, so a worker process runs it."""
     from porter.findings import scan
 
-    return [(f.rule, f.start_byte, f.end_byte) for f in scan(job.effective, job.rel, options=job.options)]
+    return [(f.rule, f.start_byte, f.end_byte, f.severity, f.message)
+            for f in scan(job.effective, job.rel, options=job.options)]
 
 
 def text_hash(text: str) -> str:
@@ -387,7 +411,8 @@ class FileReview:
     options: object = None  # the project's TranslateOptions (target ROCm, --roc); None: the defaults
     # the fixed CUDA the HIP was translated from and the fixes' edits in it (None: no fix applied)
     _fixed_cuda: tuple[str | None, list] | None = field(default=None, repr=False)
-    _resolved: tuple[tuple, set[str]] | None = field(default=None, repr=False)  # (applied fixes, keys resolved)
+    # the re-check of the applied fixes: (their keys, keys resolved, {key: severity now}, introduced)
+    _recheck: tuple[tuple, set[str], dict[str, str], list[Introduced]] | None = field(default=None, repr=False)
     _stat: tuple[int, int] | None = field(default=None, repr=False)  # (mtime_ns, size) of the file read
 
     def __repr__(self) -> str:  # short: workers and logs print it
@@ -676,18 +701,24 @@ class FileReview:
 
     def severity_counts(self) -> dict[str, int]:
         """Open findings by severity (a finding whose fix is applied, or that a scan of the fixed
-        CUDA no longer finds, is not open)."""
-        key = (tuple(self.applied_fixes), frozenset(self.resolved))
+        CUDA no longer finds, is not open), each at its severity in that scan, with the findings
+        the fixes introduced."""
+        applied = tuple(self.applied_fixes)
         cached = getattr(self, "_sev_cache", None)
-        if cached is not None and cached[0] is self.findings and cached[1] == key:
+        if cached is not None and cached[0] is self.findings and cached[1] == applied and cached[3] is self._recheck:
             return cached[2]
         out = {"error": 0, "warning": 0, "info": 0}
         closed = set(self.applied_fixes) | self.resolved
+        regraded = self.regraded
         for f in self.findings:
-            if closed and finding_key(f) in closed:
+            k = finding_key(f) if closed or regraded else ""
+            if closed and k in closed:
                 continue
-            out[f.severity] = out.get(f.severity, 0) + 1
-        self._sev_cache = (self.findings, key, out)
+            sev = regraded.get(k, f.severity)
+            out[sev] = out.get(sev, 0) + 1
+        for n in self.introduced:
+            out[n.severity] = out.get(n.severity, 0) + 1
+        self._sev_cache = (self.findings, applied, out, self._recheck)
         return out
 
     # ---- findings the fixes resolved ---------------------------------------------
@@ -696,8 +727,25 @@ class FileReview:
         """Keys of the findings (not fixed themselves) that a scan of the CUDA with the applied
         fixes no longer finds: a width-32 fix of a shuffle also answers the PORT012 warning on its
         loop.  Empty until ``take_recheck`` has the scan of exactly these fixes."""
-        held = self._resolved
+        held = self._recheck
         return held[1] if held is not None and held[0] == tuple(self.applied_fixes) else set()
+
+    @property
+    def regraded(self) -> dict[str, str]:
+        """Finding key -> its severity in the scan of the fixed CUDA, where that differs: once every
+        shuffle has width 32 the other warp-size warnings of the unit are infos."""
+        held = self._recheck
+        return held[2] if held is not None and held[0] == tuple(self.applied_fixes) else {}
+
+    @property
+    def introduced(self) -> list[Introduced]:
+        """The findings the scan of the fixed CUDA adds (a fix brought them)."""
+        held = self._recheck
+        return held[3] if held is not None and held[0] == tuple(self.applied_fixes) else []
+
+    def severity_of(self, finding) -> str:
+        """The finding's severity after the re-check of the applied fixes (its own before one)."""
+        return self.regraded.get(finding_key(finding), finding.severity)
 
     def recheck_job(self) -> Recheck | None:
         """What ``scan_fixed`` needs to re-check the findings after the applied fixes (None: no fix)."""
@@ -706,8 +754,10 @@ class FileReview:
             return None
         return Recheck(self.rel, fixed[0], self.options, tuple(self.applied_fixes), fixed[1])
 
-    def take_recheck(self, job: Recheck, found: list[tuple[str, int, int]]) -> bool:
-        """Take ``scan_fixed``'s answer for ``job``; False when the fixes changed meanwhile."""
+    def take_recheck(self, job: Recheck, found: list[tuple[str, int, int, str, str]]) -> bool:
+        """Take ``scan_fixed``'s answer for ``job``; False when the fixes changed meanwhile.  Each
+        finding (not fixed itself) is still found (the same rule on a line its span maps to: its
+        severity there counts), or resolved; what the fixed scan has besides is introduced."""
         applied, spans = job.applied, job.spans
         if applied != tuple(self.applied_fixes):
             return False
@@ -716,19 +766,34 @@ class FileReview:
         def lines(a: int, b: int) -> tuple[int, int]:
             return bisect.bisect_left(newlines, a), bisect.bisect_left(newlines, max(a, b - 1))
 
-        by_rule: dict[str, list[tuple[int, int]]] = {}
-        for rule, a, b in found:
-            by_rule.setdefault(rule, []).append(lines(a, b))
+        by_rule: dict[str, list[tuple[int, int, int]]] = {}  # rule -> (first line, last line, index in found)
+        for i, (rule, a, b, _sev, _msg) in enumerate(found):
+            by_rule.setdefault(rule, []).append((*lines(a, b), i))
         done = set(applied)
-        resolved = set()
-        for f in self.findings:  # still found: the same rule on a line the finding's span maps to
+        resolved: set[str] = set()
+        regraded: dict[str, str] = {}
+        claimed: set[int] = set()
+        for f in self.findings:
             key = finding_key(f)
             if key in done:
                 continue
             lo, hi = lines(_mapped(f.start_byte, spans, False), _mapped(f.end_byte, spans, True))
-            if not any(x <= hi and lo <= y for x, y in by_rule.get(f.rule, ())):
+            same = [i for x, y, i in by_rule.get(f.rule, ()) if x <= hi and lo <= y]
+            if not same:
                 resolved.add(key)
-        self._resolved = (applied, resolved)
+                continue
+            claimed.update(same)
+            if found[same[0]][3] != f.severity:
+                regraded[key] = found[same[0]][3]
+        for fixed_key in done:  # a fix's own finding, found again where the fix is: not new
+            f = next((f for f in self.findings if finding_key(f) == fixed_key), None)
+            if f is not None:
+                lo, hi = lines(_mapped(f.start_byte, spans, False), _mapped(f.end_byte, spans, True))
+                claimed.update(i for x, y, i in by_rule.get(f.rule, ()) if x <= hi and lo <= y)
+        cuda = self.cuda.encode("utf-8", "surrogatepass")
+        introduced = [Introduced(rule, sev, msg, cuda.count(b"\n", 0, _unmapped(a, spans)) + 1)
+                      for i, (rule, a, _b, sev, msg) in enumerate(found) if i not in claimed]
+        self._recheck = (applied, resolved, regraded, introduced)
         return True
 
     def recheck(self) -> None:

@@ -311,15 +311,24 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
             preview.update(Text(text, style="dim"))
             return
         opts = []
+        marks = {"error": ("E", self.palette.error), "warning": ("W", self.palette.warning),
+                 "info": ("I", self.palette.info)}
+        regraded = fr.regraded
         for f in fr.findings:
-            letter, style = {"error": ("E", self.palette.error), "warning": ("W", self.palette.warning),
-                             "info": ("I", self.palette.info)}.get(f.severity, ("?", ""))
-            applied = finding_key(f) in fr.applied_fixes
-            gone = not applied and finding_key(f) in fr.resolved
+            key = finding_key(f)
+            letter, style = marks.get(regraded.get(key, f.severity), ("?", ""))
+            applied = key in fr.applied_fixes
+            gone = not applied and key in fr.resolved
+            note = " (fixed)" if applied else " (resolved by a fix)" if gone else \
+                f" ({regraded[key]} after the fixes, was {f.severity})" if key in regraded else ""
             t = Text.assemble((letter + " ", style), (f"{f.rule} ", "bold"), (f"L{f.line} ", "dim"),
                               (f.message, "strike dim" if applied or gone else ""),
-                              (" (fixed)" if applied else " (resolved by a fix)" if gone else "", self.palette.ok))
+                              (note, self.palette.ok if applied or gone else "dim"))
             opts.append(t)
+        for n in fr.introduced:  # after the findings of the file as read: their indexes stay
+            letter, style = marks.get(n.severity, ("?", ""))
+            opts.append(Text.assemble((letter + " ", style), (f"{n.rule} ", "bold"), (f"L{n.line} ", "dim"),
+                                      (n.message, ""), (" (new after the fixes)", "dim")))
         if keep:
             ol.restyle(opts)
             return

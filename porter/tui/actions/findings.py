@@ -36,14 +36,22 @@ class FindingActions:
             else:
                 idx = next((i for i in range(len(fr.findings) - 1, -1, -1) if fr.findings[i].line <= line),
                            len(fr.findings) - 1)
-        else:
-            idx = (idx + step) % len(fr.findings)
+        else:  # through the file's findings and then the ones its fixes introduced
+            idx = (idx + step) % (len(fr.findings) + len(fr.introduced))
         ol.highlighted = idx
 
     def finding_highlighted(self, index: int) -> None:
         """The findings cursor moved: show the finding in the diff and its fix preview."""
         fr = self.current
-        if fr is None or fr.status != "ready" or index >= len(fr.findings):
+        if fr is None or fr.status != "ready":
+            return
+        if index >= len(fr.findings):
+            new = self.current_introduced()
+            if new is not None:
+                self.diff.move_to_row(fr.row_of_left_line(new.line))
+                self.main.query_one("#fix-preview").update(Text.assemble(
+                    (f"{new.rule} {new.severity} line {new.line} (new after the fixes)\n", "bold"), new.message + "\n",
+                    ("\nfound in the CUDA as the applied fixes made it; u undoes a fix, i explains\n", "dim")))
             return
         f = fr.findings[index]
         self.diff.move_to_row(fr.row_of_left_line(f.line))
@@ -51,7 +59,9 @@ class FindingActions:
 
     def fix_preview(self, fr: FileReview, f) -> Text:
         t = Text()
-        t.append(f"{f.rule} {f.severity} line {f.line}\n", style="bold")
+        sev = fr.severity_of(f)
+        t.append(f"{f.rule} {sev} line {f.line}" + (f" (was {f.severity})" if sev != f.severity else "") + "\n",
+                 style="bold")
         t.append(f.message + "\n")
         if f.fix is None:
             t.append("\nno automatic fix (i explains)\n", style="dim")
@@ -75,6 +85,10 @@ class FindingActions:
         if fr is None:
             return
         f = self.current_finding()
+        if f is None and self.current_introduced() is not None:
+            self.notify("this finding is in the CUDA as your fixes made it: edit the HIP (e), or undo the fix (u)",
+                        timeout=4)
+            return
         if f is None:
             self.notify("select a finding first (] / [)", timeout=2)
             return
@@ -174,8 +188,17 @@ class FindingActions:
         if fr.edit_stale and fr is self.current:
             self.ask_stale_edit(fr)
 
+    def current_introduced(self):
+        """The highlighted entry when it is a finding the fixes introduced (after the file's own)."""
+        fr = self.current
+        idx = self.findings_list.highlighted
+        if fr is None or fr.status != "ready" or idx is None or idx < len(fr.findings):
+            return None
+        new = fr.introduced
+        return new[idx - len(fr.findings)] if idx - len(fr.findings) < len(new) else None
+
     def action_explain(self) -> None:
-        f = self.current_finding()
+        f = self.current_finding() or self.current_introduced()
         if f is None:
             self.notify("select a finding first (] / [)", timeout=2)
             return

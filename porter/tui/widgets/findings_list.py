@@ -61,11 +61,12 @@ class FindingsList(ScrollView, can_focus=True):
         self.refresh()
 
     def restyle(self, items: list[Text]) -> None:
-        """The same findings drawn anew (a fix resolved some): the selection and the scroll stay,
-        and no Highlighted message moves the diff."""
+        """The same findings drawn anew (a fix resolved some, or added some after them): the
+        selection and the scroll stay, and no Highlighted message moves the diff."""
         if len(items) != len(self.items):
-            self.set_items(items)
-            return
+            self.virtual_size = Size(self.size.width, len(items))
+            if self._highlighted is not None and self._highlighted >= len(items):
+                self._highlighted = None
         self.items = items
         self._cache.clear()
         self.refresh()
