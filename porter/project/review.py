@@ -440,8 +440,8 @@ class FileReview:
             self.restored = True  # the source changed since the decisions were made
         self.source_hash = new_hash
         self.mode = res.get("mode")
-        if res.get("stat") is not None or self.path is None:
-            self._stat = res.get("stat")
+        if res.get("stat") is not None:  # (read from the file; a result made from text keeps the last)
+            self._stat = res["stat"]
         self.cuda = res["cuda"]
         self.left = self.cuda.splitlines(keepends=True)
         self.findings_pending = bool(res.get("findings_pending"))
