@@ -455,8 +455,11 @@ class FileReview:
             return False
         try:
             st = self.path.stat()
-            if (st.st_mtime_ns, st.st_size) == self._stat:
-                return False
+        except OSError:
+            return False
+        if (st.st_mtime_ns, st.st_size) == self._stat:
+            return False
+        try:
             same = st.st_size == len(self.cuda.encode("utf-8", "surrogatepass")) and \
                 text_hash(self.path.read_bytes().decode("utf-8")) == self.source_hash
         except (OSError, UnicodeError):

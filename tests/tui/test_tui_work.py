@@ -263,3 +263,15 @@ def test_a_file_saved_unchanged_is_not_converted_again(project_dir):
     assert not fr.changed_on_disk() and not fr.changed_on_disk()  # (and it is not read again each time)
     src.write_text(src.read_text().replace("warp", "wave", 1))
     assert fr.changed_on_disk()
+
+
+def test_a_deleted_file_is_not_changed_but_one_made_unreadable_is(project_dir):
+    from porter.project.review import FileReview
+
+    src = project_dir / "reduce_kernels.h"
+    fr = FileReview("reduce_kernels.h", src)
+    fr.load()
+    src.write_bytes(b"// caf\xe9\n")  # no longer UTF-8: converting it again says so
+    assert fr.changed_on_disk()
+    src.unlink()  # gone: the version read stays shown (the app says it was deleted)
+    assert not fr.changed_on_disk()
