@@ -232,6 +232,11 @@ def test_expired_toasts_leave_nothing_drawn_in_tmux(project_dir, size):
         time.sleep(0.5)  # a repaint that would clear a fragment late has had its chance
         screen = _tmux("capture-pane", "-p", "-t", session)
         assert screen == before, f"left on screen after the toasts expired:\n{screen}"
+        _send(session, "q")  # nothing decided: q quits at once (a killed session would leave its semaphores)
+        deadline = time.monotonic() + 15
+        while _alive(session) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _alive(session), "porter did not quit on q with nothing to write"
     finally:
         if _alive(session):
             _tmux("kill-session", "-t", session)
