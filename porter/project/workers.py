@@ -94,6 +94,16 @@ def _die_with_parent(parent: int) -> None:
         threading.Thread(target=watch, daemon=True, name="porter-parent-watch").start()
 
 
+def review_worker_init(parent: int) -> None:
+    """In a worker of the review app: the app decides when it ends.  A closed terminal's SIGHUP (and
+    a stray SIGINT) reach the whole process group, and a worker killed by them leaves its pool's named
+    semaphores in /dev/shm; so they are ignored, and the worker ends when the app shuts its pool
+    down, or with the app when it dies."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    _die_with_parent(parent)
+
+
 def _init(fn: Callable, context, parent: int) -> None:
     global _FN, _CONTEXT
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; no traceback from each worker

@@ -138,8 +138,29 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
             self.diff.show_message("no CUDA source or build files found in this project")
         if self.convert_in_background:
             self.converter.start()
+        self._end_on_signals()
         self.diff.focus()
         self.started = True
+
+    def _end_on_signals(self) -> None:
+        """SIGHUP (the terminal was closed) and SIGTERM end the app as a quit does, without asking:
+        the session's last changes are saved, a running job and the workers are stopped (killed
+        outright, the workers' named semaphores would stay in /dev/shm)."""
+        import asyncio
+        import signal
+
+        try:
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGHUP, signal.SIGTERM):
+                loop.add_signal_handler(sig, self._ended_by_signal)
+        except (RuntimeError, NotImplementedError, ValueError, AttributeError):  # not the main thread, not POSIX
+            pass
+
+    def _ended_by_signal(self) -> None:
+        if self.saver.pending:
+            self.saver.save_now()  # first: the terminal may be gone, and the exit may not get far
+        self.converter.stop_event.set()
+        self.exit()
 
     def _theme_changed(self, _theme) -> None:
         self.apply_theme_colours()

@@ -10,6 +10,7 @@ through ``on_current_ready``).
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import threading
 from typing import Callable
@@ -31,12 +32,17 @@ def _start_resource_tracker() -> None:
     from multiprocessing import resource_tracker
 
     saved = sys.stderr
+    hangup = signal.getsignal(signal.SIGHUP) if threading.current_thread() is threading.main_thread() else None
     with open(os.devnull, "w") as null:
         sys.stderr = null
         try:
+            if hangup is not None:  # an ignored signal stays ignored in the tracker: it outlives a closed
+                signal.signal(signal.SIGHUP, signal.SIG_IGN)  # terminal and unlinks the semaphores at the end
             resource_tracker.ensure_running()
         finally:
             sys.stderr = saved
+            if hangup is not None:
+                signal.signal(signal.SIGHUP, hangup)
 
 
 class BackgroundConverter:
@@ -144,9 +150,12 @@ class BackgroundConverter:
                 import multiprocessing
                 from concurrent.futures import ProcessPoolExecutor
 
+                from porter.project.workers import review_worker_init
+
                 n = max(1, min(4, (os.cpu_count() or 2) - 1))
                 _start_resource_tracker()
-                self._executor = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"))
+                self._executor = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"),
+                                                     initializer=review_worker_init, initargs=(os.getpid(),))
                 self._pool_size = n
             except (OSError, ImportError, ValueError):
                 self._no_pool = True

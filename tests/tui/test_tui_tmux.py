@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
@@ -241,3 +242,59 @@ def test_expired_toasts_leave_nothing_drawn_in_tmux(project_dir, size):
         if _alive(session):
             _tmux("kill-session", "-t", session)
         _tmux("kill-server")
+
+
+def _descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it (from /proc)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        for task in Path(f"/proc/{p}/task").glob("*"):
+            try:
+                todo += [int(x) for x in (task / "children").read_text().split()]
+            except OSError:
+                pass
+    return out
+
+
+def _sems() -> set[str]:
+    shm = Path("/dev/shm")
+    return {p.name for p in shm.glob("sem.mp-*")} if shm.is_dir() else set()
+
+
+def test_closing_the_terminal_saves_the_last_decision_and_leaves_nothing_behind(project_dir):
+    """The terminal window closed under the app (tmux kill-session: SIGHUP to the whole process
+    group) within the 0.2 s in which a decision waits to be saved: it is in the session all the
+    same, and no worker process or named semaphore of the app's pool is left."""
+    out = project_dir.with_name("warp_reduce-hip")
+    session = f"porter-hup-{os.getpid()}"
+    before = _sems()
+    cmd = (f"cd {shlex.quote(str(project_dir.parent))} && COLUMNS=160 LINES=45 PORTER_KEYMAP=/nonexistent "
+           f"exec {shlex.quote(sys.executable)} -m porter {shlex.quote(project_dir.name)}")
+    subprocess.run(["tmux", "-L", SOCKET, "-f", "/dev/null", "new-session", "-d", "-s", session,
+                    "-x", "160", "-y", "45", cmd], check=True, timeout=20)
+    try:
+        _wait_until(session, lambda sc: "files reviewed" in sc and "converting" not in sc and "│" in sc)
+        pid = int(_tmux("display-message", "-p", "-t", session, "#{pane_pid}").strip())
+        _tmux("send-keys", "-t", session, "a")
+        deadline = time.monotonic() + 10
+        while "1/" not in _tmux("capture-pane", "-p", "-t", session).split("hunks decided")[0].rsplit("\n", 1)[-1]:
+            assert time.monotonic() < deadline, "the decision never showed"
+        family = _descendants(pid)  # the workers and multiprocessing's resource tracker
+        assert len(family) >= 2, family
+        _tmux("kill-session", "-t", session)  # at once: the decision's save is still pending
+        deadline = time.monotonic() + 20
+        while any(Path(f"/proc/{p}").exists() for p in family) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        left = [p for p in family if Path(f"/proc/{p}").exists()]
+        assert not left, f"processes of the app outlived its terminal: {left}"
+    finally:
+        if _alive(session):
+            _tmux("kill-session", "-t", session)
+        _tmux("kill-server")
+    saved = json.loads((out / ".porter" / "session.json").read_text())
+    decided = [d for f in saved["files"].values() for d in (f.get("decisions") or {}).values()]
+    assert "accepted" in decided, saved
+    time.sleep(0.5)  # the tracker unlinks as it ends
+    assert _sems() <= before, f"named semaphores left in /dev/shm: {sorted(_sems() - before)}"
