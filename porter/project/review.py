@@ -414,6 +414,10 @@ class FileReview:
     # the re-check of the applied fixes: (their keys, keys resolved, {key: severity now}, introduced)
     _recheck: tuple[tuple, set[str], dict[str, str], list[Introduced]] | None = field(default=None, repr=False)
     _stat: tuple[int, int] | None = field(default=None, repr=False)  # (mtime_ns, size) of the file read
+    # the lines without their endings, with the list they were made from: (left or right, stripped)
+    _left_s: tuple[list[str], list[str]] | None = field(default=None, repr=False)
+    _right_s: tuple[list[str], list[str]] | None = field(default=None, repr=False)
+    _sev_cache: tuple | None = field(default=None, repr=False)  # (findings, applied, counts, re-check)
 
     def __repr__(self) -> str:  # short: workers and logs print it
         return f"FileReview({self.rel!r}, {self.state})"
@@ -537,7 +541,7 @@ class FileReview:
     def _realign(self, inserted: list[tuple[int, int]] | None) -> None:
         text = self.edited if self.edited is not None else self.hip
         self.right = text.splitlines(keepends=True)
-        cached = getattr(self, "_left_s", None)
+        cached = self._left_s
         if cached is None or cached[0] is not self.left:  # the CUDA lines, without their endings, once per text
             cached = self._left_s = (self.left, [x.rstrip("\r\n") for x in self.left])
         self._right_s = (self.right, [x.rstrip("\r\n") for x in self.right])
@@ -631,14 +635,14 @@ class FileReview:
         r = self.rows[i]
         if r.left is None:
             return None
-        cached = getattr(self, "_left_s", None)
+        cached = self._left_s
         return cached[1][r.left] if cached is not None and cached[0] is self.left else _strip_eol(self.left[r.left])
 
     def right_text(self, i: int) -> str | None:
         r = self.rows[i]
         if r.right is None:
             return None
-        cached = getattr(self, "_right_s", None)
+        cached = self._right_s
         return cached[1][r.right] if cached is not None and cached[0] is self.right else _strip_eol(self.right[r.right])
 
     def row_of_left_line(self, line: int) -> int:
@@ -707,7 +711,7 @@ class FileReview:
         CUDA no longer finds, is not open), each at its severity in that scan, with the findings
         the fixes introduced."""
         applied = tuple(self.applied_fixes)
-        cached = getattr(self, "_sev_cache", None)
+        cached = self._sev_cache
         if cached is not None and cached[0] is self.findings and cached[1] == applied and cached[3] is self._recheck:
             return cached[2]
         out = {"error": 0, "warning": 0, "info": 0}
@@ -730,21 +734,26 @@ class FileReview:
         """Keys of the findings (not fixed themselves) that a scan of the CUDA with the applied
         fixes no longer finds: a width-32 fix of a shuffle also answers the PORT012 warning on its
         loop.  Empty until ``take_recheck`` has the scan of exactly these fixes."""
-        held = self._recheck
-        return held[1] if held is not None and held[0] == tuple(self.applied_fixes) else set()
+        held = self._current_recheck()
+        return held[1] if held else set()
 
     @property
     def regraded(self) -> dict[str, str]:
         """Finding key -> its severity in the scan of the fixed CUDA, where that differs: once every
         shuffle has width 32 the other warp-size warnings of the unit are infos."""
-        held = self._recheck
-        return held[2] if held is not None and held[0] == tuple(self.applied_fixes) else {}
+        held = self._current_recheck()
+        return held[2] if held else {}
 
     @property
     def introduced(self) -> list[Introduced]:
         """The findings the scan of the fixed CUDA adds (a fix brought them)."""
+        held = self._current_recheck()
+        return held[3] if held else []
+
+    def _current_recheck(self) -> tuple | None:
+        """The re-check held, when it was made for the fixes applied now."""
         held = self._recheck
-        return held[3] if held is not None and held[0] == tuple(self.applied_fixes) else []
+        return held if held is not None and held[0] == tuple(self.applied_fixes) else None
 
     def severity_of(self, finding) -> str:
         """The finding's severity after the re-check of the applied fixes (its own before one)."""
@@ -778,21 +787,15 @@ class FileReview:
         claimed: set[int] = set()
         for f in self.findings:
             key = finding_key(f)
-            if key in done:
-                continue
             lo, hi = lines(_mapped(f.start_byte, spans, False), _mapped(f.end_byte, spans, True))
             same = [i for x, y, i in by_rule.get(f.rule, ()) if x <= hi and lo <= y]
+            claimed.update(same)  # (a fix's own finding found again where the fix is: not new either)
+            if key in done:
+                continue
             if not same:
                 resolved.add(key)
-                continue
-            claimed.update(same)
-            if found[same[0]][3] != f.severity:
+            elif found[same[0]][3] != f.severity:
                 regraded[key] = found[same[0]][3]
-        for fixed_key in done:  # a fix's own finding, found again where the fix is: not new
-            f = next((f for f in self.findings if finding_key(f) == fixed_key), None)
-            if f is not None:
-                lo, hi = lines(_mapped(f.start_byte, spans, False), _mapped(f.end_byte, spans, True))
-                claimed.update(i for x, y, i in by_rule.get(f.rule, ()) if x <= hi and lo <= y)
         cuda = self.cuda.encode("utf-8", "surrogatepass")
         introduced = [Introduced(rule, sev, msg, cuda.count(b"\n", 0, _unmapped(a, spans)) + 1)
                       for i, (rule, a, _b, sev, msg) in enumerate(found) if i not in claimed]

@@ -235,12 +235,17 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
             self.read_again([fr])
             return
         if fr.status == S_WAITING:
-            self.converter.want(rel, background=self.convert_in_background)
-            if not self.convert_in_background:
-                self.project.load_file(fr)
-                self.file_tree.update_file(fr)
-                self.update_summary()
+            self._convert(fr)
+            self.update_summary()
         self.show_current()
+
+    def _convert(self, fr: FileReview) -> None:
+        """Convert ``fr`` next: in the background, or here and now when the app converts nothing
+        in the background (the tests' preloaded projects)."""
+        self.converter.want(fr.rel, background=self.convert_in_background)
+        if not self.convert_in_background:
+            self.project.load_file(fr)
+            self.file_tree.update_file(fr)
 
     def _watch_current(self) -> None:
         fr = self.current
@@ -254,10 +259,7 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
             fr.read_again()
             self._asked_stale.discard(fr.rel)
             self.file_tree.update_file(fr)
-            self.converter.want(fr.rel, background=self.convert_in_background)
-            if not self.convert_in_background:
-                self.project.load_file(fr)
-                self.file_tree.update_file(fr)
+            self._convert(fr)
         names = ", ".join(fr.rel for fr in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
         self.notify(f"{names} changed on disk: converted again (decisions on changed lines are stale)",
                     severity="warning", timeout=5)

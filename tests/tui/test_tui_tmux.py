@@ -53,6 +53,14 @@ def _alive(session: str) -> bool:
                           timeout=20).returncode == 0
 
 
+def _wait_gone(session: str, why: str) -> None:
+    """Wait until porter in ``session`` has quit (the session ends with it); fail with ``why``."""
+    deadline = time.monotonic() + 15
+    while _alive(session) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _alive(session), why
+
+
 def test_review_accept_all_write_and_quit_in_tmux(project_dir):
     before = tree_bytes(project_dir)
     out = project_dir.with_name("warp_reduce-hip")
@@ -77,10 +85,7 @@ def test_review_accept_all_write_and_quit_in_tmux(project_dir):
         _tmux("send-keys", "-t", session, "w")
         _wait_for(session, "wrote")
         _tmux("send-keys", "-t", session, "q")
-        deadline = time.monotonic() + 15
-        while _alive(session) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert not _alive(session), "porter did not quit on q after writing"
+        _wait_gone(session, "porter did not quit on q after writing")
     finally:
         if _alive(session):
             _tmux("kill-session", "-t", session)
@@ -139,10 +144,7 @@ def test_the_review_loop_in_tmux_keeps_every_piece_of_work(tmp_path, amd_compile
         _send(session, "q")
         _wait_for(session, "not written to the output folder")
         _send(session, "y")
-        deadline = time.monotonic() + 15
-        while _alive(session) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert not _alive(session), "porter did not quit after y"
+        _wait_gone(session, "porter did not quit after y")
 
     start()
     try:
@@ -198,10 +200,7 @@ def test_the_review_loop_in_tmux_keeps_every_piece_of_work(tmp_path, amd_compile
         # the steps that ran (no [test] command in the sample: none is claimed) and the smoke verdict
         assert "compile and test passed: build, smoke test" in screen and "verdict     PASS" in screen, screen
         _send(session, "q")  # everything is written: no question
-        deadline = time.monotonic() + 15
-        while _alive(session) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert not _alive(session), "porter did not quit on q with everything written"
+        _wait_gone(session, "porter did not quit on q with everything written")
     finally:
         if _alive(session):
             _tmux("kill-session", "-t", session)
@@ -234,10 +233,7 @@ def test_expired_toasts_leave_nothing_drawn_in_tmux(project_dir, size):
         screen = _tmux("capture-pane", "-p", "-t", session)
         assert screen == before, f"left on screen after the toasts expired:\n{screen}"
         _send(session, "q")  # nothing decided: q quits at once (a killed session would leave its semaphores)
-        deadline = time.monotonic() + 15
-        while _alive(session) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert not _alive(session), "porter did not quit on q with nothing to write"
+        _wait_gone(session, "porter did not quit on q with nothing to write")
     finally:
         if _alive(session):
             _tmux("kill-session", "-t", session)
