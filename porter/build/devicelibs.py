@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from porter import proc
+from porter.cachedir import cache_root
 
 # upstream ROCm-Device-Libs' value of __oclc_ISA_version for the targets ROCm 5.2 lacks
 ISA_VERSIONS = {"gfx942": 9402, "gfx950": 9500}
@@ -48,14 +49,6 @@ class Prepared:
     archs: list[str] = field(default_factory=list)  # gfx targets that have an ISA-version file in it
     generated: list[str] = field(default_factory=list)  # files porter made (this run or before)
     problem: str = ""  # one line when something could not be made
-
-
-def cache_root() -> Path:
-    """porter's cache: $PORTER_CACHE_DIR, else $XDG_CACHE_HOME/porter, else ~/.cache/porter."""
-    if os.environ.get("PORTER_CACHE_DIR"):
-        return Path(os.environ["PORTER_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "porter"
 
 
 def find_bitcode_dir(rocm_path: str = "") -> str | None:

@@ -22,8 +22,9 @@ and where the fact came from.
 
 from __future__ import annotations
 
-import functools
 import difflib
+import functools
+import gc
 import json
 import re
 import tomllib
@@ -332,8 +333,30 @@ def build_database(data_dir: Path = DATA_DIR, curated_dir: Path = CURATED_DIR) -
 
 @functools.cache
 def load_database() -> Database:
-    """The database shipped with porter (cached per process)."""
-    return build_database()
+    """The database shipped with porter (cached per process, and between runs by ``mapping.cache``)."""
+    from porter.cachedir import cache_root
+    from porter.mapping import cache
+
+    files = [*sorted(DATA_DIR.glob("*.json")), *sorted(CURATED_DIR.glob("*.toml")), Path(__file__)]
+    folder = cache_root() / "mapping"
+    try:
+        name = cache.key(files, Entry._fields)
+    except OSError:  # a data file vanished between the listing and the stat: no cache this time
+        return build_database(DATA_DIR, CURATED_DIR)
+    collecting = gc.isenabled()
+    gc.disable()  # 37k new objects, none of them in a cycle: collections would only walk them
+    try:
+        rows = cache.read(folder, name, len(Entry._fields))
+        if rows is not None:
+            make = Entry._make
+            ids, headers, spaces = ({r[0]: make(r) for r in t} for t in rows)
+            return Database(ids, headers, spaces)
+    finally:
+        if collecting:
+            gc.enable()
+    db = build_database(DATA_DIR, CURATED_DIR)
+    cache.write(folder, name, tuple([tuple(e) for e in t.values()] for t in (db.identifiers, db.headers, db.namespaces)))
+    return db
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,106 @@
+"""The built database kept between runs: the same tables as a fresh build, never a stale copy,
+and a damaged or unwritable cache costs only the time of a build."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+import porter.mapping as mapping
+from porter.mapping import cache
+
+
+@pytest.fixture
+def data(tmp_path, monkeypatch):
+    """A private copy of the shipped data and curated folders, and a private cache folder."""
+    data_dir, curated_dir = tmp_path / "data", tmp_path / "curated"
+    shutil.copytree(mapping.DATA_DIR, data_dir, ignore=shutil.ignore_patterns("calls"))
+    shutil.copytree(mapping.CURATED_DIR, curated_dir)
+    monkeypatch.setattr(mapping, "DATA_DIR", data_dir)
+    monkeypatch.setattr(mapping, "CURATED_DIR", curated_dir)
+    monkeypatch.setenv("PORTER_CACHE_DIR", str(tmp_path / "cache"))
+    mapping.load_database.cache_clear()
+    yield tmp_path
+    mapping.load_database.cache_clear()
+
+
+def _copies(tmp_path):
+    return sorted((tmp_path / "cache" / "mapping").glob("*.marshal"))
+
+
+def _fresh_load():
+    mapping.load_database.cache_clear()
+    return mapping.load_database()
+
+
+def _same(a, b):
+    for t in ("identifiers", "headers", "namespaces"):
+        assert list(getattr(a, t).items()) == list(getattr(b, t).items()), t  # entries and their order
+
+
+def test_a_second_process_reads_the_tables_back_without_building(data, monkeypatch):
+    built = mapping.build_database(mapping.DATA_DIR, mapping.CURATED_DIR)
+    first = _fresh_load()
+    _same(first, built)
+    assert len(_copies(data)) == 1
+
+    def no_build(*_):
+        raise AssertionError("built again although a copy is cached")
+
+    monkeypatch.setattr(mapping, "build_database", no_build)
+    again = _fresh_load()
+    _same(again, built)
+    entry = again.identifiers["cudaMalloc"]
+    assert isinstance(entry, mapping.Entry) and entry.renames and entry.target() == "hipMalloc"
+
+
+def test_an_edited_data_file_is_read_instead_of_the_cached_copy(data):
+    db = _fresh_load()
+    assert db.identifiers["cudaMalloc"].hip == "hipMalloc"
+    curated = mapping.CURATED_DIR / "zz_test_override.toml"
+    curated.write_text('[[entry]]\ncuda = "cudaMalloc"\nhip = "hipMallocTest"\ncategory = "runtime"\n')
+    assert _fresh_load().identifiers["cudaMalloc"].hip == "hipMallocTest"
+    # an edit that keeps the size: the modification time tells
+    curated.write_text('[[entry]]\ncuda = "cudaMalloc"\nhip = "hipMallocTEST"\ncategory = "runtime"\n')
+    st = curated.stat()
+    os.utime(curated, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    assert _fresh_load().identifiers["cudaMalloc"].hip == "hipMallocTEST"
+    curated.unlink()
+    assert _fresh_load().identifiers["cudaMalloc"].hip == "hipMalloc"
+
+
+def test_a_damaged_copy_is_built_again(data):
+    built = _fresh_load()
+    (copy,) = _copies(data)
+    for damage in (copy.read_bytes()[: copy.stat().st_size // 2], b"", b"\x00not marshal at all"):
+        copy.write_bytes(damage)
+        _same(_fresh_load(), built)
+    # a copy of the wrong shape (another layout under the same name) is not trusted either
+    copy.write_bytes(__import__("marshal").dumps(([("cudaMalloc", "hipWrong")], [], [])))
+    _same(_fresh_load(), built)
+    assert _fresh_load().identifiers["cudaMalloc"].hip == "hipMalloc"
+
+
+def test_an_unwritable_cache_folder_changes_nothing(data, monkeypatch):
+    blocker = data / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("PORTER_CACHE_DIR", str(blocker))
+    db = _fresh_load()
+    _same(db, mapping.build_database(mapping.DATA_DIR, mapping.CURATED_DIR))
+    assert blocker.read_text() == "not a folder"
+
+
+def test_older_copies_are_pruned_to_the_newest_few(data):
+    folder = data / "cache" / "mapping"
+    folder.mkdir(parents=True)
+    for i in range(cache.KEEP + 3):
+        old = folder / f"old{i}.marshal"
+        old.write_bytes(b"x")
+        os.utime(old, ns=(10**18 + i, 10**18 + i))
+    _fresh_load()
+    left = {p.name for p in _copies(data)}
+    assert len(left) == cache.KEEP
+    assert {f"old{i}.marshal" for i in (cache.KEEP + 2, cache.KEEP + 1, cache.KEEP)} <= left
+    assert not list(folder.glob(".tmp-*"))
