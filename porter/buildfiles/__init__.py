@@ -13,8 +13,8 @@ import os
 from dataclasses import dataclass, field
 
 from porter.buildfiles.rewrite import (Context, apply_edits, arch_foreach_once, arch_set_once, cmake_insertions,
-                                       collect_edits, comment_spans, empty_genex_goes, unused_rocm_path_goes,
-                                       make_insertions)
+                                       collect_edits, comment_spans, compile_arch_added, empty_genex_goes,
+                                       make_insertions, unused_rocm_path_goes)
 from porter.buildfiles.rules import load_rules
 from porter.findings.model import Finding
 
@@ -150,7 +150,9 @@ def migrate(path: str, text: str, arch: str = "gfx942") -> Migration:
     ctx = Context(kind, arch, [])
     edits = collect_edits(text, ruleset, ctx)
     if kind == "make":
-        edits = arch_foreach_once(text, edits, f"--offload-arch=$({ruleset.settings.get('arch_variable', 'HIP_ARCH')})")
+        arch_ref = ruleset.settings.get("arch_ref", "{arch}").replace("{arch}", arch)
+        edits = arch_foreach_once(text, edits, f"--offload-arch={arch_ref}")
+        edits = compile_arch_added(text, edits, ctx, arch_ref)
         edits += make_insertions(text, ctx, ruleset)
         edits = unused_rocm_path_goes(text, edits)
     else:

@@ -423,3 +423,97 @@ def apply_edits(text: str, edits: list[Edit]) -> str:
         last = e.end
     out.append(text[last:])
     return "".join(out)
+
+
+# ---------------------------------------------------------------- Make: a compile with no AMD target
+
+_ASSIGN = re.compile(r"^[ \t]*(?:override[ \t]+|export[ \t]+)*([A-Za-z_][\w.-]*)[ \t]*(::?=|\?=|\+=|=)(.*)$")
+_INCLUDE = re.compile(r"^[ \t]*-?s?include[ \t]", re.M)
+_REF = re.compile(r"\$(?:\(([A-Za-z_][\w.-]*)\)|\{([A-Za-z_][\w.-]*)\})")
+_ARCH_FLAG = re.compile(r"(?<![\w-])(?:--?offload-arch|--amdgpu-target|--cuda-gpu-arch)[= ]")
+_SOURCE = re.compile(r"\.(?:cu|cpp|cc|cxx|c\+\+|c|hip)\b")
+_COMPILER_WORD = re.compile(r"(?<![\w.-])(?:[\w./$(){}-]*/)?(?:hipcc|nvcc)(?![\w.-])")
+
+
+def _logical_lines(text: str):
+    """(start, end) of each line with its backslash continuations."""
+    pos, n = 0, len(text)
+    while pos < n:
+        end = text.find("\n", pos)
+        while end > 0 and text[end - 1:end] == "\\" or end > 1 and text[end - 2:end] == "\\\r":
+            end = text.find("\n", end + 1)
+        end = n if end < 0 else end
+        yield pos, end
+        pos = end + 1
+
+
+def _variables(text: str) -> dict[str, list[str]]:
+    """Every value each Make variable is given (all branches of a conditional, appends included)."""
+    out: dict[str, list[str]] = {}
+    for a, b in _logical_lines(text):
+        if text.startswith("\t", a):
+            continue
+        m = _ASSIGN.match(text[a:b].replace("\\\n", " "))
+        if m:
+            out.setdefault(m.group(1), []).append(m.group(3))
+    return out
+
+
+def _expand(value: str, variables: dict[str, list[str]], depth: int = 0) -> str:
+    """``value`` with the variables it names replaced by all their values (cycles and depth cut)."""
+    if depth > 12:
+        return value
+    return _REF.sub(lambda m: " ".join(_expand(v, variables, depth + 1)
+                                       for v in variables.get(m.group(1) or m.group(2), ())), value)
+
+
+def compile_arch_added(text: str, edits: list[Edit], ctx: Context, arch_ref: str) -> list[Edit]:
+    """A recipe that compiles with hipcc and names no AMD target builds for the build machine's
+    GPU, or for a fallback when it has none (ROCm 5.2's hipcc: gfx803, after a Python traceback
+    from rocm_agent_enumerator), so the port would not run on the chosen GPU.  nvcc with no
+    -arch builds code every NVIDIA GPU runs (its default target plus PTX).  Such a compile gets
+    ``--offload-arch={arch_ref}`` after the compiler; the variables of the file are expanded (every
+    value, as in all branches) to see whether a flag already says it.  A file that includes other
+    Make files is left alone: a variable from there might carry the target."""
+    if _INCLUDE.search(text):
+        return edits
+    comments = comment_spans(text)
+    probe = apply_edits(text, edits)
+    variables = _variables(probe)
+    out = list(edits)
+    prereqs = ""
+    for a, b in _logical_lines(text):
+        line = text[a:b]
+        if not line.startswith("\t"):
+            if line.strip() and not line.lstrip().startswith("#") and not _ASSIGN.match(line):
+                rule = re.match(r"^([^:=#]+):(?!=)([^;#]*)", line.replace("\\\n", " "))
+                prereqs = rule.group(2) if rule else ""
+            continue
+        local = [Edit(e.start - a, e.end - a, e.text, e.rule, e.why) for e in out if a <= e.start and e.end <= b]
+        migrated = apply_edits(line, local)
+        compilers = []  # (start, end) in the original text of each word that runs hipcc
+        for m in re.finditer(r"\$[({][A-Za-z_][\w.-]*[)}]|" + _COMPILER_WORD.pattern, line):
+            if _in_spans(a + m.start(), comments):
+                continue
+            word = apply_edits(m.group(0), [Edit(e.start - m.start(), e.end - m.start(), e.text, e.rule, e.why)
+                                            for e in local if m.start() <= e.start and e.end <= m.end()])
+            first = _expand(word, variables).split()
+            if first and re.search(r"(?:^|/)hipcc$", first[0]):
+                compilers.append((a + m.start(), a + m.end(), word))
+        for i, (s, e, word) in enumerate(compilers):
+            stop = compilers[i + 1][0] if i + 1 < len(compilers) else b
+            command = _expand(apply_edits(text[s:stop], [Edit(x.start - s, x.end - s, x.text, x.rule, x.why)
+                                                          for x in out if s <= x.start and x.end <= stop]), variables)
+            command = re.split(r"(?<![\\])(?:&&|\|\||;)", command)[0]
+            if _ARCH_FLAG.search(command):
+                continue
+            sources = _SOURCE.search(command) or (re.search(r"\$[<^+?]", command) and _SOURCE.search(prereqs))
+            if not (sources or re.search(r"(?<![\w-])-c(?![\w-])", command) or "-fgpu-rdc" in command):
+                continue  # a link of objects: the target is in them
+            out = [x for x in out if not (s <= x.start and x.end <= e)]
+            out.append(Edit(s, e, f"{word} --offload-arch={arch_ref}", "make.compile-arch",
+                            "hipcc with no --offload-arch builds for the build machine's GPU (or a fallback "
+                            "without one), not the chosen target; nvcc with no -arch builds for every NVIDIA GPU"))
+            if arch_ref != ctx.arch:
+                ctx.used_arch_ref = True
+    return sorted(out, key=lambda x: (x.start, x.end))

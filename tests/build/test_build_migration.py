@@ -215,6 +215,37 @@ def test_make_rocm_path_only_when_used():
     """CUDA_HOME was only the nvcc path: once nvcc is hipcc, ROCM_PATH would be defined and never used."""
     out = migrate("Makefile", "CUDA_HOME ?= /usr/local/cuda\nNVCC ?= $(CUDA_HOME)/bin/nvcc\n"
                   "app: k.cu\n\t$(NVCC) -o app k.cu\n").output
-    assert "ROCM_PATH" not in out and "CUDA_HOME" not in out and out.startswith("HIPCC ?= hipcc\n")
+    assert "ROCM_PATH" not in out and "CUDA_HOME" not in out
+    assert out.endswith("HIPCC ?= hipcc\napp: k.cu\n\t$(HIPCC) --offload-arch=$(HIP_ARCH) -o app k.cu\n")
     used = migrate("Makefile", "CUDA_HOME ?= /usr/local/cuda\nLIBS := -L$(CUDA_HOME)/lib64 -lcudart\n").output
     assert "ROCM_PATH ?= /opt/rocm\n" in used and "$(ROCM_PATH)/lib" in used
+
+
+def test_make_compile_with_no_arch_gets_the_target():
+    """nvcc with no -arch builds code every NVIDIA GPU runs; hipcc with none builds for the build
+    machine's GPU (gfx803 on one without, with ROCm 5.2's hipcc), so each compile names the target."""
+    text = ("NVCC ?= nvcc\nFLAGS := -O2\nDEV := -arch=sm_80\n"
+            "app: main.o k.o\n\t$(NVCC) $^ -o $@\n"            # a link of objects: the target is in them
+            "main.o: main.cpp\n\t$(NVCC) $(FLAGS) -c $< -o $@\n"  # no target anywhere
+            "k.o: k.cu\n\t@$(NVCC) $(FLAGS) $(DEV) -c $< -o $@\n"  # the target through a variable
+            "one: one.cu\n\tnvcc -O2 -o one one.cu && ./one\n")    # compile and link in one step
+    m = migrate("Makefile", text, arch="gfx90a")
+    out = m.output
+    assert out.startswith("# AMD GPU target (porter); build for another with: make HIP_ARCH=gfx90a\nHIP_ARCH ?= gfx90a\n")
+    assert "\t$(HIPCC) $^ -o $@\n" in out
+    assert "\t$(HIPCC) --offload-arch=$(HIP_ARCH) $(FLAGS) -c $< -o $@\n" in out
+    assert "\t@$(HIPCC) $(FLAGS) $(DEV) -c $< -o $@\n" in out and "DEV := --offload-arch=$(HIP_ARCH)\n" in out
+    assert "\thipcc --offload-arch=$(HIP_ARCH) -O2 -o one one.cu && ./one\n" in out
+    (change,) = [c for c in m.changes if "make.compile-arch" in c.rules and c.line == 7]
+    assert change.old == "\t$(NVCC) $(FLAGS) -c $< -o $@" and "build machine" in change.why
+    assert migrate("Makefile", out, arch="gfx90a").output == out
+
+
+def test_make_compile_arch_left_alone_when_flags_come_from_elsewhere():
+    """A variable from an included file, or an arch in any branch of a conditional, may carry the target."""
+    included = "include config.mk\napp: k.cu\n\tnvcc $(NVFLAGS) -o app k.cu\n"
+    assert "--offload-arch" not in migrate("Makefile", included).output
+    branches = ("ifeq ($(DEBUG),1)\nNVFLAGS := -G\nelse\nNVFLAGS := -arch=sm_90\nendif\n"
+                "app: k.cu\n\tnvcc $(NVFLAGS) -o app k.cu\n")
+    out = migrate("Makefile", branches).output
+    assert "\thipcc $(NVFLAGS) -o app k.cu\n" in out and out.count("--offload-arch") == 1
