@@ -1,23 +1,25 @@
 """How porter's cost grows with the input: whole `porter convert` / `porter scan` processes (a benchmark, not a test).
 
     .venv/bin/python benchmarks/bench_growth.py [--sizes 1000,10000,100000,1000000] [--shapes single,tree]
-        [--fs tmpfs,disk] [--commands convert,scan] [--runs 3] [--jobs 0] [--hipify-perl PATH] [--json FILE]
+        [--fs tmpfs,disk] [--commands convert,scan] [--runs 3] [--jobs 0] [--hipify-perl PATH] [--json FILE] [--cold]
 
 For each shape (one amalgamated source, or a project tree of the same total) and size, the input is
 built once by benchmarks/corpus.py from the sample projects, on tmpfs (/dev/shm) and on disk (a
 folder under --disk-dir, default /var/tmp), and every command runs --runs times as its own process
 (`python -m porter ...`: interpreter start-up, imports, the mapping database and the query
-compilation are all inside the figure; every run is a cold start).  Printed per row: the median
-wall time and its range over the runs, lines/s at the median, and the peak RSS: the largest of the
+compilation are all inside the figure).  By default the processes find what a user's do: the
+bytecode caches (pip compiles them at install) and porter's copy of the built mapping database
+(written by the first run), both warmed by one untimed run; --cold gives every process neither.
+Printed per row: the median wall time and its range over the runs, lines/s at the median, and the peak RSS: the largest of the
 process and its workers (os.wait4's ru_maxrss, taken by a small launcher process so that the
 benchmark's own memory is not counted; workers of a tree convert are separate processes, so the
 memory of the whole run can be up to jobs + 1 times that), the highest over the runs.
 
 hipify-perl (HIPIFY's Perl translator, the baseline of issue 12) is timed in the same run when it is
-found (--hipify-perl PATH, or on PATH): on single files only, as `hipify-perl FILE -o OUT`.  It is not
-installed on the development machine and cannot be fetched there (no network but package registries);
-to get it: it is one script, bin/hipify-perl in https://github.com/ROCm/HIPIFY (also installed by ROCm's
-hipify-clang package as /opt/rocm/bin/hipify-perl).  Without it the column says "n/a".
+found (--hipify-perl PATH, or on PATH): on single files only, as `hipify-perl FILE -o OUT`.  It is one
+script, bin/hipify-perl in https://github.com/ROCm/HIPIFY; Debian 13 packages HIPIFY 6.0.2's (fetch
+pool/main/h/hipify/hipify-perl_6.0.2+dfsg-1_all.deb from deb.debian.org, `dpkg-deb -x` it, run
+x/usr/bin/hipify-perl).  Without it the column says "n/a".
 
 Targets (issue 12): single files 10k -> 1M lines within 1.5x of constant lines/s; a 1M-line single
 file under 300 MB peak RSS; trees as fast as before or faster.
@@ -138,16 +140,27 @@ def main() -> int:
     ap.add_argument("--long", type=float, default=120.0, help="a run longer than this many seconds is not repeated")
     ap.add_argument("--hipify-perl", default=shutil.which("hipify-perl"))
     ap.add_argument("--json", type=Path, help="also write the rows as JSON")
+    ap.add_argument("--cold", action="store_true",
+                    help="no bytecode caches and an empty porter cache for every process (default: both allowed, "
+                         "warmed by one run first, as a user's processes find them)")
     args = ap.parse_args()
     fs_dirs = {"tmpfs": FS["tmpfs"], "disk": args.disk_dir}
     python = sys.executable
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    cold = tempfile.TemporaryDirectory(prefix="porter-growth-cache-") if args.cold else None
+    if cold:  # every process as the first after an install: no bytecode, no database copy
+        env.update(PYTHONDONTWRITEBYTECODE="1", PORTER_CACHE_DIR=cold.name)
+    else:  # what a user's processes find: the bytecode pip compiled, the database a first run kept
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     rows = []
     print(f"porter {ROOT} ({subprocess.run(['git', '-C', str(ROOT), 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip() or '?'}), "
-          f"{os.cpu_count()} cores, {args.runs} runs per row, jobs {args.jobs or 'all'}; hipify-perl: {args.hipify_perl or 'not found'}")
+          f"{os.cpu_count()} cores, {args.runs} runs per row, jobs {args.jobs or 'all'}; hipify-perl: {args.hipify_perl or 'not found'}; "
+          f"{'cold (no bytecode, empty cache)' if cold else 'bytecode and the database cache warm'}")
     with tempfile.TemporaryDirectory(prefix="porter-growth-", dir=fs_dirs["tmpfs"]) as tmp:
         one = Path(tmp) / "one.cu"
         one.write_bytes(b"int f() { return 0; }\n")
+        if not cold:  # writes the bytecode and the database copy the timed runs then read
+            run_once([python, "-m", "porter", "convert", str(one), "-o", str(Path(tmp) / "out.cu"), "-q"], env, args.timeout)
         startup = measure([python, "-m", "porter", "convert", str(one), "-o", str(Path(tmp) / "out.cu"), "-q"],
                           args.runs, env, args.timeout)
     print(f"start-up (porter convert of a 1-line file): {startup['median_s']:.2f} s ({startup['min_s']:.2f}-"
@@ -211,6 +224,8 @@ def main() -> int:
               f"{r['peak_rss_mb']:.0f} MB -> {'met' if r['peak_rss_mb'] < 300 else 'NOT met'}")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1) + "\n")
+    if cold:
+        cold.cleanup()
     return 0
 
 
