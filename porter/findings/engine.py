@@ -581,6 +581,19 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None,
         except (OSError, ValueError):  # a name with a NUL byte, say
             file = None
     ctx = Context(source, index, path, options, os.fspath(file) if file is not None else None)
+    # the file checks below each walk the whole file: a big file of a few regions keeps their trees
+    # for the scan (at most SCAN_KEEPS_REGIONS of about a megabyte each, ~25 MB of tree apiece)
+    # instead of parsing each region again per check; more regions: one tree at a time
+    index.keep_regions = SCAN_KEEPS_REGIONS
+    try:
+        return _scan(ctx, rules, predicates)
+    finally:
+        index.keep_regions = 1
+        index.forget_trees()  # a big file's region trees (tens of megabytes each) go with the scan
+
+
+def _scan(ctx: Context, rules: dict, predicates) -> list[Finding]:
+    source, index, path = ctx.source, ctx.index, ctx.path
     out: list[Finding] = []
     failed: set[str] = set()
     seen: set[tuple[str, int, int]] = set()
@@ -689,8 +702,10 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None,
     if IGNORE_MARK in source:
         out = _drop_ignored(source, index, out)
     out.sort(key=lambda f: (f.start_byte, f.end_byte, f.rule))
-    index.forget_trees()  # a big file's last region tree (tens of megabytes) goes with the scan
     return out
+
+
+SCAN_KEEPS_REGIONS = 6
 
 
 IGNORE_MARK = b"porter: ignore"

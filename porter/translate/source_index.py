@@ -122,7 +122,10 @@ class SourceIndex:
     _conditionals: list[Conditional] | None = field(default=None, repr=False)
     _words: frozenset[bytes] | None = field(default=None, repr=False)
     _regions: list[tuple[int, int]] | None = field(default=None, repr=False)
-    _region_tree: tuple[int, ts.Tree] | None = field(default=None, repr=False)
+    _region_trees: dict[int, ts.Tree] = field(default_factory=dict, repr=False)
+    # how many region trees ``tree_at`` keeps: 1 (a big file's memory stays one region's tree), or
+    # every region when there are at most this many (a scan, whose file checks each walk the file)
+    keep_regions: int = field(default=1, repr=False)
     _region_errors: dict[int, list[tuple[int, int]]] = field(default_factory=dict, repr=False)
     # results other layers computed from this exact text (the translation, by options), kept for reuse
     memo: dict = field(default_factory=dict, repr=False)
@@ -203,10 +206,12 @@ class SourceIndex:
         if self._tree is not None or not self.big:
             return self.tree
         k = bisect.bisect_right(self.regions, (pos, float("inf"))) - 1
-        if self._region_tree is None or self._region_tree[0] != k:
-            self._region_tree = None  # the previous region's tree goes before the next one is made
-            self._region_tree = (k, self._parse_region(k))
-        return self._region_tree[1]
+        tree = self._region_trees.get(k)
+        if tree is None:
+            if len(self.regions) > self.keep_regions:
+                self._region_trees.clear()  # the previous region's tree goes before the next one is made
+            tree = self._region_trees[k] = self._parse_region(k)
+        return tree
 
     def node_at(self, start: int, end: int) -> ts.Node | None:
         """The smallest node that spans [start, end), from ``tree_at(start)``: the whole tree's node,
@@ -349,8 +354,8 @@ class SourceIndex:
         return out
 
     def forget_trees(self) -> None:
-        """Drop the region tree kept by ``tree_at`` (the whole tree, if any, stays)."""
-        self._region_tree = None
+        """Drop the region trees kept by ``tree_at`` (the whole tree, if any, stays)."""
+        self._region_trees.clear()
 
     def code_only(self) -> bytes:
         """The source with every protected span left out."""

@@ -73,7 +73,51 @@ def test_no_region_tree_is_kept_after_a_scan(monkeypatch, regions):
     source = _amalgamation()
     index = index_source(source)
     assert scan(source, "all.cu", index=index)
-    assert not index.parsed and index._region_tree is None
+    assert not index.parsed and not index._region_trees and index.keep_regions == 1
+
+
+def _counting_parses(monkeypatch, index):
+    """Counts each region's parses and the most region trees alive at a parse."""
+    parses: dict[int, int] = {}
+    alive = [0]
+    real = type(index)._parse_region
+
+    def parse_region(self, k):
+        alive[0] = max(alive[0], len(self._region_trees) + 1)
+        parses[k] = parses.get(k, 0) + 1
+        return real(self, k)
+
+    monkeypatch.setattr(type(index), "_parse_region", parse_region)
+    return parses, alive
+
+
+def test_a_file_of_a_few_regions_parses_each_once_in_a_scan(monkeypatch):
+    """The file checks each walk the whole file: with at most SCAN_KEEPS_REGIONS regions their
+    trees are kept for the scan, so no region is parsed twice, and the findings are unchanged."""
+    from porter.findings.engine import SCAN_KEEPS_REGIONS
+
+    source = _amalgamation()
+    monkeypatch.setattr(source_index, "REGION_BYTES", len(source) // (SCAN_KEEPS_REGIONS - 1))
+    index = index_source(source)
+    assert 2 <= len(index.regions) <= SCAN_KEEPS_REGIONS
+    parses, _alive = _counting_parses(monkeypatch, index)
+    found = scan(source, "all.cu", index=index)
+    assert parses and set(parses.values()) == {1}
+    monkeypatch.setattr(source_index, "REGION_BYTES", 10 ** 9)
+    assert found == scan(source, "all.cu")
+
+
+def test_a_file_of_many_regions_holds_one_region_tree_at_a_time(monkeypatch):
+    """Past SCAN_KEEPS_REGIONS regions the memory stays one region's tree (a 1M-line file has 40)."""
+    from porter.findings.engine import SCAN_KEEPS_REGIONS
+
+    source = _amalgamation()
+    monkeypatch.setattr(source_index, "REGION_BYTES", 2048)
+    index = index_source(source)
+    assert len(index.regions) > SCAN_KEEPS_REGIONS
+    parses, alive = _counting_parses(monkeypatch, index)
+    assert scan(source, "all.cu", index=index)
+    assert alive[0] == 1 and max(parses.values()) > 1
 
 
 def _macros(monkeypatch, source: bytes, region_bytes: int) -> dict[str, str]:
