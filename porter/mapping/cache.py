@@ -61,7 +61,7 @@ def write(folder: Path, name: str, tables: tuple[list[tuple], list[tuple], list[
         return
     # older copies (another data version): the newest few stay, for two installs sharing the folder
     try:
-        others = sorted((p for p in folder.glob("*.marshal") if p.stem != name),
+        others = sorted((p for p in folder.glob("*.marshal") if p.stem != name and not p.name.startswith(".tmp-")),
                         key=lambda p: p.stat().st_mtime_ns, reverse=True)
     except OSError:
         return
