@@ -418,6 +418,15 @@ class FileReview:
     _left_s: tuple[list[str], list[str]] | None = field(default=None, repr=False)
     _right_s: tuple[list[str], list[str]] | None = field(default=None, repr=False)
     _sev_cache: tuple | None = field(default=None, repr=False)  # (findings, applied, counts, re-check)
+    # row of each left / right line (from the last alignment), for line -> row look-ups
+    _left_row: list[int] = field(default_factory=list, repr=False)
+    _right_row: list[int] = field(default_factory=list, repr=False)
+    _decisions_version: int = field(default=0, repr=False)  # bumped by every change of ``decisions``
+    _pending_cache: tuple | None = field(default=None, repr=False)  # (key, the hunks still to decide)
+    # a saved session's edit, until the file's conversion arrives: (text, its base hash, its base CUDA)
+    _saved_edit: str | None = field(default=None, repr=False)
+    _saved_edit_base: str = field(default="", repr=False)
+    _saved_edit_base_cuda: str = field(default="", repr=False)
 
     def __repr__(self) -> str:  # short: workers and logs print it
         return f"FileReview({self.rel!r}, {self.state})"
@@ -647,10 +656,10 @@ class FileReview:
 
     def row_of_left_line(self, line: int) -> int:
         """Row showing 1-based CUDA line ``line`` (clamped to the file)."""
-        return self._row_of(line - 1, getattr(self, "_left_row", []))
+        return self._row_of(line - 1, self._left_row)
 
     def row_of_right_line(self, line: int) -> int:
-        return self._row_of(line - 1, getattr(self, "_right_row", []))
+        return self._row_of(line - 1, self._right_row)
 
     def _row_of(self, idx: int, table: list[int]) -> int:
         if not table:
@@ -666,7 +675,7 @@ class FileReview:
         return h.edited or h.key in self.decisions
 
     def decide(self, hunk: int, decision: str) -> None:
-        self._decisions_version = getattr(self, "_decisions_version", 0) + 1
+        self._decisions_version += 1
         h = self.hunks[hunk]
         if decision == PENDING:
             self.decisions.pop(h.key, None)
@@ -683,8 +692,8 @@ class FileReview:
     @property
     def pending_hunks(self) -> int:
         # cached on (hunks, number of decisions): decisions only change through decide/accept_all/restore
-        key = (id(self.hunks), len(self.decisions), getattr(self, "_decisions_version", 0))
-        cached = getattr(self, "_pending_cache", None)
+        key = (id(self.hunks), len(self.decisions), self._decisions_version)
+        cached = self._pending_cache
         if cached is None or cached[0] != key:
             cached = (key, sum(1 for h in self.hunks if h.key not in self.decisions and not h.edited))
             self._pending_cache = cached
@@ -917,13 +926,13 @@ class FileReview:
         self._saved_edit_base_cuda = base_cuda if isinstance(base_cuda, str) else ""
 
     def after_restore_load(self) -> None:
-        saved = getattr(self, "_saved_edit", None)
+        saved = self._saved_edit
         if self.status == "ready" and saved is not None:
             self.set_edited(saved, prune=False)
-            base = getattr(self, "_saved_edit_base", "")
+            base = self._saved_edit_base
             self.edit_base = base if base and base != self.source_hash else ""
             if self.edit_base:
-                self.edit_base_cuda = getattr(self, "_saved_edit_base_cuda", "")
+                self.edit_base_cuda = self._saved_edit_base_cuda
         self._saved_edit = None
 
 
@@ -958,6 +967,8 @@ class ReviewProject:
                                         for f in all_files if f.kind in ("source", "build")]
         self.others: list[ProjectFile] = [f for f in all_files if f.kind not in ("source", "build")]
         self.by_rel = {f.rel: f for f in self.files}
+        # a saved session's entries of files not converted yet: {rel: saved entry}
+        self._restored_files: dict[str, dict] = {}
 
     def counts(self) -> dict[str, int]:
         states = [f.state for f in self.files]
@@ -1043,10 +1054,10 @@ class ReviewProject:
         files = {}
         for f in self.files:
             d = f.to_session()
-            if len(d) > 1 or f.rel in getattr(self, "_restored_files", {}):
+            if len(d) > 1 or f.rel in self._restored_files:
                 files[f.rel] = d
         # keep decisions of files not loaded yet
-        for rel, d in getattr(self, "_restored_files", {}).items():
+        for rel, d in self._restored_files.items():
             fr = self.by_rel.get(rel)
             if fr is not None and fr.status == S_WAITING:
                 files[rel] = d
@@ -1082,6 +1093,6 @@ class ReviewProject:
         self._after_load(fr)
 
     def _after_load(self, fr: FileReview) -> None:
-        if fr.rel in getattr(self, "_restored_files", {}):
+        if fr.rel in self._restored_files:
             fr.after_restore_load()
             self._restored_files.pop(fr.rel, None)

@@ -39,7 +39,7 @@ def restore(fr, snap: Snapshot) -> None:
     fr.decisions = dict(snap.decisions)
     fr.edit_base = snap.edit_base
     fr.edit_base_cuda = snap.edit_base_cuda
-    fr._decisions_version = getattr(fr, "_decisions_version", 0) + 1
+    fr._decisions_version += 1
     fr._hunks()  # stale counts and edited marks against the restored decisions
 
 
