@@ -581,14 +581,14 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None,
         except (OSError, ValueError):  # a name with a NUL byte, say
             file = None
     ctx = Context(source, index, path, options, os.fspath(file) if file is not None else None)
-    # the file checks below each walk the whole file: a big file of a few regions keeps their trees
-    # for the scan (at most SCAN_KEEPS_REGIONS of about a megabyte each, ~25 MB of tree apiece)
-    # instead of parsing each region again per check; more regions: one tree at a time
-    index.keep_regions = SCAN_KEEPS_REGIONS
+    # the file checks below each walk the whole file: a big file up to SCAN_KEEPS_BYTES keeps its
+    # region trees for the scan (about 25 bytes of tree per source byte) instead of parsing a
+    # region again per check; a bigger one holds one region's tree at a time
+    index.keep_bytes = SCAN_KEEPS_BYTES
     try:
         return _scan(ctx, rules, predicates)
     finally:
-        index.keep_regions = 1
+        index.keep_bytes = 0
         index.forget_trees()  # a big file's region trees (tens of megabytes each) go with the scan
 
 
@@ -705,7 +705,7 @@ def _scan(ctx: Context, rules: dict, predicates) -> list[Finding]:
     return out
 
 
-SCAN_KEEPS_REGIONS = 6
+SCAN_KEEPS_BYTES = 6 << 20
 
 
 IGNORE_MARK = b"porter: ignore"

@@ -10,12 +10,14 @@ brackets), to say where; most files are converted without a parse.  The
 findings rules always use the tree.  A caller that has parsed already passes
 the tree in.
 
-A big file (over ``REGION_BYTES`` twice) is not parsed whole for the translator:
-``tree_at(pos)`` parses the region around ``pos``, a run of whole top-level
-declarations of about ``REGION_BYTES`` (cut after a ``}`` line in column 0 where
-brackets and preprocessor conditionals balance), and keeps only the last one.
-A tree-sitter tree takes about 25 bytes per source byte, so a whole 40 MB file's
-tree is a gigabyte; a region's is a few tens of megabytes.
+A big file (over ``BIG_BYTES``) is not parsed whole: ``tree_at(pos)`` parses the
+region around ``pos``, a run of whole top-level declarations of at least
+``REGION_BYTES`` (cut after a ``}`` line in column 0 where brackets and
+preprocessor conditionals balance), and keeps only the last one (a scan keeps
+them all when the file is small enough: ``keep_bytes``).  A tree-sitter tree
+takes about 25 bytes per source byte, so a whole 40 MB file's tree is a
+gigabyte.  Regions are small (a few declarations), so a look-up at one place
+parses a few kilobytes, and what no rewrite or rule looks at is never parsed.
 """
 
 from __future__ import annotations
@@ -73,7 +75,10 @@ _NOT_NEWLINE = re.compile(rb"[^\n]")
 _BRACKETS = ((b"(", b")"), (b"[", b"]"), (b"{", b"}"))
 # a line that closes a top-level definition: where a region of a big file may end (and a re-translated change, incremental.py)
 TOP_CLOSE = re.compile(rb"^\}[ \t]*;?[ \t]*(?://[^\n\\]*)?\r?\n", re.M)
-REGION_BYTES = 1 << 20
+BIG_BYTES = 2 << 20  # a file over this is parsed a region at a time
+# a region's least size: small, so that a look-up parses little (the 1M-line benchmark file: 1 MB
+# regions 11.0 s to translate, 16 kB 7.3 s, 4 kB 5.8 s, 1 kB 5.75 s, the same port)
+REGION_BYTES = 4 << 10
 # an object-like #define (a '(' right after the name makes it function-like)
 _DEFINE_HEAD = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)(?![A-Za-z0-9_(])[ \t]*", re.M)
 
@@ -123,9 +128,9 @@ class SourceIndex:
     _words: frozenset[bytes] | None = field(default=None, repr=False)
     _regions: list[tuple[int, int]] | None = field(default=None, repr=False)
     _region_trees: dict[int, ts.Tree] = field(default_factory=dict, repr=False)
-    # how many region trees ``tree_at`` keeps: 1 (a big file's memory stays one region's tree), or
-    # every region when there are at most this many (a scan, whose file checks each walk the file)
-    keep_regions: int = field(default=1, repr=False)
+    # ``tree_at`` keeps every region's tree when the file is at most this big (a scan, whose file
+    # checks each walk the file), else only the last one (0: always only the last)
+    keep_bytes: int = field(default=0, repr=False)
     _region_errors: dict[int, list[tuple[int, int]]] = field(default_factory=dict, repr=False)
     # results other layers computed from this exact text (the translation, by options), kept for reuse
     memo: dict = field(default_factory=dict, repr=False)
@@ -198,7 +203,7 @@ class SourceIndex:
     @property
     def big(self) -> bool:
         """Parsed a region at a time where the caller asks for the tree at a place (``tree_at``)."""
-        return len(self.source) > 2 * REGION_BYTES
+        return len(self.source) > BIG_BYTES
 
     def tree_at(self, pos: int) -> ts.Tree:
         """A tree whose nodes around ``pos`` are those of the whole file's tree: the whole tree when
@@ -208,7 +213,7 @@ class SourceIndex:
         k = bisect.bisect_right(self.regions, (pos, float("inf"))) - 1
         tree = self._region_trees.get(k)
         if tree is None:
-            if len(self.regions) > self.keep_regions:
+            if len(self.source) > self.keep_bytes:
                 self._region_trees.clear()  # the previous region's tree goes before the next one is made
             tree = self._region_trees[k] = self._parse_region(k)
         return tree
@@ -218,15 +223,18 @@ class SourceIndex:
         or in a big file the same node of its region's tree."""
         return self.tree_at(start).root_node.descendant_for_byte_range(start, end)
 
-    def roots(self):
+    def roots(self, where=None):
         """The root node of the whole tree, or in a big file (not parsed whole) of each region's
         tree in file order, one region's tree at a time: the top-level declarations of the file are
-        their children."""
+        their children.  ``where(text)``: in a big file, a test of a region's text that must hold
+        for its tree to be made; it must hold wherever the caller could find something (a
+        top-level declaration never spans two regions)."""
         if self._tree is not None or not self.big:
             yield self.tree.root_node
             return
-        for start, _end in self.regions:
-            yield self.tree_at(start).root_node
+        for start, end in self.regions:
+            if where is None or where(self.source[start:end]):
+                yield self.tree_at(start).root_node
 
     def _parse_region(self, k: int) -> ts.Tree:
         start, end = self.regions[k]
@@ -241,7 +249,7 @@ class SourceIndex:
 
     @property
     def regions(self) -> list[tuple[int, int]]:
-        """The file cut into runs of whole top-level declarations of about REGION_BYTES each
+        """The file cut into runs of whole top-level declarations of at least REGION_BYTES each
         (one region, the whole file, when it cannot be cut)."""
         if self._regions is None:
             self._regions = self._cut_regions()

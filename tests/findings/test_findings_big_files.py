@@ -22,12 +22,13 @@ def _amalgamation() -> bytes:
 
 
 def _by_regions_and_whole(monkeypatch, source: bytes, path: str, file=None):
-    monkeypatch.setattr(source_index, "REGION_BYTES", 256)  # files over 512 bytes count as big
+    monkeypatch.setattr(source_index, "BIG_BYTES", 512)  # files over 512 bytes count as big
+    monkeypatch.setattr(source_index, "REGION_BYTES", 256)
     index = index_source(source)
     big = index.big
     by_regions = scan(source, path, index=index, file=file)
     parsed_whole = index.parsed
-    monkeypatch.setattr(source_index, "REGION_BYTES", 10 ** 9)  # one region: the whole file's tree
+    monkeypatch.setattr(source_index, "BIG_BYTES", 10 ** 9)  # not big: the whole file's tree
     whole = scan(source, path, file=file)
     return big, parsed_whole, by_regions, whole
 
@@ -69,11 +70,12 @@ def test_a_syntax_error_in_one_region_is_reported_once_at_its_place(monkeypatch)
 
 @pytest.mark.parametrize("regions", [256, 4096])
 def test_no_region_tree_is_kept_after_a_scan(monkeypatch, regions):
+    monkeypatch.setattr(source_index, "BIG_BYTES", 2 * regions)
     monkeypatch.setattr(source_index, "REGION_BYTES", regions)
     source = _amalgamation()
     index = index_source(source)
     assert scan(source, "all.cu", index=index)
-    assert not index.parsed and not index._region_trees and index.keep_regions == 1
+    assert not index.parsed and not index._region_trees and index.keep_bytes == 0
 
 
 def _counting_parses(monkeypatch, index):
@@ -92,29 +94,33 @@ def _counting_parses(monkeypatch, index):
 
 
 def test_a_file_of_a_few_regions_parses_each_once_in_a_scan(monkeypatch):
-    """The file checks each walk the whole file: with at most SCAN_KEEPS_REGIONS regions their
-    trees are kept for the scan, so no region is parsed twice, and the findings are unchanged."""
-    from porter.findings.engine import SCAN_KEEPS_REGIONS
+    """The file checks each walk the whole file: a big file up to SCAN_KEEPS_BYTES keeps its region
+    trees for the scan, so no region is parsed twice, and the findings are unchanged."""
+    import porter.findings.engine as findings_engine
 
     source = _amalgamation()
-    monkeypatch.setattr(source_index, "REGION_BYTES", len(source) // (SCAN_KEEPS_REGIONS - 1))
+    monkeypatch.setattr(source_index, "BIG_BYTES", 4096)
+    monkeypatch.setattr(source_index, "REGION_BYTES", 2048)
+    monkeypatch.setattr(findings_engine, "SCAN_KEEPS_BYTES", len(source))
     index = index_source(source)
-    assert 2 <= len(index.regions) <= SCAN_KEEPS_REGIONS
+    assert len(index.regions) > 10
     parses, _alive = _counting_parses(monkeypatch, index)
     found = scan(source, "all.cu", index=index)
     assert parses and set(parses.values()) == {1}
-    monkeypatch.setattr(source_index, "REGION_BYTES", 10 ** 9)
+    monkeypatch.setattr(source_index, "BIG_BYTES", 10 ** 9)
     assert found == scan(source, "all.cu")
 
 
 def test_a_file_of_many_regions_holds_one_region_tree_at_a_time(monkeypatch):
-    """Past SCAN_KEEPS_REGIONS regions the memory stays one region's tree (a 1M-line file has 40)."""
-    from porter.findings.engine import SCAN_KEEPS_REGIONS
+    """Past SCAN_KEEPS_BYTES the memory stays one region's tree."""
+    import porter.findings.engine as findings_engine
 
     source = _amalgamation()
+    monkeypatch.setattr(source_index, "BIG_BYTES", 4096)
     monkeypatch.setattr(source_index, "REGION_BYTES", 2048)
+    monkeypatch.setattr(findings_engine, "SCAN_KEEPS_BYTES", len(source) - 1)
     index = index_source(source)
-    assert len(index.regions) > SCAN_KEEPS_REGIONS
+    assert len(index.regions) > 10
     parses, alive = _counting_parses(monkeypatch, index)
     assert scan(source, "all.cu", index=index)
     assert alive[0] == 1 and max(parses.values()) > 1
@@ -123,6 +129,7 @@ def test_a_file_of_many_regions_holds_one_region_tree_at_a_time(monkeypatch):
 def _macros(monkeypatch, source: bytes, region_bytes: int) -> dict[str, str]:
     from porter.findings.engine import Context
 
+    monkeypatch.setattr(source_index, "BIG_BYTES", 2 * region_bytes)
     monkeypatch.setattr(source_index, "REGION_BYTES", region_bytes)
     index = index_source(source)
     macros = Context(source, index, "x.cu").macros
@@ -151,3 +158,24 @@ def test_a_big_file_reads_its_object_like_macros_from_the_text_as_the_tree_gives
         source = path.read_bytes()
         if b"define" in source:
             assert _macros(monkeypatch, source, 256) == _macros(monkeypatch, source, 10 ** 9), path
+
+
+@pytest.mark.parametrize("text, may", [
+    (b"__device__ float atomicAdd(float* a, float b) {", True),
+    (b"double fabs(double x) noexcept { return x; }", True),
+    (b"float fabs(float x) /* ours */ {", True),
+    (b"auto fmaxf(float a, float b) -> float {", True),
+    (b"inline float4& operator+=(float4& a, float4 b)", True),
+    (b'fabs(R"(x)")', True),                      # a raw string: it cannot tell, so maybe
+    (b"x = atomicAdd(p, 1.f);", False),           # calls: what follows is ; ) or an operator
+    (b"y = fabs(a) / b;", False),
+    (b'printf("%d (\\n", x);', False),            # a ( inside a literal
+    (b"fabs(a /* ) */, b);", False),              # a ) inside a comment
+    (b"float atomicAdd(float*, float);", False),  # a prototype is no definition
+])
+def test_the_region_test_of_hip_function_definitions(text, may):
+    """PORT170 parses only the regions of a big file whose text may define a HIP function: the
+    test must say maybe wherever a definition could be."""
+    from porter.findings.predicates.hipdefs import _may_define
+
+    assert _may_define(text) is may

@@ -20,7 +20,8 @@ def _amalgamation() -> bytes:
 
 @pytest.fixture
 def small_regions(monkeypatch):
-    monkeypatch.setattr(source_index, "REGION_BYTES", 2048)  # the samples are ~150 kB: dozens of regions
+    monkeypatch.setattr(source_index, "BIG_BYTES", 4096)  # the samples are ~150 kB: a big file
+    monkeypatch.setattr(source_index, "REGION_BYTES", 2048)  # of dozens of regions
 
 
 def test_regions_cut_after_top_level_closing_braces_and_cover_the_file(small_regions):
@@ -40,7 +41,7 @@ def test_regions_cut_after_top_level_closing_braces_and_cover_the_file(small_reg
 def test_port_of_a_big_file_is_the_one_a_whole_parse_gives(small_regions, monkeypatch):
     source = _amalgamation()
     by_regions = translate(source, "all.cu")
-    monkeypatch.setattr(source_index, "REGION_BYTES", 10 ** 9)  # one region: the whole file's tree
+    monkeypatch.setattr(source_index, "BIG_BYTES", 10 ** 9)  # not big: the whole file's tree
     whole = translate(source, "all.cu")
     assert by_regions.output == whole.output
     assert by_regions.converted == whole.converted and by_regions.unsupported == whole.unsupported

@@ -185,6 +185,57 @@ def _may_redefine(source: bytes) -> bool:
     return False
 
 
+_AFTER_PARAMETERS = re.compile(rb"\s*(?:[{A-Za-z_\[]|->|/[/*])")
+_SKIP = {34: re.compile(rb'"(?:[^"\\\n]|\\.)*"'), 39: re.compile(rb"'(?:[^'\\\n]|\\.)*'"),
+         47: re.compile(rb"//[^\n]*|/\*.*?\*/", re.S)}
+
+
+def _closing(text: bytes, i: int) -> int:
+    """The index after the ``)`` closing the ``(`` at ``i``, passing over literals and comments;
+    -1 when it cannot tell (an unclosed one, a raw string) or the text ends first."""
+    depth = 0
+    while i < len(text):
+        c = text[i]
+        if c in _SKIP:
+            if c == 34 and text[i - 1:i] == b"R":
+                return -1
+            m = _SKIP[c].match(text, i)
+            if m is None:
+                if c == 47:
+                    i += 1
+                    continue
+                return -1
+            i = m.end()
+            continue
+        depth += (c == 40) - (c == 41)
+        i += 1
+        if depth == 0:
+            return i
+    return -1
+
+
+def _may_define(text: bytes) -> bool:
+    """``text`` may hold a definition the walk below reports: an operator, or a HIP function's
+    name whose parameter list is followed by what starts a body or a declarator's tail (``{``, a
+    qualifier, ``->``, an attribute or a comment), not by what follows a call (``;``, ``)``, an
+    operator).  Where it cannot tell, it says maybe."""
+    if b"operator" in text:
+        return True
+    searcher, _names = _function_searcher()
+    for _i, start, end in searcher.find_matches_as_indexes(text):
+        if not whole_identifier(text, start, end):
+            continue
+        i = end
+        while i < len(text) and text[i] in b" \t\r\n":
+            i += 1
+        if i >= len(text) or text[i] != 40:  # "("
+            continue
+        after = _closing(text, i)
+        if after < 0 or _AFTER_PARAMETERS.match(text, after):
+            return True
+    return False
+
+
 @file_check("PORT170")
 def redefines_hip(ctx):
     if not ctx.index.parsed and not _may_redefine(ctx.source):
@@ -194,7 +245,7 @@ def redefines_hip(ctx):
     names = _function_names()
     source = ctx.source
     hits = []
-    for node in (n for root in ctx.index.roots() for n in top_level(root, ctx)):
+    for node in (n for root in ctx.index.roots(_may_define) for n in top_level(root, ctx)):
         if node.type != "function_definition":
             continue
         found = function_of_definition(node)
@@ -232,10 +283,14 @@ def redefines_hip(ctx):
 @file_check("PORT171")
 def redefines_hip_macro(ctx):
     macros = provided()["macros"]
-    if b"define" not in ctx.source or not any(m.group(1).decode() in macros for m in _MACRO_NAME.finditer(ctx.source)):
+
+    def defines_one(text: bytes) -> bool:
+        return b"define" in text and any(m.group(1).decode() in macros for m in _MACRO_NAME.finditer(text))
+
+    if not defines_one(ctx.source):
         return []
     hits = []
-    for node in (n for root in ctx.index.roots() for n in top_level(root, ctx)):
+    for node in (n for root in ctx.index.roots(defines_one) for n in top_level(root, ctx)):
         if node.type not in ("preproc_def", "preproc_function_def"):
             continue
         name_node = node.child_by_field_name("name")
