@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import subprocess
 from pathlib import Path
 
 import pytest
 
+import killable
 from collection_guard import empty_folders, folders_with_test_files, message
 
 
@@ -42,16 +41,7 @@ def hipcc_compile(tmp_path):
         src = tmp_path / f"{name}.hip"
         src.write_bytes(source)
         cmd = [exe, "--offload-arch=gfx90a", "-c", "-x", "hip", str(src), "-o", str(tmp_path / f"{name}.o")]
-        env = dict(os.environ, HIP_PLATFORM="amd")
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
-                                start_new_session=True)
-        try:
-            out, _ = proc.communicate(timeout=180)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-            pytest.fail(f"hipcc timed out on {name}")
-        return proc.returncode, out.decode("utf-8", "replace")
+        return killable.run(cmd, 180, dict(os.environ, HIP_PLATFORM="amd"), f"hipcc on {name}")
 
     return compile
 

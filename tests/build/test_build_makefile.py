@@ -1,6 +1,6 @@
 """A converted Makefile project builds with make and hipcc, for the chosen GPU and no other.
 
-The fixture (projects/make_cmake_app) is the common CUDA Makefile shape, written from nvcc's
+The fixture (projects/make_app) is the common CUDA Makefile shape, written from nvcc's
 rules: a host-only .cpp and a .cu with a kernel, both compiled by nvcc, the target in a
 variable that only some lines use, the runtime linked from $(CUDA_PATH)/lib64.  When nvcc is
 installed the original is built first, so the fixture is known to be a working CUDA project.
@@ -11,28 +11,20 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
-import subprocess
 from pathlib import Path
 
 import pytest
 
+import killable
+
 from porter.project.convert import convert_tree
 
-PROJECT = Path(__file__).parent / "projects" / "make_cmake_app"
+PROJECT = Path(__file__).parent / "projects" / "make_app"
 ARCH = "gfx90a"  # what ROCm 5.2's hipcc builds; porter's default target, gfx942, needs LLVM 19
 
 
 def _make(folder: Path, *args: str, env: dict | None = None) -> tuple[int, str]:
-    proc = subprocess.Popen(["make", "-C", str(folder), *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            env=env, start_new_session=True)
-    try:
-        out, _ = proc.communicate(timeout=300)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        pytest.fail(f"make timed out in {folder}")
-    return proc.returncode, out.decode("utf-8", "replace")
+    return killable.run(["make", "-C", str(folder), *args], 300, env, f"make in {folder}")
 
 
 def _offload_targets(binary: Path) -> set[str]:
