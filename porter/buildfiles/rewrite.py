@@ -205,7 +205,8 @@ def _cmake_calls(text: str, comments) -> list[tuple[str, int, int, str]]:
                 elif c == ")":
                     depth -= 1
             i += 1
-        out.append((m.group(1).lower(), m.start(), i, text[m.end():i - 1]))
+        # (an unclosed call runs to the end of the text: its arguments are all of it, not all but one character)
+        out.append((m.group(1).lower(), m.start(), i, text[m.end():i - 1 if depth == 0 else i]))
     return out
 
 
@@ -431,6 +432,7 @@ _ASSIGN = re.compile(r"^[ \t]*(?:override[ \t]+|export[ \t]+)*([A-Za-z_][\w.-]*)
 _INCLUDE = re.compile(r"^[ \t]*-?s?include[ \t]", re.M)
 _REF = re.compile(r"\$(?:\(([A-Za-z_][\w.-]*)\)|\{([A-Za-z_][\w.-]*)\})")
 _ARCH_FLAG = re.compile(r"(?<![\w-])(?:--?offload-arch|--amdgpu-target|--cuda-gpu-arch)[= ]")
+_SUBSTITUTION = re.compile(r"\$[({][^)}:]*:[^)}]*[)}]")
 _SOURCE = re.compile(r"\.(?:cu|cpp|cc|cxx|c\+\+|c|hip)\b")
 _COMPILER_WORD = re.compile(r"(?<![\w.-])(?:[\w./$(){}-]*/)?(?:hipcc|nvcc)(?![\w.-])")
 
@@ -505,6 +507,7 @@ def compile_arch_added(text: str, edits: list[Edit], ctx: Context, arch_ref: str
             command = _expand(apply_edits(text[s:stop], [Edit(x.start - s, x.end - s, x.text, x.rule, x.why)
                                                           for x in out if s <= x.start and x.end <= stop]), variables)
             command = re.split(r"(?<![\\])(?:&&|\|\||;)", command)[0]
+            command = _SUBSTITUTION.sub(" ", command)  # $(SRCS:.cu=.o) names objects, not sources
             if _ARCH_FLAG.search(command):
                 continue
             sources = _SOURCE.search(command) or (re.search(r"\$[<^+?]", command) and _SOURCE.search(prereqs))

@@ -589,7 +589,7 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None,
         return _scan(ctx, rules, predicates)
     finally:
         index.keep_bytes = 0
-        index.forget_trees()  # a big file's region trees (tens of megabytes each) go with the scan
+        index.forget_trees()  # a big file's region trees (up to 150 MB of them) go with the scan
 
 
 def _scan(ctx: Context, rules: dict, predicates) -> list[Finding]:

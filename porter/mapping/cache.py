@@ -1,8 +1,8 @@
 """The built mapping database, kept between runs (a cache; the data files stay the truth).
 
-Building the database reads and checks 3 MB of generated JSON and the curated TOML: about 55 ms,
+Building the database reads and checks 3 MB of generated JSON and the curated TOML: about 50 ms,
 paid by every ``porter`` process and every worker.  The built tables are kept as one ``marshal``
-file under porter's cache folder (``mapping/<key>.marshal``), about 15 ms to read back.  The key
+file under porter's cache folder (``mapping/<key>.marshal``), about 20 ms to read back.  The key
 hashes what the tables are made from and the code that reads them: the interpreter version
 (``marshal``'s format is its own), ``Entry``'s fields, and the name, size and modification time of
 each data file and of the loader (what Python's own bytecode cache checks).  A changed file gives

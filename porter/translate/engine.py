@@ -590,7 +590,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     edits.sort(key=_edit_order(source))
     output = _apply_sorted(source, edits) if only is None else b""
     if index.big and not index.keep_bytes:  # (a scan that keeps them drops them at its end)
-        index.forget_trees()  # a region's tree is tens of megabytes; the findings rules parse again if they run
+        index.forget_trees()  # the last region's tree goes; the findings rules parse again if they run
     result = Translation(source, output, edits, converted, unsupported, leftovers, warnings, inserted, index,
                          sorted(own), relies, _sorted_edits=True)
     index.memo[memo_key] = result

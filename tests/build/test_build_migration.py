@@ -138,6 +138,9 @@ _tokens = st.sampled_from(["nvcc", "-arch=sm_80", "-gencode arch=compute_80,code
           "CUDA::cufft", "\n"], "CMakeLists.txt")
 # an unbalanced parenthesis and quote around a flag and a continuation
 @example(["(", "nvcc", "-arch=sm_80", '"', "\\\n", ")"], "CMakeLists.txt")
+# a call left open to the end of the file, with a .cu source in it (found by hypothesis: the last
+# character was dropped from its arguments, so `a.cu` was seen only once a newline followed it)
+@example(["CUDA::cudart", "(", "project(x CUDA)", "a.cu"], "CMakeLists.txt")
 def test_migration_is_idempotent_on_any_mix(tokens, name):
     text = " ".join(tokens)
     out = migrate(name, text).output
@@ -239,6 +242,13 @@ def test_make_compile_with_no_arch_gets_the_target():
     (change,) = [c for c in m.changes if "make.compile-arch" in c.rules and c.line == 7]
     assert change.old == "\t$(NVCC) $(FLAGS) -c $< -o $@" and "build machine" in change.why
     assert migrate("Makefile", out, arch="gfx90a").output == out
+
+
+def test_make_link_of_substituted_objects_gets_no_target():
+    """$(SRCS:.cu=.o) names the objects: linking them compiles nothing, so nothing is added."""
+    text = "SRCS := a.cu b.cu\nOBJS := $(SRCS:.cu=.o)\napp: $(OBJS)\n\tnvcc -o $@ $(OBJS)\n"
+    out = migrate("Makefile", text).output
+    assert "\thipcc -o $@ $(OBJS)\n" in out and "--offload-arch" not in out
 
 
 def test_make_compile_arch_left_alone_when_flags_come_from_elsewhere():
