@@ -346,8 +346,7 @@ def arch_foreach_once(text: str, edits: list[Edit], arch_flag: str) -> list[Edit
         inside = [e for e in out if m.start() <= e.start and e.end <= end]
         if not inside:
             continue
-        local = [Edit(e.start - m.start(), e.end - m.start(), e.text, e.rule, e.why) for e in inside]
-        new = apply_edits(text[m.start():end], local)
+        new = edited(text, inside, m.start(), end)
         body = new[new.index(",", new.index(",") + 1) + 1:-1] if new.count(",") >= 2 else ""
         if body.strip() != arch_flag:
             continue
@@ -385,8 +384,7 @@ def empty_genex_goes(text: str, edits: list[Edit]) -> list[Edit]:
         if end < 0:
             continue
         inside = [e for e in out if m.start() <= e.start and e.end <= end]
-        local = [Edit(e.start - m.start(), e.end - m.start(), e.text, e.rule, e.why) for e in inside]
-        new = apply_edits(text[m.start():end], local)
+        new = edited(text, inside, m.start(), end)
         if not re.fullmatch(r"\$<\$<COMPILE_LANGUAGE:(?:HIP|CUDA)>:\s*>", new):
             continue
         start = m.start()
@@ -414,6 +412,12 @@ def unused_rocm_path_goes(text: str, edits: list[Edit]) -> list[Edit]:
         out.append(Edit(line_start(text, e.start), end, "", "make.unused-rocm-path",
                         "the toolkit root variable is used nowhere once nvcc is hipcc"))
     return out
+
+
+def edited(text: str, edits: list[Edit], start: int, end: int) -> str:
+    """``text[start:end]`` with the edits that lie wholly inside it applied."""
+    return apply_edits(text[start:end], [Edit(e.start - start, e.end - start, e.text, e.rule, e.why)
+                                         for e in edits if start <= e.start and e.end <= end])
 
 
 def apply_edits(text: str, edits: list[Edit]) -> str:
@@ -491,21 +495,17 @@ def compile_arch_added(text: str, edits: list[Edit], ctx: Context, arch_ref: str
                 rule = re.match(r"^([^:=#]+):(?!=)([^;#]*)", line.replace("\\\n", " "))
                 prereqs = rule.group(2) if rule else ""
             continue
-        local = [Edit(e.start - a, e.end - a, e.text, e.rule, e.why) for e in out if a <= e.start and e.end <= b]
-        migrated = apply_edits(line, local)
         compilers = []  # (start, end) in the original text of each word that runs hipcc
         for m in re.finditer(r"\$[({][A-Za-z_][\w.-]*[)}]|" + _COMPILER_WORD.pattern, line):
             if _in_spans(a + m.start(), comments):
                 continue
-            word = apply_edits(m.group(0), [Edit(e.start - m.start(), e.end - m.start(), e.text, e.rule, e.why)
-                                            for e in local if m.start() <= e.start and e.end <= m.end()])
+            word = edited(text, out, a + m.start(), a + m.end())
             first = _expand(word, variables).split()
             if first and re.search(r"(?:^|/)hipcc$", first[0]):
                 compilers.append((a + m.start(), a + m.end(), word))
         for i, (s, e, word) in enumerate(compilers):
             stop = compilers[i + 1][0] if i + 1 < len(compilers) else b
-            command = _expand(apply_edits(text[s:stop], [Edit(x.start - s, x.end - s, x.text, x.rule, x.why)
-                                                          for x in out if s <= x.start and x.end <= stop]), variables)
+            command = _expand(edited(text, out, s, stop), variables)
             command = re.split(r"(?<![\\])(?:&&|\|\||;)", command)[0]
             command = _SUBSTITUTION.sub(" ", command)  # $(SRCS:.cu=.o) names objects, not sources
             if _ARCH_FLAG.search(command):

@@ -589,7 +589,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     leftovers = [r for r in leftovers if r.name not in own]
     edits.sort(key=_edit_order(source))
     output = _apply_sorted(source, edits) if only is None else b""
-    if index.big and not index.keep_bytes:  # (a scan that keeps them drops them at its end)
+    if index.big:
         index.forget_trees()  # the last region's tree goes; the findings rules parse again if they run
     result = Translation(source, output, edits, converted, unsupported, leftovers, warnings, inserted, index,
                          sorted(own), relies, _sorted_edits=True)

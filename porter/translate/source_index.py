@@ -365,8 +365,10 @@ class SourceIndex:
         return out
 
     def forget_trees(self) -> None:
-        """Drop the region trees kept by ``tree_at`` (the whole tree, if any, stays)."""
-        self._region_trees.clear()
+        """Drop the region trees kept by ``tree_at`` (the whole tree, if any, stays), unless the
+        caller that set ``keep_bytes`` (a scan) still keeps them; it clears that first."""
+        if len(self.source) > self.keep_bytes:
+            self._region_trees.clear()
 
     def code_only(self) -> bytes:
         """The source with every protected span left out."""

@@ -13,7 +13,7 @@ import pytest
 from textual.widgets import RichLog
 
 from porter.build import fatbin
-from tui_helpers import SIZE, make_app, notes, open_file, sync
+from tui_helpers import SIZE, make_app, notes, open_file, settle, sync
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -68,11 +68,9 @@ async def test_review_write_and_compile_builds_gfx942_with_no_flag(project_dir, 
                 await pilot.press("right_square_bracket", "f")  # each finding's fix, where it has one
             await pilot.press("A", "tab")
         await pilot.press("w")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(app, pilot)
         await pilot.press("c")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(app, pilot)
         log = "\n".join(str(line.text) for line in app.main.query_one("#log", RichLog).lines)
         assert "build: exit code 0" in log, log[-2000:]
         assert "build ok: gfx942 with clang++-19" in log  # the JSON report, summarised

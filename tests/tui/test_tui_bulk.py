@@ -3,7 +3,7 @@ them back (issue 14: "apply every safe fix ... in the project, from the palette,
 
 from __future__ import annotations
 
-from tui_helpers import SIZE, make_app, open_file, sync
+from tui_helpers import SIZE, make_app, open_file, settle, sync
 
 
 @sync
@@ -25,11 +25,9 @@ async def test_the_project_wide_safe_fixes_preview_apply_and_undo_in_one_step(pr
         app.action_apply_project_safe_fixes()
         await pilot.pause()
         await pilot.press("y")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(app, pilot)
         assert {fr.rel: len(fr.applied_fixes) for fr in ready if fr.applied_fixes} == fixable
         await pilot.press("u")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(app, pilot)
         assert not any(fr.applied_fixes for fr in ready)  # one undo for the whole change
         assert all(fr.safe_fixes() for fr in ready if fr.rel in fixable)  # offered again

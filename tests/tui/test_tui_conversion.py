@@ -11,7 +11,7 @@ from __future__ import annotations
 import shutil
 import threading
 
-from tui_helpers import SAMPLE, SIZE, make_app, started, sync
+from tui_helpers import SAMPLE, SIZE, make_app, quit_app, started, sync
 
 import porter.project.review as review
 
@@ -29,9 +29,7 @@ async def test_the_running_app_converts_in_worker_processes(tmp_path):
         while any(f.status == "converting" for f in app.project.files):
             await pilot.pause(0.05)
         assert all(f.status == "ready" for f in app.project.files)
-        await pilot.press("q")
-        if app.is_running:
-            await pilot.press("y")
+        await quit_app(pilot)
 
 
 @sync
@@ -58,9 +56,7 @@ async def test_without_processes_each_file_is_converted_once(tmp_path, monkeypat
         await started(pilot)
         while any(f.status == "converting" for f in project.files):
             await pilot.pause(0.05)
-        await pilot.press("q")
-        if app.is_running:
-            await pilot.press("y")
+        await quit_app(pilot)
     assert sorted(loads) == sorted(f.rel for f in project.files)
 
 
@@ -112,9 +108,7 @@ async def test_a_big_file_on_screen_shows_its_diff_before_its_findings(tmp_path,
         assert app.findings_list.option_count == len(fr.findings)
         assert app.diff.finding_lines and app.diff.current_row() == row
         assert " …" not in app.file_tree.label_of(fr.rel).plain
-        await pilot.press("q")
-        if app.is_running:
-            await pilot.press("y")
+        await quit_app(pilot)
 
 
 @sync
@@ -139,6 +133,4 @@ async def test_in_worker_processes_the_findings_follow_the_diff(tmp_path, monkey
         while any(f.status == "converting" for f in app.project.files):
             await pilot.pause(0.05)
         assert not any(f.findings_pending for f in app.project.files)  # only the file on screen is split
-        await pilot.press("q")
-        if app.is_running:
-            await pilot.press("y")
+        await quit_app(pilot)

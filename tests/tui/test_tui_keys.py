@@ -8,7 +8,7 @@ import sys
 from textual.widgets import OptionList, RichLog, TextArea
 
 from porter.project.review import ACCEPTED, REJECTED, S_ACCEPTED, S_EDITED
-from tui_helpers import SIZE, make_app, notes, open_file, started, sync, tree_bytes
+from tui_helpers import SIZE, make_app, notes, open_file, settle, started, sync, tree_bytes
 
 @sync
 async def test_hunk_keys_n_p_a_x_and_A(project_dir):
@@ -50,8 +50,7 @@ async def test_tab_shift_tab_w_and_q_write_accepted_files(project_dir):
         assert all(not f.needs_review for f in app.project.files)
         assert any("every file is reviewed" in n for n in notes(app))
         await pilot.press("w")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(app, pilot)
         ok = sum(1 for f in app.project.files if f.status == "ready")
         assert any(f"wrote {ok} file(s)" in n for n in notes(app))
         assert not app.unwritten
@@ -69,8 +68,7 @@ async def test_write_skips_pending_files_and_says_how_many(project_dir):
     async with app.run_test(size=SIZE) as pilot:
         await open_file(app, pilot, "main.cu")
         await pilot.press("A", "w")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(app, pilot)
         pending = sum(1 for f in app.project.files if f.status == "ready" and f.rel != "main.cu")
         assert any("wrote 1 file(s)" in n and f"skipped {pending} pending" in n for n in notes(app))
     assert (app.project.output / "main.cu").exists()
@@ -160,8 +158,7 @@ async def test_e_edits_the_hip_side_ctrl_s_saves_escape_leaves(project_dir):
         area.move_cursor((0, 0))
         await pilot.press(*"// ported", "enter")
         await pilot.press("ctrl+s", "escape")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(app, pilot)
         assert type(app.screen).__name__ == "MainScreen"
         assert fr.output_text().startswith("// ported\n")
         # the edit decided the hunk it touched, not the whole file
@@ -190,8 +187,7 @@ async def test_e_edits_the_hip_side_ctrl_s_saves_escape_leaves(project_dir):
         await pilot.pause()
         assert type(app.screen).__name__ == "ChoiceScreen"
         await pilot.press("s")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(app, pilot)
         assert type(app.screen).__name__ == "MainScreen"
         assert "yyqq" in fr.output_text()
 
@@ -271,8 +267,7 @@ async def test_job_output_streams_to_the_log_and_a_diagnostic_jumps(project_dir)
     async with app.run_test(size=SIZE) as pilot:
         await open_file(app, pilot, "CMakeLists.txt")
         app.start_job("build", [sys.executable, "-c", script], 30)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(app, pilot)
         log = app.main.query_one("#log", RichLog)
         assert app.main.query_one("#log-panel").display
         assert len(log.lines) >= 3000

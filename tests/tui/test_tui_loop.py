@@ -8,7 +8,7 @@ import sys
 
 from textual.widgets import OptionList
 
-from tui_helpers import SIZE, make_app, notes, open_file, started, sync
+from tui_helpers import SIZE, make_app, notes, open_file, settle, started, sync
 
 
 @sync
@@ -201,8 +201,7 @@ async def test_F_applies_every_safe_fix_of_the_file_after_a_preview_and_u_takes_
         await pilot.pause()
         assert not fr.applied_fixes
         await pilot.press("F", "y")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(app, pilot)
         assert len(fr.applied_fixes) == len(safe) and "0xffffffff," not in fr.hip
         assert fr.severity_counts()["error"] == 0
         await pilot.press("u")
@@ -376,15 +375,13 @@ async def test_the_hip_side_keeps_its_highlighting_after_an_edit(project_dir):
     app = make_app(project_dir)
     async with app.run_test(size=SIZE) as pilot:
         fr = await open_file(app, pilot, "reduce_kernels.h")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(app, pilot)
         assert app.diff.right_hl
         highlights_before = list(app.diff.right_hl)
         await pilot.press("e")
         await pilot.pause()
         await pilot.press(*"// x", "enter", "ctrl+s", "escape")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(app, pilot)
         assert fr.edited is not None
         at = fr.right.index("// x\n")
         assert app.diff.right_hl is not None and app.diff.right_hl[at] == [(0, 4, "comment")]

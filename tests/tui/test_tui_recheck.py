@@ -8,7 +8,7 @@ it as open and count it."""
 
 from __future__ import annotations
 
-from tui_helpers import SIZE, make_app, notes, open_file, sync
+from tui_helpers import SIZE, make_app, notes, open_file, settle, sync
 
 from porter.findings import scan
 from porter.project.review import finding_key
@@ -24,8 +24,7 @@ async def test_the_warnings_a_width_fix_answers_are_shown_resolved_and_leave_the
         warnings = fr.severity_counts()["warning"]
         assert f"{warnings}W" in str(app.file_tree.label_of(fr.rel))
         await pilot.press("F", "y")  # every safe fix: the PORT020 widths
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(app, pilot)
         assert any(f.rule == "PORT020" for f in fr.findings) and all(
             finding_key(f) in fr.applied_fixes for f in fr.findings if f.rule == "PORT020")
         assert {finding_key(f) for f in loops} <= fr.resolved
@@ -40,8 +39,7 @@ async def test_the_warnings_a_width_fix_answers_are_shown_resolved_and_leave_the
         assert [t for t in shown if "(new after the fixes)" in t] == [t for t in shown if "PORT017" in t] != []
         assert any("(info after the fixes, was warning)" in t for t in shown)
         await pilot.press("u")  # the fixes taken back: the loops are open again
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(app, pilot)
         assert not fr.applied_fixes and not fr.resolved
         assert fr.severity_counts()["warning"] == warnings
 
@@ -58,8 +56,7 @@ async def test_the_re_check_keeps_the_finding_the_cursor_is_on(project_dir):
             await pilot.press("right_square_bracket")
         chosen = app.findings_list.highlighted
         await pilot.press("f")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(app, pilot)
         assert fr.applied_fixes and fr.resolved  # the re-check ran and resolved a PORT012
         assert app.findings_list.highlighted == chosen
         await pilot.press("i")
@@ -73,8 +70,7 @@ async def test_a_finding_the_fixes_introduced_is_listed_explained_and_not_fixed(
     async with app.run_test(size=SIZE) as pilot:
         fr = await open_file(app, pilot, "warp_utils.cuh")
         await pilot.press("F", "y")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(app, pilot)
         (new,) = fr.introduced
         assert new.rule == "PORT017" and new.severity == "info"
         # its line in the CUDA as read: where the first widened shuffle is (the fixed text has the same line)

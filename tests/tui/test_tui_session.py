@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from porter.project.review import ACCEPTED, REJECTED, S_ERROR
-from tui_helpers import SIZE, make_app, notes, open_file, started, sync, tree_bytes
+from tui_helpers import SIZE, make_app, notes, open_file, settle, started, sync, tree_bytes
 
 @sync
 async def test_decisions_are_restored_and_stale_ones_marked(project_dir):
@@ -84,8 +84,7 @@ async def test_binary_undecodable_and_deleted_files_show_a_message(project_dir):
         await pilot.pause()
         assert any("deleted from the source tree" in n for n in notes(app))
         await pilot.press("A", "w")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(app, pilot)
         assert app.is_running
     out = app.project.output
     assert (out / "blob.cu").read_bytes() == (project_dir / "blob.cu").read_bytes()  # copied as it is

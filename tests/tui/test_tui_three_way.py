@@ -7,19 +7,8 @@ from __future__ import annotations
 
 import json
 
-from textual.widgets import TextArea
-
 from porter.project.review import S_EDITED
-from tui_helpers import SIZE, make_app, open_file, sync
-
-
-async def _edit(app, pilot, text_at_top: str) -> None:
-    await pilot.press("e")
-    await pilot.pause()
-    app.screen.query_one(TextArea).move_cursor((0, 0))
-    await pilot.press(*text_at_top, "enter", "ctrl+s", "escape")
-    await app.workers.wait_for_complete()
-    await pilot.pause()
+from tui_helpers import SIZE, add_cuda_line, edit_top, make_app, open_file, sync
 
 
 def _column(app, cid) -> list[tuple[str, bool]]:
@@ -42,14 +31,13 @@ def _edited_then_changed(project_dir):
         async with app.run_test(size=SIZE) as pilot:
             fr = await open_file(app, pilot, "reduce_kernels.h")
             await pilot.press("A")
-            await _edit(app, pilot, "// mine")
+            await edit_top(app, pilot, "// mine")
             assert fr.state == S_EDITED
         return app
 
     app = asyncio.run(run())
     src = project_dir / "reduce_kernels.h"
-    before = src.read_text()
-    src.write_text(before + "\n#define NEW_IN_CUDA cudaSuccess\n")
+    before = add_cuda_line(src)
     return app.project.output / ".porter" / "session.json", before
 
 
@@ -118,8 +106,8 @@ def test_r_in_the_three_way_view_reconverts_and_an_old_session_without_the_base_
 async def test_a_fix_under_an_edit_shows_the_fixed_cuda_in_the_three_way_view(project_dir, with_findings):
     app = make_app(project_dir)
     async with app.run_test(size=SIZE) as pilot:
-        fr = await open_file(app, pilot, "warp_utils.cuh")
-        await _edit(app, pilot, "// mine")
+        await open_file(app, pilot, "warp_utils.cuh")
+        await edit_top(app, pilot, "// mine")
         await pilot.press("right_square_bracket", "f")
         await pilot.pause()
         assert type(app.screen).__name__ == "ChoiceScreen"

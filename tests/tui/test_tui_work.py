@@ -5,19 +5,8 @@ from __future__ import annotations
 
 import sys
 
-from textual.widgets import TextArea
-
 from porter.project.review import ACCEPTED, REJECTED, S_EDITED, S_PENDING
-from tui_helpers import SIZE, make_app, notes, open_file, started, sync
-
-
-async def _edit(app, pilot, text_at_top: str) -> None:
-    await pilot.press("e")
-    await pilot.pause()
-    app.screen.query_one(TextArea).move_cursor((0, 0))
-    await pilot.press(*text_at_top, "enter", "ctrl+s", "escape")
-    await app.workers.wait_for_complete()
-    await pilot.pause()
+from tui_helpers import SIZE, add_cuda_line, edit_top, make_app, notes, open_file, settle, started, sync
 
 
 @sync
@@ -26,10 +15,10 @@ async def test_an_edited_file_whose_cuda_changes_asks_keep_or_reconvert(project_
     async with app.run_test(size=SIZE) as pilot:
         fr = await open_file(app, pilot, "reduce_kernels.h")
         await pilot.press("A")
-        await _edit(app, pilot, "// mine")
+        await edit_top(app, pilot, "// mine")
         assert fr.state == S_EDITED
     src = project_dir / "reduce_kernels.h"
-    src.write_text(src.read_text() + "\n#define NEW_IN_CUDA cudaSuccess\n")
+    add_cuda_line(src)
 
     for answer, keeps in (("k", True), ("r", False)):
         app2 = make_app(project_dir)
@@ -122,7 +111,7 @@ async def test_a_fix_under_an_edit_asks_keep_or_reconvert(project_dir, with_find
     app = make_app(project_dir)
     async with app.run_test(size=SIZE) as pilot:
         fr = await open_file(app, pilot, "warp_utils.cuh")
-        await _edit(app, pilot, "// mine")
+        await edit_top(app, pilot, "// mine")
         await pilot.press("right_square_bracket", "f")
         await pilot.pause()
         assert fr.edit_stale and type(app.screen).__name__ == "ChoiceScreen"
@@ -148,18 +137,12 @@ async def test_E_edits_in_EDITOR_at_the_hunk_line_and_takes_the_result_back(proj
         h = fr.hunks[app.diff.current_hunk()]
         want = fr.right_text(h.start)
         await pilot.press("E")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(app, pilot)
         lines = fr.output_text().split("\n")
         at = next(i for i, x in enumerate(lines) if x.startswith("// from the editor at "))
         assert lines[at + 1] == want  # inserted just above the hunk's line
         assert fr.edited is not None and any(x.edited for x in fr.hunks)
     assert "from the editor" not in (project_dir / "main.cu").read_text()  # the source is untouched
-
-
-def _changed_on_disk(path, text: str) -> None:
-    """Another editor saves ``path`` (the size changes too: mtime alone may tick coarsely)."""
-    path.write_text(text)
 
 
 async def _until(pilot, cond, timeout: float = 10.0) -> None:
@@ -182,7 +165,7 @@ async def test_a_cuda_file_saved_by_another_editor_while_on_screen_is_converted_
         assert fr.state != S_PENDING and fr.pending_hunks == 0
         decided = len(fr.hunks)
         src = project_dir / "reduce_kernels.h"
-        _changed_on_disk(src, src.read_text() + "\n#define NEW_IN_CUDA cudaSuccess\n")
+        add_cuda_line(src)
         await _until(pilot, lambda: "NEW_IN_CUDA" in fr.cuda)  # the watch looks every second
         await pilot.pause()
         assert "hipSuccess" in fr.hip  # converted again, from the new source
@@ -198,11 +181,11 @@ async def test_an_edit_goes_stale_when_its_cuda_is_saved_elsewhere_mid_session(p
     async with app.run_test(size=SIZE) as pilot:
         fr = await open_file(app, pilot, "reduce_kernels.h")
         await pilot.press("A")
-        await _edit(app, pilot, "// mine")
+        await edit_top(app, pilot, "// mine")
         assert fr.state == S_EDITED
         old_cuda = fr.cuda
         src = project_dir / "reduce_kernels.h"
-        _changed_on_disk(src, src.read_text() + "\n#define NEW_IN_CUDA cudaSuccess\n")
+        add_cuda_line(src)
         await _until(pilot, lambda: type(app.screen).__name__ == "ChoiceScreen")
         assert fr.edit_stale and fr.state == S_PENDING  # not written as it stands
         assert fr.edit_base_cuda == old_cuda  # the three-way view has the CUDA the edit was made against
@@ -221,10 +204,9 @@ async def test_w_does_not_write_a_file_from_a_source_that_changed_since_it_was_r
         for fr in app.project.files:
             fr.accept_all()
         src = project_dir / "warp_utils.cuh"  # not on screen: noticed at the write
-        _changed_on_disk(src, src.read_text() + "\n#define NEW_IN_CUDA cudaSuccess\n")
+        add_cuda_line(src)
         await pilot.press("w")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(app, pilot)
         fr = app.project.by_rel["warp_utils.cuh"]
         assert "NEW_IN_CUDA" in fr.cuda and fr.state == S_PENDING  # converted again: to be reviewed
         assert not (out / "warp_utils.cuh").exists()  # not written from the old source
@@ -239,7 +221,7 @@ async def test_u_takes_back_an_edit(project_dir):
     async with app.run_test(size=SIZE) as pilot:
         fr = await open_file(app, pilot, "reduce_kernels.h")
         before, pending = fr.output_text(), fr.pending_hunks
-        await _edit(app, pilot, "// mine")
+        await edit_top(app, pilot, "// mine")
         assert fr.edited is not None and "// mine" in fr.output_text()
         await pilot.press("u")
         await pilot.pause()

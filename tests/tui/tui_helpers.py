@@ -82,3 +82,38 @@ async def open_file(app, pilot, rel):
     app.file_tree.select_file(rel)
     await pilot.pause()
     return app.project.by_rel[rel]
+
+
+async def settle(app, pilot) -> None:
+    """Let the app's workers finish and the screen catch up."""
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def quit_app(pilot) -> None:
+    """`q`, and `y` when the app asks (work not written)."""
+    await pilot.press("q")
+    if pilot.app.is_running:
+        await pilot.press("y")
+
+
+async def edit_top(app, pilot, text_at_top: str) -> None:
+    """`e`, type ``text_at_top`` as a new first line, save and close the editor."""
+    from textual.widgets import TextArea
+
+    await pilot.press("e")
+    await pilot.pause()
+    app.screen.query_one(TextArea).move_cursor((0, 0))
+    await pilot.press(*text_at_top, "enter", "ctrl+s", "escape")
+    await settle(app, pilot)
+
+
+NEW_CUDA_LINE = "\n#define NEW_IN_CUDA cudaSuccess\n"
+
+
+def add_cuda_line(path: Path) -> str:
+    """Another editor saves ``path`` with a line added (its size changes too: mtime alone may tick
+    coarsely); returns the text it had."""
+    before = path.read_text()
+    path.write_text(before + NEW_CUDA_LINE)
+    return before
