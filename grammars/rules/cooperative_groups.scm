@@ -4,13 +4,14 @@
 ((call_expression function: [(identifier) (qualified_identifier)] @fn) @PORT070
  (#match? @fn "(^|::)this_multi_grid$"))
 
-; PORT071: cooperative-groups features HIP lacks: cluster groups, reduce/scan (memcpy_async/wait are PORT060's)
+; PORT071: cooperative-groups features HIP lacks: reduce/scan, invoke_one, labeled/binary partitions
+; (memcpy_async/wait are PORT060's; cluster groups, this_cluster() and cluster_group, are PORT073's: clusters.scm)
 ((preproc_include path: (_) @path) @PORT071
  (#match? @path "^[<\"]cooperative_groups/(reduce|scan)\\.h[>\"]$"))
 ((call_expression function: (qualified_identifier) @fn) @PORT071
- (#match? @fn "^(cg|cooperative_groups)::(reduce|inclusive_scan|exclusive_scan|this_cluster|cluster_group|invoke_one|invoke_one_broadcast|labeled_partition|binary_partition)$"))
+ (#match? @fn "^(cg|cooperative_groups)::(reduce|inclusive_scan|exclusive_scan|invoke_one|invoke_one_broadcast|labeled_partition|binary_partition)$"))
 ((qualified_identifier) @fn @PORT071
- (#match? @fn "^(cg|cooperative_groups)::(cluster_group|plus|less|greater|bit_and|bit_or|bit_xor)$"))
+ (#match? @fn "^(cg|cooperative_groups)::(plus|less|greater|bit_and|bit_or|bit_xor)$"))
 
 ; PORT072: tiled_partition with a warp-sized tile
 ((template_function name: (identifier) @fn arguments: (template_argument_list (_) @size)) @PORT072

@@ -20,7 +20,7 @@
   type: (_) @type
   declarator: (init_declarator
     value: (call_expression function: (identifier) @fn) @PORT023)
-  (#match? @fn "^__ballot(64)?$"))
+  (#match? @fn "^__(ballot(64)?|ballot_sync|match_any_sync|activemask)$"))
 
 ; PORT024: __popc / __ffs / __clz of a 64-bit ballot
 ((call_expression
@@ -34,3 +34,10 @@
    operator: "<<"
    right: (_) @shift) @PORT025
  (#match? @one "^1[uU]?$"))
+
+; PORT026: a named 32-bit all-lanes mask (#define FULL_MASK 0xffffffff, const unsigned kFull = 0xffffffffu)
+((preproc_def name: (identifier) @name value: (preproc_arg) @value) @PORT026
+ (#match? @value "0[xX][fF]{8}"))
+((declaration
+   declarator: (init_declarator declarator: (identifier) @name value: (number_literal) @value)) @PORT026
+ (#match? @value "^0[xX][fF]{8}[uU]?[lL]{0,2}$"))

@@ -17,6 +17,13 @@
    right: (number_literal) @n) @PORT011
  (#match? @n "^((31|0[xX]1[fF]|32|5)[uU]?|32\\.0*[fF]?)$"))
 
+; PORT011: a lane test against the last lane or the width of a 32-lane warp (lane == 31, (lane + d) > 31)
+((binary_expression
+   left: (_) @lhs
+   operator: ["==" "!=" ">" ">=" "<" "<="] @op
+   right: (number_literal) @n) @PORT011
+ (#match? @n "^(31|32)[uU]?$"))
+
 ; PORT012: a shuffle loop that starts at offset 16 (a 32-lane reduction)
 (for_statement
   initializer: (declaration

@@ -21,7 +21,7 @@ CATALOGUE_FILE = Path(__file__).with_name("catalogue.toml")
 DOC_SITES_FILE = Path(__file__).with_name("doc_sites.toml")
 _ID = re.compile(r"^PORT\d{3}$")
 _KEYS = {"id", "category", "severity", "title", "message", "query", "scope", "patterns", "fix", "docs", "page",
-         "summary", "triggers", "device_only", "requires"}
+         "summary", "triggers", "device_only", "requires", "reported_by"}
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,9 @@ class Rule:
     # one is not queried for this rule, and not parsed if no other rule needs the tree).  A
     # condition must hold for every finding the rule reports (tests/findings: trigger words).
     requires: tuple[tuple[bytes, ...], ...] = ()
+    # a rule whose places another rule's predicate finds while it looks (PORT019: PORT013's shared
+    # arrays): it has no query or check of its own, and runs where that rule runs
+    reported_by: str = ""
 
     def render_message(self, params: dict | None) -> str:
         if not params:

@@ -38,6 +38,7 @@ class Hit:
     params: dict = field(default_factory=dict)
     fix: Fix | None = None
     severity: str | None = None  # overrides the rule's default (rarely)
+    rule: str | None = None  # a sibling rule this hit is reported under (a file check that finds its places too)
 
 
 @functools.cache
@@ -604,12 +605,13 @@ def _scan(ctx: Context, rules: dict, predicates) -> list[Finding]:
         if isinstance(hits, Hit):
             hits = (hits,)
         for hit in hits:
-            key = (rule.id, hit.start, hit.end)
+            meta = rules[hit.rule] if hit.rule is not None else rule
+            key = (meta.id, hit.start, hit.end)
             if key in seen:
                 continue
             seen.add(key)
-            ctx.reported.add(*key[1:], rule.id)
-            out.append(_finding(rule, ctx, hit, path))
+            ctx.reported.add(*key[1:], meta.id)
+            out.append(_finding(meta, ctx, hit, path))
 
     # 1. the query pass: a rule group is live where one of its trigger words occurs and each of its
     #    file conditions (requires) holds; its query runs around those occurrences only

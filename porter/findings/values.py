@@ -62,6 +62,12 @@ _CONSTANT_CHARS = re.compile(r"[\w\s+\-*/%<>&|^~()?:,=!]*")
 _MIN_MAX = {"min": min, "max": max, "std::min": min, "std::max": max, "::min": min, "::max": max}
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _PER_32 = re.compile(r"/\s*32[uU]?\b|>>\s*5\b")
+# a name in a lane role: `threadIdx.x % N`, `lane / N`, `tid & (N - 1)`, `lane & MASK`, `tid >> LOG`
+_LANE_SOURCE = (r"(?:threadIdx\s*\.\s*[xyz]|(?<![\w.])(?:tid|ltid|lid|thread_?[Ii]d\w*|threadId\w*|local_?tid|\w*_tid"
+                r"|\w*[Ll]ane\w*|LANE\w*)(?![\w(]))")
+_LANE_ROLE = re.compile(_LANE_SOURCE + r"\s*\)?\s*(?:[%/]|>>|&)\s*(?:\(\s*([A-Za-z_]\w*)\s*-\s*1\s*\)|([A-Za-z_]\w*)(?![\w(]))")
+# the values a lane role gives a warp width: the width, its mask and its log2
+ROLE_VALUES = (32, 31, 5)
 MAX_HEADER_BYTES = 2_000_000
 MAX_DEPTH = 6
 
@@ -100,6 +106,7 @@ class Unit:
     warp_params: dict = field(default_factory=dict)  # template -> (index, parameter, file, line): FileFacts.warp_params
     wrappers: dict[str, bool] = field(default_factory=dict)  # shuffle wrapper -> passes width 32
     counts: set = field(default_factory=set)  # roots that count warps (BLOCK / 32), not their width
+    lane_roles: frozenset = frozenset()  # names used in lane roles anywhere in the unit (FileFacts.lane_roles)
 
     @property
     def warp_names(self) -> dict[str, Value]:
@@ -250,6 +257,8 @@ class FileFacts:
     wrappers: dict[str, str | None] = field(default_factory=dict)  # macro/function that shuffles -> its width argument
     # a template with a warp-named integer parameter: name -> (parameter index, parameter name, where shown, line)
     warp_params: dict[str, tuple[int, str, str, int]] = field(default_factory=dict)
+    # names used where a warp width goes: `threadIdx.x % N`, `lane / N`, `tid & (N - 1)`, a shuffle's width
+    lane_roles: frozenset[str] = frozenset()
 
 
 def read_facts(text: str, shown: str, in_scanned_file: bool) -> FileFacts:
@@ -322,7 +331,27 @@ def read_facts(text: str, shown: str, in_scanned_file: bool) -> FileFacts:
                 if pm and _WARPISH.search(pm.group(1)) and not _NOT_A_WIDTH.search(pm.group(1)):
                     warp_params.setdefault(m.group(2) or m.group(3), (i, pm.group(1), shown, line(m.start())))
                     break
-    return FileFacts(consts, includes, len(spans), votes, spans, wrappers, warp_params)
+    roles = set()
+    if spans or votes or "__syncwarp" in text:
+        for m in _LANE_ROLE.finditer(text):
+            name = m.group(1) or m.group(2)
+            if name not in roles and _near_warp_intrinsics(text, m.start()):
+                roles.add(name)
+        for _s, _e, width in spans:
+            if width is not None and _IDENT.match(width):
+                roles.add(width)
+    return FileFacts(consts, includes, len(spans), votes, spans, wrappers, warp_params, frozenset(roles))
+
+
+_WARP_INTRINSIC = re.compile(r"__shfl|__ballot|__any|__all|__activemask|__match_|__syncwarp|__reduce_\w+_sync")
+
+
+def _near_warp_intrinsics(text: str, pos: int) -> bool:
+    """A warp intrinsic in the function around ``pos`` (from the last `}` in column 0 before it to the
+    next): `threadIdx.x % TILE` in a tiling kernel is no warp width."""
+    start = text.rfind("\n}", 0, pos)
+    end = text.find("\n}", pos)
+    return _WARP_INTRINSIC.search(text, max(0, start), len(text) if end < 0 else end) is not None
 
 
 def _line_head(text: str, pos: int) -> bool:
@@ -434,7 +463,8 @@ def _header_facts(path: str, shown: str) -> FileFacts | None:
         if facts is not None and facts.consts and facts.consts[0].file != shown:
             facts = FileFacts([Const(c.name, c.expr, shown, c.line, c.kind) for c in facts.consts], facts.includes,
                               facts.shuffles, facts.votes, facts.shuffle_spans, facts.wrappers,
-                              {k: (i, n, shown, ln) for k, (i, n, _s, ln) in facts.warp_params.items()})
+                              {k: (i, n, shown, ln) for k, (i, n, _s, ln) in facts.warp_params.items()},
+                              facts.lane_roles)
         return facts
     facts = None
     if st.st_size <= MAX_HEADER_BYTES and os.path.isfile(path):
@@ -468,9 +498,14 @@ def _resolve(include: str, folder: str) -> str | None:
 def headers_of(file: str, includes: list[str], shown_path: str) -> list[tuple[str, FileFacts]]:
     """The project headers a file includes (recursively, each once), in include order, as
     (shown path, facts).  ``shown_path``: how the scanned file is named in findings."""
+    return [(shown, facts) for shown, _path, facts in header_files(file, includes, shown_path)]
+
+
+def header_files(file: str, includes: list[str], shown_path: str) -> list[tuple[str, str, FileFacts]]:
+    """``headers_of`` with each header's path on disk: (shown path, path, facts)."""
     root_dir = os.path.dirname(os.path.abspath(file))
     shown_dir = os.path.dirname(shown_path)
-    out: list[tuple[str, FileFacts]] = []
+    out: list[tuple[str, str, FileFacts]] = []
     seen = {os.path.abspath(file)}
 
     def visit(incs, folder, depth):
@@ -487,7 +522,7 @@ def headers_of(file: str, includes: list[str], shown_path: str) -> list[tuple[st
             if facts is None:
                 continue
             visit(facts.includes, os.path.dirname(path), depth + 1)  # what a header includes comes first
-            out.append((shown, facts))
+            out.append((shown, path, facts))
 
     visit(includes, root_dir, 0)
     return out
@@ -501,7 +536,8 @@ def build_unit(own: FileFacts, headers: list[tuple[str, FileFacts]]) -> Unit:
             unit.consts.setdefault(c.name, []).append(c)
     for c in own.consts:
         unit.consts.setdefault(c.name, []).append(c)
-    for name in _may_have_root(unit.consts):
+    unit.lane_roles = frozenset().union(own.lane_roles, *(f.lane_roles for _s, f in headers))
+    for name in _may_have_root(unit.consts, unit.lane_roles):
         _value(unit, name, 0)  # the others are evaluated when asked for (Unit.lookup)
     all_facts = [f for _s, f in headers] + [own]
     for facts in all_facts:
@@ -517,10 +553,11 @@ def build_unit(own: FileFacts, headers: list[tuple[str, FileFacts]]) -> Unit:
     return unit
 
 
-def _may_have_root(consts: dict[str, list[Const]]) -> list[str]:
-    """The names that can hold a warp root, in definition order: warp or lane names, and the names
-    whose expressions use one of those (transitively).  A root comes from nowhere else (_value)."""
-    found = {n for n in consts if _WARPISH.search(n)}
+def _may_have_root(consts: dict[str, list[Const]], roles: frozenset = frozenset()) -> list[str]:
+    """The names that can hold a warp root, in definition order: warp or lane names, names used in
+    lane roles, and the names whose expressions use one of those (transitively).  A root comes from
+    nowhere else (_value)."""
+    found = {n for n in consts if _WARPISH.search(n) or n in roles}
     if not found:
         return []
     uses = {n: {m.group() for c in defs for m in _NAME.finditer(c.expr)} for n, defs in consts.items() if n not in found}
@@ -558,6 +595,8 @@ def _value(unit: Unit, name: str, depth: int) -> Value | None:
             if dep is not None and dep.root is not None:
                 root = dep.root
                 break
+        if root is None and name in unit.lane_roles and value in ROLE_VALUES and not _NOT_A_WIDTH.search(name):
+            root = const  # any name, used where a warp width goes (threadIdx.x % N, a shuffle's width)
         if root is None and _WARPISH.search(name):
             if not _NOT_A_WIDTH.search(name) and value in WARP_VALUES:
                 root = const  # the width itself (or 31, 16, 5 of it)

@@ -147,8 +147,13 @@ def test_every_query_pattern_names_one_rule_and_compiles():
     from porter.findings import predicates
 
     # a source rule is a query pattern, or a whole-file check (PORT030, PORT032, PORT033: database look-ups)
-    source_rules = {r.id for r in catalogue().values() if r.scope == "source" and r.id not in predicates.FILE_REGISTRY}
+    source_rules = {r.id for r in catalogue().values() if r.scope == "source" and r.id not in predicates.FILE_REGISTRY
+                    and not r.reported_by}
     assert source_rules <= set(patterns)
+    # a rule reported by another rule's predicate names a rule that runs
+    for r in catalogue().values():
+        if r.reported_by:
+            assert r.reported_by in patterns or r.reported_by in predicates.FILE_REGISTRY, r.id
     assert engine.combined_query().pattern_count == sum(len(v) for v in patterns.values())
 
 

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import re
 
+from porter.findings import wave
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
+from porter.findings.wave import widths
+from porter.findings.predicates.warpvalues import logical_hint, logical_note, may_mix, wave_note
 from porter.findings.predicates.common import (FULL_MASK, FULL_MASK_NAME, args_of, compact, edit, fix, function_name,
                                                is_full_mask, is_wide_mask)
 
@@ -86,21 +89,21 @@ def _in_macro_body(ctx, body):
         the_fix = None
         if name in SHUFFLES and len(spans) in (3, 4):
             target = SHUFFLES[name]
-            width = "32" if len(spans) == 3 else text[spans[3][0]:spans[3][1]]
+            p = widths.plan(ctx, b(m.start(1)), name, text[spans[2][0]:spans[2][1]],
+                            text[spans[3][0]:spans[3][1]] if len(spans) == 4 else None, full)
             edits = [edit(b(m.start(1)), b(m.end(1)), target), edit(b(spans[0][0]), b(spans[1][0]), "")]
-            if len(spans) == 3:
-                edits.append(edit(b(spans[2][1]), b(spans[2][1]), ", 32"))
-            params["advice"] = f"`{target}(var, {'lane' if target == '__shfl' else 'delta'}, {width})`"
-            the_fix = fix(f"use the maskless `{target}` with width {width} in the macro (32-lane CUDA semantics on any ROCm)",
-                          *edits, safe=full)
+            if len(spans) == 3 and p.width is not None:
+                edits.append(edit(b(spans[2][1]), b(spans[2][1]), ", " + p.width))
+            params["advice"] = _shuffle_advice(target, p)
+            the_fix = fix(_shuffle_fix_text(target, p) + " (in the macro)", *edits, safe=p.safe)
         elif name in VOTES and len(spans) == 2:
-            template, words = VOTES[name]
             pred = text[spans[1][0]:spans[1][1]]
-            replacement = template.format(p=pred)
-            params["advice"] = words + f": `{compact(replacement, 80)}`"
+            vote = _vote_plan(ctx, b(m.start(1)), name, full)
+            replacement = vote.template.format(p=pred)
+            params["advice"] = vote.words + f": `{compact(replacement, 80)}`" + vote.note
             head, tail = replacement.split(pred, 1) if pred else (replacement, "")
-            the_fix = fix(f"use {words} in the macro", edit(b(m.start(1)), b(spans[1][0]), head),
-                          edit(b(spans[1][1]), b(end), tail), safe=full)
+            the_fix = fix(f"use {vote.words} in the macro", edit(b(m.start(1)), b(spans[1][0]), head),
+                          edit(b(spans[1][1]), b(end), tail), safe=vote.safe)
         else:
             params["advice"] = ("no HIP equivalent before ROCm 6.2: compute it with __shfl_xor/__ballot "
                                 "(a shuffle reduction, or __match via a ballot loop)")
@@ -108,6 +111,78 @@ def _in_macro_body(ctx, body):
             params["advice"] += "; the mask is not the full warp, so check which lanes take part"
         hits.append(Hit(b(m.start(1)), b(end), params, the_fix))
     return hits
+
+
+def _shuffle_advice(target: str, p) -> str:
+    what = "lane" if target == "__shfl" else "delta"
+    shown = f"`{target}(var, {what}, {p.width})`" if p.width is not None else f"`{target}(var, {what})` (the default width: the whole wave)"
+    advice = f"{shown}: {p.assumes}"
+    if p.reach is not None:
+        advice += (f"; as written this shuffle is wrong on MI300X: its offset reaches {p.reach[0]} with `warpSize` = 64, "
+                   f"which is not below its width {p.reach[1]}, so every lane reads its own value (a sum doubles); "
+                   "use the default width or start the loop from the width / 2")
+    elif p.mixed is not None:
+        advice += (f"; as written this code is wrong on MI300X whatever the port keeps: its shuffles assume 32 lanes "
+                   f"but it also follows the 64-lane wave ({p.mixed.describe()}): make both follow `warpSize` "
+                   "(offsets from warpSize / 2, lanes % warpSize) or both 32")
+    if not p.safe:
+        advice += " (a suggestion to review, not applied by --fix)"
+    return advice
+
+
+def _shuffle_fix_text(target: str, p) -> str:
+    width = f"width {p.width}" if p.width is not None else "the default width (the whole wave)"
+    return f"use the maskless `{target}` with {width}: {p.assumes}"
+
+
+class _Vote:
+    __slots__ = ("template", "words", "safe", "note")
+
+    def __init__(self, template, words, safe, note=""):
+        self.template, self.words, self.safe, self.note = template, words, safe, note
+
+
+_WIDE_VOTES = {"__ballot_sync": ("__ballot({p})", "HIP's 64-bit `__ballot(p)` (the whole wave)"),
+               "__any_sync": ("__any({p})", "HIP's `__any(p)` over the whole wave"),
+               "__all_sync": ("__all({p})", "HIP's `__all(p)` over the whole wave")}
+_WIDE_HOLDER = re.compile(r"^(?:const\s+)?(?:unsigned\s+long\s+long(?:\s+int)?|uint64_t|long\s+long|unsigned\s+long)$")
+
+
+def _vote_plan(ctx, pos: int, name: str, full: bool, node=None) -> _Vote:
+    """The rewrite of a ``*_sync`` vote: the 32-lane half of the wave's ballot keeps CUDA's result
+    when no native-wave quantity reaches the code; code that follows `warpSize` gets the whole
+    wave's vote (safe for __any/__all; for a ballot only where its value is kept in 64 bits)."""
+    template, words = VOTES[name]
+    model = wave.model_of(ctx)
+    native = model.native_at(pos)
+    if native is None:
+        return _Vote(template, words, full)
+    logical = model.logical_at(pos)
+    wide, wide_words = _WIDE_VOTES[name]
+    if logical is not None:
+        return _Vote(wide, wide_words, False,
+                     f"; this code follows the 64-lane wave ({native.describe()}) but also assumes 32 lanes "
+                     f"({logical.describe()}): wrong on MI300X whatever the port keeps, make both follow `warpSize`")
+    safe = full
+    if name == "__ballot_sync":
+        safe = full and node is not None and _kept_wide(ctx, node)
+    note = f"; the code follows the native wave ({native.describe()})"
+    if name == "__ballot_sync" and not safe:
+        note += ": keep the ballot in `unsigned long long` and count it with __popcll/__ffsll"
+    return _Vote(wide, wide_words, safe, note)
+
+
+def _kept_wide(ctx, node) -> bool:
+    """The call's value goes straight into a 64-bit variable (declared or assigned) or a 64-bit count."""
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type == "init_declarator" and parent.parent is not None and parent.parent.type == "declaration":
+        ty = parent.parent.child_by_field_name("type")
+        return ty is not None and bool(_WIDE_HOLDER.match(re.sub(r"\s+", " ", ctx.text(ty)).strip()))
+    if parent.type == "argument_list" and parent.parent is not None:
+        return re.fullmatch(r"__(?:popc|ffs|clz)ll", function_name(ctx, parent.parent)) is not None
+    return False
 
 
 @node_check("PORT020")
@@ -126,21 +201,21 @@ def sync_intrinsic(ctx, node, caps):
     if name in SHUFFLES and len(args) in (3, 4):
         target = SHUFFLES[name]
         fn = node.child_by_field_name("function")
+        p = widths.plan(ctx, node.start_byte, name, ctx.text(args[2]), ctx.text(args[3]) if len(args) == 4 else None,
+                        full, node, args[2])
         edits = [edit(fn.start_byte, fn.end_byte, target), edit(mask.start_byte, args[1].start_byte, "")]
-        width = "32" if len(args) == 3 else ctx.text(args[3])
-        if len(args) == 3:
-            edits.append(edit(args[2].end_byte, args[2].end_byte, ", 32"))
-        params["advice"] = f"`{target}(var, {'lane' if target == '__shfl' else 'delta'}, {width})`"
-        the_fix = fix(f"use the maskless `{target}` with width {width} (32-lane CUDA semantics on any ROCm)",
-                      *edits, safe=full)
+        if len(args) == 3 and p.width is not None:
+            edits.append(edit(args[2].end_byte, args[2].end_byte, ", " + p.width))
+        params["advice"] = _shuffle_advice(target, p)
+        the_fix = fix(_shuffle_fix_text(target, p), *edits, safe=p.safe)
     elif name in VOTES and len(args) == 2:
-        template, words = VOTES[name]
         pred = args[1]
-        replacement = template.format(p=ctx.text(pred))
-        params["advice"] = words + f": `{compact(replacement, 80)}`"
+        vote = _vote_plan(ctx, node.start_byte, name, full, node)
+        replacement = vote.template.format(p=ctx.text(pred))
+        params["advice"] = vote.words + f": `{compact(replacement, 80)}`" + vote.note
         head, tail = replacement.split(ctx.text(pred), 1) if ctx.text(pred) else (replacement, "")
-        the_fix = fix(f"use {words}", edit(node.start_byte, pred.start_byte, head),
-                      edit(pred.end_byte, node.end_byte, tail), safe=full)
+        the_fix = fix(f"use {vote.words}", edit(node.start_byte, pred.start_byte, head),
+                      edit(pred.end_byte, node.end_byte, tail), safe=vote.safe)
     else:
         params["advice"] = ("no HIP equivalent before ROCm 6.2: compute it with __shfl_xor/__ballot "
                             "(a shuffle reduction, or __match via a ballot loop)")
@@ -164,8 +239,16 @@ def syncwarp(ctx, node, caps):
 def activemask(ctx, node, caps):
     if args_of(node):
         return None
-    return Hit(node.start_byte, node.end_byte, {},
-               fix("this lane's 32-lane half of `__ballot(1)`", edit(node.start_byte, node.end_byte, ACTIVEMASK)))
+    native = wave.model_of(ctx).native_at(node.start_byte) if may_mix(ctx) else None
+    if native is None:  # nothing here follows the wave: CUDA's 32-lane answer, exactly
+        return Hit(node.start_byte, node.end_byte, {"note": ""},
+                   fix("this lane's 32-lane half of `__ballot(1)`", edit(node.start_byte, node.end_byte, ACTIVEMASK)))
+    safe = _kept_wide(ctx, node) and wave.model_of(ctx).logical_at(node.start_byte) is None
+    return Hit(node.start_byte, node.end_byte,
+               {"note": f"; this code follows the 64-lane wave ({native.describe()}), so it wants the whole wave's "
+                        "64-bit mask: `__ballot(1)` kept in `unsigned long long`"},
+               fix("the whole wave's active lanes, `__ballot(1)` (64 bits)", edit(node.start_byte, node.end_byte,
+                                                                               "__ballot(1)"), safe=safe))
 
 
 _NARROW = re.compile(r"^(?:const\s+)?(?:unsigned(?:\s+int)?|int|uint32_t|int32_t|uint|unsigned\s+long)$")
@@ -180,9 +263,24 @@ def ballot_in_int(ctx, node, caps):
     type_text = re.sub(r"\s+", " ", ctx.text(decl_type)).strip()
     if not _NARROW.match(type_text) or type_text == "unsigned long":
         return None
-    return Hit(node.start_byte, node.end_byte, {"type": type_text, "name": function_name(ctx, node)},
-               fix("declare it `unsigned long long`", edit(decl_type.start_byte, decl_type.end_byte, "unsigned long long"),
-                   safe=False))
+    name = function_name(ctx, node)
+    if name.startswith("__ballot") and not name.endswith("_sync"):
+        return Hit(node.start_byte, node.end_byte, {"type": type_text, "name": name,
+                                                    "what": "returns a 64-bit mask on wave64", "note": ""},
+                   fix("declare it `unsigned long long`", edit(decl_type.start_byte, decl_type.end_byte,
+                                                                "unsigned long long"), safe=False))
+    # a CUDA ballot, match or active mask is 32 bits; wrong only where the code follows the 64-lane wave
+    native = wave.model_of(ctx).native_at(node.start_byte) if may_mix(ctx) else None
+    if native is None:
+        return None
+    return Hit(node.start_byte, node.end_byte,
+               {"type": type_text, "name": name,
+                "what": "is a 32-lane mask in CUDA, but this code also follows the 64-lane wave "
+                        f"({native.describe()}), whose mask has 64 bits",
+                "note": ": wrong on MI300X whatever the port keeps; keep it in `unsigned long long` from HIP's "
+                        "`__ballot` and count it with __popcll/__ffsll"},
+               fix("declare it `unsigned long long` (and take HIP's 64-bit `__ballot`)",
+                   edit(decl_type.start_byte, decl_type.end_byte, "unsigned long long"), safe=False))
 
 
 _WIDE_DECL = r"\b(?:auto|unsigned\s+long\s+long(?:\s+int)?|uint64_t|unsigned\s+long|long\s+long|size_t)\s+{name}\s*=\s*__ballot(?:64)?\s*\("
@@ -200,33 +298,118 @@ def popc_of_ballot(ctx, node, caps):
         if fn is not None:
             body = ctx.text(fn)
             is_ballot = bool(re.search(_WIDE_DECL.format(name=re.escape(ctx.text(arg))), body))
-    if not is_ballot:
-        return None
     fn_node = node.child_by_field_name("function")
     wide = name + "ll"
-    return Hit(node.start_byte, node.end_byte, {"name": name, "wide": wide},
-               fix(f"use `{wide}` on the 64-bit ballot", edit(fn_node.start_byte, fn_node.end_byte, wide)))
+    if not is_ballot:
+        return _narrow_mask_count(ctx, node, arg, name, wide, fn_node)
+    # __popcll counts the whole wave: HIP code written for the native wave; code that keeps 32-lane
+    # logical warps needs its half instead, so the fix is safe only where nothing assumes 32 lanes
+    logical = wave.model_of(ctx).logical_at(node.start_byte) if logical_hint(ctx) else None
+    note = ""
+    if logical is not None:
+        note = (f"; this code also assumes 32 lanes ({logical.describe()}): if it keeps 32-lane logical warps, "
+                "count this lane's half instead: `__popc((unsigned)(__ballot(p) >> (__lane_id() & 32)))`")
+    return Hit(node.start_byte, node.end_byte, {"name": name, "wide": wide, "what": "64-bit ballot", "note": note},
+               fix(f"use `{wide}` on the 64-bit ballot (the whole wave's count)",
+                   edit(fn_node.start_byte, fn_node.end_byte, wide), safe=logical is None))
+
+
+_MASK_SOURCE = r"__(?:ballot_sync|match_any_sync|match_all_sync|activemask)\s*\("
+
+
+def _narrow_mask_count(ctx, node, arg, name, wide, fn_node):
+    """``__popc(ballot)`` / ``__ffs(active & below)`` on a CUDA ballot, match or active mask (a call, or a
+    variable of the function set from one) in code that also follows the 64-lane wave."""
+    if not may_mix(ctx) or not ctx.in_device_code(node):
+        return None
+    text = ctx.text(arg)
+    found = re.search(_MASK_SOURCE, text) is not None
+    if not found:
+        fn = ctx.function_of(node)
+        if fn is None:
+            return None
+        body = ctx.text(fn)
+        for ident in set(re.findall(r"(?<![\w.])[A-Za-z_]\w*", text)):
+            if re.search(r"(?<![\w.])" + re.escape(ident) + r"\s*=\s*(?:\(\s*\w[\w\s]*\)\s*)?" + _MASK_SOURCE, body):
+                found = True
+                break
+    if not found:
+        return None
+    native = wave.model_of(ctx).native_at(node.start_byte)
+    if native is None:
+        return None
+    return Hit(node.start_byte, node.end_byte,
+               {"name": name, "wide": wide, "what": "wave's mask",
+                "note": f" on a 64-bit mask: this code also follows the 64-lane wave ({native.describe()}), so a 32-bit "
+                        "mask and count are wrong on MI300X whatever the port keeps"},
+               fix(f"use `{wide}` on a 64-bit mask (HIP's `__ballot`)", edit(fn_node.start_byte, fn_node.end_byte, wide),
+                   safe=False))
 
 
 _WAVE_LANE = re.compile(r"__lane_id\s*\(|%laneid|\bwarpSize\b")
 
 
+_LANE32 = re.compile(r"&\s*\(?\s*(?:31|0[xX]1[fF])[uU]?\b|%\s*32[uU]?\b")
+_WHY_WAVE = ("but the lane can be 32..63 on a wave64 GPU (a shift by 32 or more is undefined); use `1ull << lane` and "
+             "a 64-bit mask")
+_WHY_32 = ("for a lane numbered within a 32-lane warp (0..31): right while the code keeps 32-lane logical warps "
+           "(ballots split per 32 lanes); a wave64 rewrite numbers lanes 0..63 and needs `1ull << lane` and a 64-bit mask")
+
+
 @node_check("PORT025")
 def one_shift_lane(ctx, node, caps):
     shift = caps["shift"][0]
-    text = ctx.text(shift)
+    text = ctx.text(shift).strip()
+    while text.startswith("(") and text.endswith(")"):
+        text = text[1:-1].strip()  # (1 << (lane)) - 1
     if not ctx.in_device_code(node):
         return None
     wave_wide = bool(_WAVE_LANE.search(text))
+    lane32 = False
     if not wave_wide and re.match(r"^[A-Za-z_]\w*$", text) and "lane" in text.lower():
         fn = ctx.function_of(node)
         body = ctx.text(fn) if fn is not None else ""
         origin = re.search(r"\b" + re.escape(text) + r"\s*=\s*([^;]+);", body)
         asm_out = re.search(r'"=r"\s*\(\s*' + re.escape(text) + r"\s*\)", body) and "laneid" in body
         wave_wide = bool(origin and _WAVE_LANE.search(origin.group(1))) or bool(asm_out)
-    if not wave_wide:
+        lane32 = bool(origin and _LANE32.search(origin.group(1)))
+    if not wave_wide and not lane32:
         return None
     one = caps["one"][0]
-    return Hit(node.start_byte, node.end_byte, {"expr": compact(ctx.text(node), 40)},
-               fix("shift a 64-bit one: `1ull << lane` (and keep the mask in a 64-bit integer)",
-                   edit(one.start_byte, one.end_byte, "1ull"), safe=False))
+    if wave_wide:  # a lane of 0..63 shifted in 32 bits: undefined for half the wave, whatever the port
+        return Hit(node.start_byte, node.end_byte, {"expr": compact(ctx.text(node), 40), "why": _WHY_WAVE, "note": ""},
+                   fix("shift a 64-bit one: `1ull << lane` (and keep the mask in a 64-bit integer)",
+                       edit(one.start_byte, one.end_byte, "1ull"), safe=False), severity="error")
+    # a lane of 0..31 in a 32-bit mask is consistent in itself: a 32-lane place, not a broken one
+    note, severity = logical_note(ctx)
+    return Hit(node.start_byte, node.end_byte, {"expr": compact(ctx.text(node), 40), "why": _WHY_32, "note": note},
+               severity=severity)
+
+
+_ALL32 = re.compile(r"^\(?\s*0[xX][fF]{8}[uU]?[lL]{0,2}\s*\)?$")
+_MASK_USE = r"__(?:shfl|shfl_up|shfl_down|shfl_xor|ballot|any|all|match_any|match_all|reduce_\w+)_sync\s*\(\s*{name}\s*,"
+
+
+@node_check("PORT026")
+def all_lanes_mask(ctx, node, caps):
+    """A named 32-bit all-lanes mask used as a warp intrinsic's mask (or named as a mask)."""
+    name = ctx.text(caps["name"][0])
+    value = re.sub(r"//.*|/\*.*?\*/", "", ctx.text(caps["value"][0])).strip()
+    if not _ALL32.match(value):
+        return None
+    pattern = re.compile(_MASK_USE.format(name=re.escape(name)).encode())
+    code = wave.code_of(ctx)
+    uses = [m.start() for m in pattern.finditer(code)]
+    if not uses and not (FULL_MASK_NAME.match(name) or "mask" in name.lower()):
+        return None
+    model = wave.model_of(ctx) if uses and may_mix(ctx) else None
+    native = next((e for e in (model.native_at(u) for u in uses) if e is not None), None) if model else None
+    if native is not None:
+        note = (f"; here it meets code that follows the 64-lane wave ({native.describe()}): as a mask it leaves "
+                "lanes 32..63 out, wrong on MI300X whatever the port keeps")
+        severity = "error"
+    else:
+        note = ("; while the code keeps 32-lane logical warps porter's maskless fixes drop it (each 32-lane half "
+                "of a wave is one CUDA warp)")
+        severity = None
+    return Hit(node.start_byte, node.end_byte, {"name": name, "value": value, "note": note}, severity=severity)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 
 from porter.findings import values
+from porter.findings.wave import offsets, ranges
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
 from porter.findings.predicates.common import args_of, compact, edit, fix, function_name
-from porter.findings.predicates.warpvalues import definition_fix, logical_note
+from porter.findings.predicates.warpvalues import definition_fix, logical_note, wave_note
 
 _SHUFFLE = re.compile(r"^__shfl(_up|_down|_xor)?(_sync)?$")
 _LANE_SOURCE = re.compile(r"(?:threadIdx|blockDim)\s*\.\s*[xyz]|\b(?:tid|ltid|thread_?id\w*|threadId\w*|local_?tid|lane\w*|\w*_tid|tid_\w*|\w*[Ll]ane(?:_?[Ii]d)?)\b")
@@ -53,10 +54,44 @@ _BLOCK_DIM = re.compile(r"blockDim\s*\.\s*[xyz]")
 _ARITH = {("&", "31"), ("&", "0x1f"), ("%", "32"), (">>", "5"), ("/", "32")}
 
 
+_COMPARISONS = {"==", "!=", ">", ">=", "<", "<="}
+_LANE_NAME = re.compile(r"(?<![\w.])(?:\w*[Ll]ane(?:_?[Ii]d|_?[Ii]dx|_?[Ii]ndex)?|LANE\w*|lid)(?![\w(])")
+_LANE_TEST_WAVE = {"31": "warpSize - 1", "32": "warpSize"}
+
+
+def _lane_test(ctx, node, caps, op: str, n: str):
+    """``lane == 31``, ``(lane + d) > 31``, ``lane < 32``: a test against the last lane or the width of
+    a 32-lane warp, on a lane number (not a loop's own bound: PORT014's)."""
+    lhs = caps["lhs"][0]
+    lhs_text = ctx.text(lhs)
+    if not _LANE_NAME.search(lhs_text) or _LANE_SOURCE_WAVE.search(lhs_text):
+        return None
+    parent = node.parent
+    if parent is not None and parent.type == "for_statement" and _within_field(node, parent, "condition"):
+        return None
+    if not ctx.in_device_code(node) or not _uses_warp_primitives(ctx):
+        return None
+    note, severity = wave_note(ctx, node.start_byte)
+    wave = f"{compact(lhs_text, 30)} {op} {_LANE_TEST_WAVE[n]}"
+    return Hit(node.start_byte, node.end_byte, {"expr": compact(ctx.text(node), 40),
+                                                "kind": "last-lane test" if n == "31" else "lane-range test",
+                                                "wave64": wave, "note": note}, severity=severity)
+
+
+_LANE_SOURCE_WAVE = re.compile(r"warpSize|__lane_id")
+
+
+def _within_field(node, parent, name) -> bool:
+    child = parent.child_by_field_name(name)
+    return child is not None and child.start_byte <= node.start_byte and node.end_byte <= child.end_byte
+
+
 @node_check("PORT011")
 def lane_arithmetic(ctx, node, caps):
     op = ctx.text(caps["op"][0])
     n = _FLOAT_32.sub("32", ctx.text(caps["n"][0]).rstrip("uU").lower())
+    if op in _COMPARISONS:
+        return _lane_test(ctx, node, caps, op, n) if n in _LANE_TEST_WAVE else None
     if (op, n) not in _ARITH:
         return None
     lhs_text = ctx.text(caps["lhs"][0])
@@ -68,7 +103,7 @@ def lane_arithmetic(ctx, node, caps):
     if _BLOCK_DIM.search(lhs_text) and not re.search(r"threadIdx", lhs_text):
         kind = "warp count"
     wave = "__lane_id()" if op in ("&", "%") else f"{compact(lhs_text, 30)} / warpSize"
-    note, severity = logical_note(ctx)
+    note, severity = wave_note(ctx, node.start_byte)
     return Hit(node.start_byte, node.end_byte, {"expr": compact(ctx.text(node), 40), "kind": kind, "wave64": wave,
                                                 "note": note}, severity=severity)
 
@@ -162,6 +197,9 @@ def shared_per_warp(ctx, node, caps):
     inner = decl.child_by_field_name("declarator")
     if inner is None or inner.type != "identifier":
         return None  # 2-D tiles are not per-warp slots
+    overrun = _overrun(ctx, node, ctx.text(inner), ctx.text(size))
+    if overrun is not None:
+        return overrun
     size_text = ctx.text(size)
     value = ctx.macro_value(size_text)
     per_warp = bool(re.search(r"(?:/\s*32[uU]?|>>\s*5)\s*$", value))
@@ -178,6 +216,42 @@ def shared_per_warp(ctx, node, caps):
             return None
     return Hit(node.start_byte, node.end_byte, {"name": name, "size": compact(size_text, 30),
                                                 "decl": compact(ctx.text(node).rstrip(";"), 50)})
+
+
+_HAS_32 = re.compile(r"(?<![\w.])32[uU]?(?![\w.])")
+
+
+def _overrun(ctx, node, name: str, size_text: str):
+    """PORT019: a __shared__ array whose extent is built from 32 (``sh[32 * F]``, ``s[WARP_SIZE]``) that the
+    function indexes past its end once ``warpSize`` is 64 (lanes ``% warpSize``, loops to ``warpSize * F``)
+    and within it when ``warpSize`` is 32: an out-of-bounds write on gfx942 that CUDA never makes."""
+    if b"warpSize" not in ctx.source and b"__lane_id" not in ctx.source:
+        return None
+    unit = values.unit_of(ctx)
+    if not _HAS_32.search(size_text) and unit.root_of(size_text) is None:
+        return None
+    extent = offsets.value_of(size_text, unit, 64)
+    if extent is None or extent != offsets.value_of(size_text, unit, 32):
+        return None  # sized from warpSize already
+    fn = ctx.function_of(node)
+    if fn is None:
+        return None
+    body = ctx.text(fn)
+    for m in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*\[([^\[\]]+)\]", body):
+        idx = m.group(1)
+        wide = ranges.index_max(body, idx, unit, 64)
+        if wide is None or wide < extent:
+            continue
+        narrow = ranges.index_max(body, idx, unit, 32)
+        if narrow is not None and narrow >= extent:
+            continue  # past the end on NVIDIA too: not a wave-width question
+        pos = fn.start_byte + len(body[:m.start()].encode("utf-8"))
+        line = ctx.index.line_of(pos)
+        return Hit(node.start_byte, node.end_byte,
+                   {"decl": compact(ctx.text(node).rstrip(";"), 50), "extent": str(extent), "index": compact(idx, 30),
+                    "reach": str(wide), "line": str(line), "narrow": "" if narrow is None else str(narrow)},
+                   rule="PORT019")
+    return None
 
 
 _SHARED_DECL = re.compile(rb"__shared__[^;]*")
@@ -223,6 +297,18 @@ def _reads_lane(ctx, call, var: str) -> bool:
     return not _width_is_32(ctx, fn, args)
 
 
+def _steps_by(ctx, call, var: str) -> bool:
+    """A __shfl_up/down/xor(_sync) whose offset is ``var`` (a scan or reduction over the 32 lanes:
+    ``for (d = 1; d < 32; d *= 2) v += __shfl_up_sync(m, v, d)``) and whose width is not 32."""
+    node, fn, args = call
+    if not re.match(r"^__shfl_(?:up|down|xor)(?:_sync)?$", fn):
+        return False
+    delta_index = 2 if fn.endswith("_sync") else 1
+    if len(args) <= delta_index or not re.search(r"\b" + re.escape(var) + r"\b", ctx.text(args[delta_index])):
+        return False
+    return not _width_is_32(ctx, fn, args)
+
+
 @node_check("PORT014")
 def loop_over_32_lanes(ctx, node, caps):
     bound = ctx.text(caps["bound"][0])
@@ -230,16 +316,20 @@ def loop_over_32_lanes(ctx, node, caps):
     var = ctx.text(caps["var"][0])
     value = ctx.macro_value(bound)
     body = caps["body"][0]
+    if value not in ("32", "32u", "31", "warpSize") and re.fullmatch(r"[A-Za-z_]\w*", bound) and \
+            b"threadIdx" in ctx.source:
+        named = values.unit_of(ctx).value_of(bound) if bound in values.unit_of(ctx).warp_names else None
+        value = {32: "32", 31: "31"}.get(named, value)
     if value not in ("32", "32u", "31", "warpSize") or not ctx.in_device_code(node):
         return None
     body_text = ctx.text(body)
     shifts = re.search(r"(?<![\w.])1[uU]?\s*<<\s*\(?\s*" + re.escape(var) + r"\b", body_text)
 
     def hit():
-        note, severity = logical_note(ctx)
+        note, severity = wave_note(ctx, node.start_byte)
         return Hit(node.start_byte, body.start_byte, {"var": var, "bound": bound, "note": note}, severity=severity)
     if (op == "<" and value in ("32", "32u")) or (op == "<=" and value == "31"):
-        if shifts or any(_reads_lane(ctx, c, var) for c in _shuffles(ctx, body, var)):
+        if shifts or any(_reads_lane(ctx, c, var) or _steps_by(ctx, c, var) for c in _shuffles(ctx, body, var)):
             return hit()
     elif op == "<" and value == "warpSize" and shifts:
         return hit()

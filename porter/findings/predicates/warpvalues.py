@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from porter.findings import values
+from porter.findings import values, wave
 from porter.findings.engine import Hit
 from porter.findings.predicates import file_check, node_check
 from porter.findings.predicates.common import args_of, compact, edit, fix
@@ -51,8 +51,14 @@ def may_have_warp_names(ctx) -> bool:
         source = ctx.source
         hint = ctx.cache["warp_hint"] = bool(ctx.file and any(
             ctx.source[i.start_byte:i.start_byte + 1] == b'"' for i in ctx.index.includes)) or \
-            (any(w in source for w in (b"arp", b"ARP", b"ane", b"ANE")) and _root_hint(source))
+            (any(w in source for w in (b"arp", b"ARP", b"ane", b"ANE")) and _root_hint(source)) or \
+            (b"threadIdx" in source and _ROLE_VALUE_DEF.search(source) is not None)
     return hint
+
+
+# a constant defined as 32, 31 or 5 (whatever its name): a warp width when a lane role uses it
+_ROLE_VALUE_DEF = re.compile(rb"(?:#[ \t]*define[ \t]+\w+[ \t]+|\bconst(?:expr)?\b[^;=(){}]*=\s*|\b(?:int|unsigned)\s+\w+\s*=\s*)"
+                             rb"\(?\s*(?:32|31|5|0[xX]1[fF])[uU]?\s*\)?\s*[;\n,>]")
 _SHUFFLE_FN = re.compile(r"^__shfl(_up|_down|_xor)?(_sync)?$")
 _LANEISH = re.compile(r"threadIdx|blockDim|\b(?:tid|lane\w*|\w*[Ll]ane\w*|\w*_tid|thread_?id\w*|warp\w*|\w*[Ww]arp\w*)\b")
 _STOP = {"expression_statement", "return_statement", "compound_statement", "function_definition", "translation_unit",
@@ -108,6 +114,92 @@ def _quick_logical32(ctx) -> bool | None:
 def logical_note(ctx) -> tuple[str, str | None]:
     """(message note, severity override) for a warp-size finding: an info in a 32-lane logical unit."""
     return (LOGICAL_NOTE, "info") if logical32(ctx) else ("", None)
+
+
+MIXED_NOTE = (" -- wrong on MI300X whatever the port keeps: this code also follows the 64-lane wave ({where}), "
+              "which is 64 lanes there, so this 32-lane place must follow `warpSize` too (or that code must keep 32)")
+
+
+def wave_note(ctx, pos: int, native=None, device: bool = True) -> tuple[str, str | None]:
+    """(message note, severity override) for a 32-lane place at ``pos``: an error where native-wave
+    evidence reaches it (porter.findings.wave), an info in a 32-lane logical unit, else neither.
+    ``native``: the evidence when the caller found it another way (the kernel a host place
+    launches: ``device`` False, the host function's other launches do not count)."""
+    if native is None and device and may_mix(ctx):
+        native = wave.model_of(ctx).native_at(pos)
+    if native is not None:
+        return MIXED_NOTE.format(where=native.describe()), "error"
+    return logical_note(ctx)
+
+
+_NATIVE_WORDS = (b"warpSize", b"__lane_id", b"__AMDGCN_WAVEFRONT_SIZE", b"__ballot", b"__popcll", b"__ffsll")
+
+
+def may_mix(ctx) -> bool:
+    """The unit can hold native-wave evidence (a cheap test before the wave model is built)."""
+    hint = ctx.cache.get("wave_hint")
+    if hint is None:
+        hint = ctx.cache["wave_hint"] = any(w in ctx.source for w in _NATIVE_WORDS) or bool(
+            ctx.file and any(ctx.source[i.start_byte:i.start_byte + 1] == b'"' for i in ctx.index.includes))
+    return hint
+
+
+def logical_hint(ctx) -> bool:
+    """The file can hold 32-lane evidence (a cheap test before the wave model is built)."""
+    hint = ctx.cache.get("wave_logical_hint")
+    if hint is None:
+        hint = ctx.cache["wave_logical_hint"] = bool(re.search(rb"\b(?:31|32|0[xX]1[fF]|16|5)[uU]?\b", ctx.source)) or \
+            bool(ctx.file and any(ctx.source[i.start_byte:i.start_byte + 1] == b'"' for i in ctx.index.includes))
+    return hint
+
+
+def launch_native(ctx, node):
+    """Native-wave evidence in the kernel that a launch configuration (or a variable a launch
+    configuration names) starts, or None."""
+    if not may_mix(ctx):
+        return None
+    model = wave.model_of(ctx)
+    n = node
+    while n is not None and n.type not in ("kernel_call_syntax", "function_definition", "translation_unit"):
+        n = n.parent
+    if n is not None and n.type == "kernel_call_syntax":
+        name = _kernel_name(ctx, n)
+        return model.kernel_native(name) if name else None
+    # a variable (dim3 block(32, 8); int threads = 8 * 32;) used by a launch in the same function
+    decl = node
+    while decl is not None and decl.type not in ("init_declarator", "assignment_expression", "function_definition"):
+        decl = decl.parent
+    if decl is None or decl.type == "function_definition":
+        return None
+    target = decl.child_by_field_name("declarator") if decl.type == "init_declarator" else decl.child_by_field_name("left")
+    if target is None:
+        return None
+    var = ctx.text(target).strip()
+    if not re.fullmatch(r"[A-Za-z_]\w*", var):
+        return None
+    fn = ctx.function_of(decl)
+    if fn is None:
+        return None
+    body = ctx.source[decl.end_byte:fn.end_byte]
+    for m in re.finditer(rb"([A-Za-z_]\w*)\s*(?:<[^<>;()]*>)?\s*<<<([^;]*?)>>>", body):
+        if re.search(rb"(?<![\w.])" + re.escape(var.encode()) + rb"(?![\w])", m.group(2)):
+            ev = model.kernel_native(m.group(1).decode())
+            if ev is not None:
+                return ev
+    return None
+
+
+def _kernel_name(ctx, config) -> str | None:
+    call = config.parent
+    if call is None or call.type != "call_expression":
+        return None
+    fn = call.child_by_field_name("function")
+    if fn is None:
+        return None
+    if fn.type == "template_function":
+        fn = fn.child_by_field_name("name")
+    text = ctx.text(fn).split("::")[-1].strip()
+    return text if re.fullmatch(r"[A-Za-z_]\w*", text) else None
 
 
 # ------------------------------------------------------------------------ use sites
@@ -260,12 +352,17 @@ def named_warp_width(ctx):
         hits += _warp_template_arguments(ctx, unit, lines)
     if not names:
         return hits
-    note, severity = logical_note(ctx)
+    hits += _role_definitions(ctx, unit, names)
     for name, site, start, end in uses(ctx, names):
         line = ctx.index.line_of(start)
         if line in lines or ctx.reported.covered(start, end, _WARP_SIZE_RULES):
             continue  # PORT013 (a __shared__ extent), PORT016 (geometry), PORT072 (a tile) say it already
         lines.add(line)
+        if site.device or site.kind == "macro body":
+            note, severity = wave_note(ctx, start)
+        else:
+            node = ctx.index.node_at(start, end)
+            note, severity = wave_note(ctx, start, launch_native(ctx, node) if node is not None else None, device=False)
         v = names[name]
         advice = _ADVICE_COMPILE if site.compile_time else _ADVICE_DEVICE if site.device else \
             ("" if site.kind == "macro body" else _ADVICE_HOST)
@@ -274,6 +371,41 @@ def named_warp_width(ctx):
                                      "expr": compact(site.expr, 50), "advice": advice, "note": note},
                         severity=severity))
     return hits
+
+
+_LITERAL_32_BYTES = re.compile(rb"(?<![\w.])32[uU]?(?![\w.])")
+
+
+def _role_definitions(ctx, unit, names: dict) -> list:
+    """PORT010 at the definition, in this file, of a constant of 32 whatever its name that the unit
+    uses where a warp width goes (``const uint32_t WAVE_SIZE = 32;`` with ``threadIdx.x % WAVE_SIZE``);
+    the warp-named ones are PORT010's own query's."""
+    out = []
+    source = ctx.source
+    for name, v in names.items():
+        c = v.const
+        if v.root is not c or c.pos < 0 or v.value != 32 or name in unit.counts or c.kind == "default":
+            continue
+        line_start = ctx.index.line_starts[c.line - 1]
+        line_end = source.find(b"\n", line_start)
+        line_end = len(source) if line_end < 0 else line_end
+        m = re.search(rb"(?<![\w.])" + re.escape(name.encode()) + rb"(?!\w)", source[line_start:line_end])
+        if m is None:
+            continue
+        name_pos = line_start + m.start()
+        if ctx.reported.covered(name_pos, name_pos + len(name), {"PORT010"}):
+            continue
+        lit = _LITERAL_32_BYTES.search(source, name_pos + len(name), line_end)
+        reason, the_fix = "", None
+        text = source[line_start:line_end].decode("utf-8", "replace").rstrip("\r")
+        if lit is not None:
+            reason, the_fix = definition_fix(ctx, name, name_pos, lit.start(), lit.end(), c.kind == "define",
+                                             (line_start, line_start + len(text.encode()), text))
+        note, severity = logical_note(ctx)
+        advice = f" ({reason})" if reason else ""
+        out.append(Hit(line_start, line_start + len(text.encode()), {"name": name, "note": note, "advice": advice},
+                       the_fix, severity=severity, rule="PORT010"))
+    return out
 
 
 def _warp_template_arguments(ctx, unit, lines: set) -> list:
@@ -302,7 +434,10 @@ def _warp_template_arguments(ctx, unit, lines: set) -> list:
         if line in lines:
             continue
         lines.add(line)
-        note, severity = logical_note(ctx)
+        if ctx.in_device_code(arg):
+            note, severity = wave_note(ctx, arg.start_byte)
+        else:
+            note, severity = wave_note(ctx, arg.start_byte, launch_native(ctx, arg), device=False)
         origin = f"32 passed to `{m.group(1).decode()}`, declared at {where}:{def_line}"
         out.append(Hit(arg.start_byte, arg.end_byte, {"name": param, "origin": origin, "kind": "template argument",
                                                       "role": "is used as the wave width",
@@ -325,13 +460,13 @@ def launch_geometry(ctx, node, caps):
             return None
         if ctx.in_device_code(node):
             return None
-        note, severity = logical_note(ctx)
+        note, severity = wave_note(ctx, node.start_byte, launch_native(ctx, node), device=False)
         return Hit(node.start_byte, node.end_byte, {"what": f"`{compact(ctx.text(node), 40)}` counts warps of 32 threads",
                                                     "note": note}, severity=severity)
     if "name" in caps:  # int threads_x = 32 on the host
         if ctx.in_device_code(node):
             return None
-        note, severity = logical_note(ctx)
+        note, severity = wave_note(ctx, node.start_byte, launch_native(ctx, node), device=False)
         return Hit(node.start_byte, node.end_byte,
                    {"what": f"`{compact(ctx.text(node), 40)}` makes blocks 32 threads wide", "note": note},
                    severity=severity)
@@ -357,7 +492,7 @@ def launch_geometry(ctx, node, caps):
         return None  # a square 32 x 32 tile: a 2-D tiling, not rows of warps
     what = (f"`{shown}` lays the block out in rows of 32 threads (threadIdx.x as the lane, threadIdx.y as the warp)"
             if rows else f"`{shown}` launches blocks of one 32-thread warp")
-    note, severity = logical_note(ctx)
+    note, severity = wave_note(ctx, node.start_byte, launch_native(ctx, node), device=False)
     return Hit(node.start_byte, node.end_byte, {"what": what, "note": note}, severity=severity)
 
 

@@ -1,0 +1,7 @@
+"""The wave model: which functions are written for 32-lane logical warps and which for the
+hardware wave (``warpSize``), and what follows from it for findings and fixes."""
+
+from porter.findings.wave.evidence import Evidence
+from porter.findings.wave.model import WaveModel, code_of, model_of
+
+__all__ = ["Evidence", "WaveModel", "code_of", "model_of"]

@@ -1,0 +1,256 @@
+"""The functions of a translation unit and who calls whom, read from the code text.
+
+The wave model (porter.findings.wave.model) decides per kernel and what it calls, so it needs
+the functions of the scanned file and of the project headers it includes, their bodies, and
+the calls between them.  Headers are never parsed, and a big file is parsed a region at a time,
+so this reads the text with comments and literals blanked (the same offsets as the source):
+
+* a function is a ``{`` at namespace or class scope that follows ``NAME(...)`` (and qualifiers
+  such as ``const`` or ``noexcept``): a definition, whose body runs to the matching ``}``;
+  lambdas and macro-made loops (``FOR_EACH(i, n) {``) inside a body belong to that body;
+* a function-like macro (``#define REDUCE(v) ...``) is a function too: code that uses it
+  takes on what its body does;
+* a call is ``NAME(`` or ``NAME<...>(`` in a body where NAME is a function or a function-like
+  macro of the unit; a launch ``NAME<<<`` links host code to the kernel it starts.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+
+_DIRECTIVE = re.compile(rb"(?m)^[ \t]*#(?:[^\n\\]|\\\n|\\)*")
+_FN_MACRO = re.compile(rb"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)\n]*)\)")
+_NOT_NEWLINE = re.compile(rb"[^\n]")
+_QUALIFIER_TAIL = re.compile(rb"(?:\s|\bconst\b|\bnoexcept\b|\boverride\b|\bfinal\b|\bmutable\b|\bvolatile\b|&)*$")
+_NAME_BEFORE = re.compile(rb"(~?[A-Za-z_]\w*(?:\s*::\s*~?[A-Za-z_]\w*)*)\s*(?:<[^(){};]*>)?\s*$")
+_NOT_FUNCTIONS = frozenset({b"if", b"for", b"while", b"switch", b"catch", b"return", b"sizeof", b"decltype",
+                            b"alignof", b"__launch_bounds__", b"__attribute__", b"__declspec", b"alignas",
+                            b"static_assert", b"defined", b"do", b"else"})
+_CALL = re.compile(rb"(?<![\w.>])([A-Za-z_]\w*)\s*(<(?:[^<>;{}()]|<[^<>;{}()]*>)*>)?\s*(\(|<<<)")
+_HEAD_START = re.compile(rb"[;{}]")
+_TEMPLATE = re.compile(rb"\btemplate\s*<")
+
+
+@dataclass
+class Function:
+    """One function definition (or function-like macro) of the unit."""
+
+    name: str
+    file: str  # as shown in findings ('' for the scanned file)
+    head: int  # where its declaration starts (after the previous ; { or })
+    body_start: int  # its '{' (a macro: the start of its body)
+    body_end: int  # after its '}'
+    kernel: bool
+    device: bool  # __device__ or __global__ (a macro counts as both host and device)
+    macro: bool = False
+    params: tuple[str, ...] = ()  # parameter names (template parameters first, marked 'template:')
+    calls: list[tuple[int, str, bytes]] = field(default_factory=list)  # (position, callee, b'(' or b'<<<')
+
+
+def _blank_directives(code: bytes) -> tuple[bytearray, list[tuple[int, int]]]:
+    out = bytearray(code)
+    spans = []
+    if b"#" not in code:
+        return out, spans
+    for m in _DIRECTIVE.finditer(code):
+        s, e = m.span()
+        spans.append((s, e))
+        out[s:e] = _NOT_NEWLINE.sub(b" ", code[s:e])
+    return out, spans
+
+
+def _matching_open(code: bytes | bytearray, close: int) -> int:
+    """The '(' that the ')' at ``close`` closes, or -1."""
+    depth = 0
+    i = close
+    low = max(0, close - 20000)
+    while i >= low:
+        ch = code[i]
+        if ch == 0x29:  # )
+            depth += 1
+        elif ch == 0x28:  # (
+            depth -= 1
+            if depth == 0:
+                return i
+        elif ch in (0x7B, 0x7D, 0x3B) and depth > 0:  # { } ; inside a parameter list: not one
+            return -1
+        i -= 1
+    return -1
+
+
+def _function_head(code: bytearray, brace: int):
+    """(name, '(' position) when the '{' at ``brace`` opens a function body, else None."""
+    m = _QUALIFIER_TAIL.search(code, max(0, brace - 200), brace)
+    end = m.start() if m else brace
+    # a trailing `noexcept(...)` or `-> type` is rare in CUDA kernels: not followed
+    if end == 0 or code[end - 1] != 0x29:
+        return None
+    open_ = _matching_open(code, end - 1)
+    if open_ <= 0:
+        return None
+    nm = _NAME_BEFORE.search(code, max(0, open_ - 300), open_)
+    if nm is None:
+        return None
+    name = nm.group(1).split(b"::")[-1].strip()
+    if name in _NOT_FUNCTIONS or name.startswith(b"~") and False:
+        return None
+    # `x(a) {` after an `=` or inside an expression is no definition
+    return name, open_, nm.start()
+
+
+def _params(text: bytes) -> tuple[str, ...]:
+    out = []
+    depth = 0
+    start = 0
+    pieces = []
+    for i, ch in enumerate(text):
+        if ch in b"(<[":
+            depth += 1
+        elif ch in b")>]":
+            depth -= 1
+        elif ch == 0x2C and depth == 0:
+            pieces.append(text[start:i])
+            start = i + 1
+    pieces.append(text[start:])
+    for p in pieces:
+        p = p.split(b"=")[0]
+        m = re.search(rb"([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*$", p)
+        if m and m.group(1) not in (b"void", b"int", b"float", b"double", b"unsigned", b"char", b"bool"):
+            out.append(m.group(1).decode())
+    return tuple(out)
+
+
+def read_functions(code: bytes, shown: str = "") -> list[Function]:
+    """The function definitions and function-like macros of one file's code text (comments and
+    literals blanked), in file order."""
+    functions: list[Function] = []
+    for m in _FN_MACRO.finditer(code):
+        line_end = code.find(b"\n", m.end())
+        end = m.end()
+        # the body runs over backslash continuations
+        while True:
+            if line_end < 0:
+                end = len(code)
+                break
+            if code[line_end - 1:line_end] == b"\\":
+                line_end = code.find(b"\n", line_end + 1)
+                continue
+            end = line_end
+            break
+        functions.append(Function(m.group(1).decode(), shown, m.start(), m.end(), end, False, True, True,
+                                  _params(m.group(2))))
+    text, _spans = _blank_directives(code)
+    if b"{" not in text:
+        return _finish(functions, code)
+    depth = 0
+    inside = -1  # depth at which the current function's body opened, -1 outside
+    current: Function | None = None
+    for m in re.finditer(rb"[{}]", text):
+        pos = m.start()
+        if text[pos] == 0x7B:
+            depth += 1
+            if inside >= 0:
+                continue
+            head = _function_head(text, pos)
+            if head is None:
+                continue
+            name, open_, name_start = head
+            hm = None
+            for hm in _HEAD_START.finditer(text, max(0, name_start - 600), name_start):
+                pass
+            head_start = hm.end() if hm else max(0, name_start - 600)
+            head_text = bytes(text[head_start:name_start])
+            params = _params(bytes(text[open_ + 1:_close_of(text, open_)]))
+            t = _TEMPLATE.search(head_text)
+            if t is not None:
+                close = _angle_close(head_text, t.end())
+                params = tuple("template:" + p for p in _params(head_text[t.end():close])) + params
+            kernel = b"__global__" in head_text
+            device = kernel or b"__device__" in head_text
+            current = Function(name.decode(), shown, head_start, pos, pos, kernel, device, False, params)
+            inside = depth
+        else:
+            if inside >= 0 and depth == inside and current is not None:
+                current.body_end = pos + 1
+                functions.append(current)
+                current = None
+                inside = -1
+            depth = max(0, depth - 1)
+    return _finish(functions, code)
+
+
+def _close_of(text, open_: int) -> int:
+    depth = 0
+    for i in range(open_, min(len(text), open_ + 20000)):
+        ch = text[i]
+        if ch == 0x28:
+            depth += 1
+        elif ch == 0x29:
+            depth -= 1
+            if depth == 0:
+                return i
+    return open_ + 1
+
+
+def _angle_close(text: bytes, start: int) -> int:
+    depth = 1
+    for i in range(start, len(text)):
+        ch = text[i]
+        if ch == 0x3C:
+            depth += 1
+        elif ch == 0x3E:
+            depth -= 1
+            if depth == 0:
+                return i
+    return len(text)
+
+
+def _finish(functions: list[Function], code: bytes) -> list[Function]:
+    functions.sort(key=lambda f: f.body_start)
+    return functions
+
+
+def link_calls(functions: list[Function], codes: dict[str, bytes]) -> None:
+    """Fill each function's ``calls`` with the calls in its body of functions of the unit."""
+    names = {f.name.encode() for f in functions}
+    for f in functions:
+        code = codes[f.file]
+        for m in _CALL.finditer(code, f.body_start, f.body_end):
+            name = m.group(1)
+            if name in names and name.decode() != f.name or (name in names and m.group(3) == b"<<<"):
+                f.calls.append((m.start(), name.decode(), m.group(3)))
+
+
+class FunctionIndex:
+    """The unit's functions, looked up by name and by position in the scanned file."""
+
+    def __init__(self, functions: list[Function]):
+        self.functions = functions
+        self.by_name: dict[str, list[int]] = {}
+        for i, f in enumerate(functions):
+            self.by_name.setdefault(f.name, []).append(i)
+        own = [(f.body_start, f.body_end, i) for i, f in enumerate(functions) if f.file == "" and not f.macro]
+        own.sort()
+        self._own = own
+        self._starts = [s for s, _e, _i in own]
+        self._macros = sorted((f.head, f.body_end, i) for i, f in enumerate(functions) if f.file == "" and f.macro)
+
+    def at(self, pos: int) -> int | None:
+        """The index of the scanned file's function (or function-like macro) whose body holds ``pos``."""
+        k = bisect.bisect_right(self._starts, pos) - 1
+        if k >= 0:
+            s, e, i = self._own[k]
+            if s <= pos < e:
+                return i
+        for s, e, i in self._macros:
+            if s <= pos < e:
+                return i
+        return None
+
+    def callees(self, i: int) -> list[int]:
+        out = []
+        for _pos, name, _kind in self.functions[i].calls:
+            out.extend(self.by_name.get(name, ()))
+        return out

@@ -1,0 +1,231 @@
+"""Which wave each function of a translation unit is written for, decided per kernel and what it calls.
+
+CUDA code meets a 64-lane MI300X wave in one of two ways:
+
+* **logical 32-lane warps**: explicit 32s (``threadIdx.x & 31``, ``/ 32``, shuffles of width 32,
+  loops from 16).  Ported with every warp primitive kept 32 lanes wide (HIP's shuffles take a
+  width; porter's ballot fix takes the 32-lane half of the wave's ballot), it computes what it
+  computed on NVIDIA;
+* **the native wave**: widths from the built-in ``warpSize`` (and, in HIP code, ``__lane_id()``
+  or 64-bit ballots).  Ported with the shuffles at their default width it works on 64 lanes.
+
+A kernel whose code (with every function it calls) holds both breaks on MI300X whatever the port
+keeps: lanes numbered with ``% warpSize`` meet a 32-bit mask, a loop from ``warpSize / 2`` meets
+``if (lane == 31)``.  This module finds, for a place in the scanned file, the evidence of each
+kind that reaches it: in its own function, in the functions it calls (transitively), and in the
+functions that call it together with everything those call.  The predicates use it to report a
+32-lane place that native evidence reaches as an error, and to decide when a fix is safe.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import re
+from collections import deque
+
+from porter.findings import values
+from porter.findings.wave.evidence import Evidence, patterns
+from porter.findings.wave.functions import Function, FunctionIndex, link_calls, read_functions
+from porter.translate.source_index import index_source
+
+_WARPISH_WORDS = (b"warpSize", b"__lane_id", b"__AMDGCN_WAVEFRONT_SIZE", b"__ballot", b"__shfl", b"__any", b"__all",
+                  b"__activemask", b"__match_", b"lane", b"Lane", b"LANE", b"warp", b"Warp", b"WARP")
+
+
+class WaveModel:
+    """The unit's functions with the wave evidence that reaches each."""
+
+    def __init__(self, index: FunctionIndex, own: dict[int, list[Evidence]], path: str):
+        self.index = index
+        self.path = path
+        n = len(index.functions)
+        callees = [sorted(set(index.callees(i))) for i in range(n)]
+        callers: list[list[int]] = [[] for _ in range(n)]
+        for i, cs in enumerate(callees):
+            for c in cs:
+                callers[c].append(i)
+        self._callees = callees
+        self._reach: dict[str, list[Evidence | None]] = {}
+        for kind in ("native", "logical32"):
+            first = {i: ev[0] for i, ev in own.items() if ev and ev[0].kind == kind}
+            for i, ev in own.items():
+                for e in ev:
+                    if e.kind == kind and i not in first:
+                        first[i] = e
+            # down: the evidence in a function or in what it calls (spread to callers)
+            down: list[Evidence | None] = [None] * n
+            queue = deque()
+            for i, e in first.items():
+                down[i] = e
+                queue.append(i)
+            while queue:
+                i = queue.popleft()
+                for c in callers[i]:
+                    if down[c] is None:
+                        down[c] = down[i]
+                        queue.append(c)
+            # up: what a caller's down holds reaches everything it calls
+            up: list[Evidence | None] = [None] * n
+            queue = deque(i for i in range(n) if down[i] is not None)
+            for i in queue:
+                up[i] = down[i]
+            while queue:
+                i = queue.popleft()
+                for c in callees[i]:
+                    if up[c] is None:
+                        up[c] = up[i]
+                        queue.append(c)
+            self._reach[kind] = [down[i] or up[i] for i in range(n)]
+            self._reach["down:" + kind] = down
+
+    def function_at(self, pos: int) -> Function | None:
+        i = self.index.at(pos)
+        return None if i is None else self.index.functions[i]
+
+    def _at(self, kind: str, pos: int) -> Evidence | None:
+        i = self.index.at(pos)
+        return None if i is None else self._reach[kind][i]
+
+    def native_at(self, pos: int) -> Evidence | None:
+        """Native-wave evidence that reaches the function holding ``pos`` (None outside functions)."""
+        return self._at("native", pos)
+
+    def logical_at(self, pos: int) -> Evidence | None:
+        return self._at("logical32", pos)
+
+    def kernel_native(self, name: str) -> Evidence | None:
+        """Native-wave evidence in a kernel (or function) named ``name`` or in what it calls."""
+        for i in self.index.by_name.get(name, ()):
+            e = self._reach["down:native"][i]
+            if e is not None:
+                return e
+        return None
+
+    def kernel_logical(self, name: str) -> Evidence | None:
+        for i in self.index.by_name.get(name, ()):
+            e = self._reach["down:logical32"][i]
+            if e is not None:
+                return e
+        return None
+
+    def launches_in(self, pos: int) -> list[tuple[int, str]]:
+        """(position, kernel) of the launches ``k<<<`` in the function holding ``pos``."""
+        i = self.index.at(pos)
+        if i is None:
+            return []
+        return [(p, name) for p, name, kind in self.index.functions[i].calls if kind == b"<<<"]
+
+
+# ------------------------------------------------------------------------ building it
+_HEADER_CODE: dict[str, tuple[tuple[int, int], bytes | None]] = {}
+
+
+def _header_code(path: str) -> bytes | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    key = (st.st_mtime_ns, st.st_size)
+    cached = _HEADER_CODE.get(path)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    code = None
+    if st.st_size <= values.MAX_HEADER_BYTES:
+        try:
+            with open(path, "rb") as f:
+                data = f.read(values.MAX_HEADER_BYTES + 1)
+        except OSError:
+            data = None
+        if data is not None and b"\0" not in data[:4096]:
+            code = bytes(index_source(data).blanked(keep_includes=True, keep_newlines=True))
+    _HEADER_CODE[path] = (key, code)
+    return code
+
+
+def code_of(ctx) -> bytes:
+    """The scanned file's text with comments and literals blanked (cached in the context)."""
+    code = ctx.cache.get("wave.code")
+    if code is None:
+        code = ctx.cache["wave.code"] = bytes(ctx.index.blanked(keep_includes=True, keep_newlines=True))
+    return code
+
+
+def _name_patterns(unit) -> tuple[re.Pattern | None, dict[str, str], re.Pattern | None]:
+    """Names that stand for the hardware wave (defined from warpSize) and names of 32-lane warp
+    constants (values' warp roots), as patterns over code."""
+    native = sorted({n for n, defs in unit.consts.items() for c in defs if re.search(r"(?<![\w.>])warpSize\b", c.expr)
+                     and n != "warpSize"}, key=len, reverse=True)
+    logical = {n: v.root.name for n, v in unit.warp_names.items() if v.value is not None and n not in unit.counts}
+    nat = re.compile(rb"(?<![\w.>])(?:" + b"|".join(re.escape(n.encode()) for n in native) + rb")\b") if native else None
+    names = sorted(logical, key=len, reverse=True)
+    log = re.compile(rb"(?<![\w.>])(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b") if names else None
+    return nat, logical, log
+
+
+def model_of(ctx) -> WaveModel:
+    """The wave model of the scanned file's unit (cached in the context)."""
+    model = ctx.cache.get("wave.model")
+    if model is not None:
+        return model
+    code = code_of(ctx)
+    codes = {"": code}
+    functions: list[Function] = []
+    relevant = any(w in ctx.source for w in _WARPISH_WORDS)
+    if relevant:
+        functions = read_functions(code, "")
+        if ctx.file and ctx.index.includes:
+            unit = values.unit_of(ctx)
+            own_facts = unit.own
+            for shown, path, _facts in values.header_files(ctx.file, own_facts.includes if own_facts else [], ctx.path):
+                hcode = _header_code(path)
+                if hcode is None:
+                    continue
+                codes[shown] = hcode
+                functions.extend(read_functions(hcode, shown))
+        link_calls(functions, codes)
+    index = FunctionIndex(functions)
+    own: dict[int, list[Evidence]] = {}
+    if functions:
+        unit = values.unit_of(ctx)
+        nat_names, logical_names, log_names = _name_patterns(unit)
+        lines = {shown: _Lines(c) for shown, c in codes.items()}
+        for i, f in enumerate(functions):
+            if not (f.device or f.macro):
+                continue
+            c = codes[f.file]
+            found = []
+            for p in patterns():
+                m = p.regex.search(c, f.body_start, f.body_end)
+                if m is not None:
+                    found.append(_evidence(p.kind, p.what, f, m.start(), lines, ctx.path))
+            if nat_names is not None:
+                m = nat_names.search(c, f.body_start, f.body_end)
+                if m is not None:
+                    found.append(_evidence("native", f"`{m.group().decode()}` (defined from `warpSize`)", f, m.start(),
+                                           lines, ctx.path))
+            if log_names is not None:
+                m = log_names.search(c, f.body_start, f.body_end)
+                if m is not None:
+                    name = m.group().decode()
+                    found.append(_evidence("logical32", f"`{name}` (32 lanes)", f, m.start(), lines, ctx.path))
+            if found:
+                own[i] = found
+    model = WaveModel(index, own, ctx.path)
+    ctx.cache["wave.model"] = model
+    return model
+
+
+class _Lines:
+    def __init__(self, code: bytes):
+        self.code = code
+        self.starts: list[int] | None = None
+
+    def line(self, pos: int) -> int:
+        if self.starts is None:
+            self.starts = [m.end() for m in re.finditer(rb"\n", self.code)]
+        return bisect.bisect_right(self.starts, pos) + 1
+
+
+def _evidence(kind, what, f: Function, pos: int, lines: dict, path: str) -> Evidence:
+    return Evidence(kind, what, f.file or path, lines[f.file].line(pos), f.name)
