@@ -22,6 +22,12 @@
     value: (call_expression function: (identifier) @fn) @PORT023)
   (#match? @fn "^__(ballot(64)?|ballot_sync|match_any_sync|activemask)$"))
 
+; PORT023: a CUDA ballot, match or active mask assigned to a variable declared earlier (int mask; mask = __ballot_sync(...))
+(assignment_expression
+  left: (identifier) @var
+  right: (call_expression function: (identifier) @fn) @PORT023
+  (#match? @fn "^__(ballot_sync|match_any_sync|activemask)$"))
+
 ; PORT024: __popc / __ffs / __clz of a 64-bit ballot
 ((call_expression
    function: (identifier) @fn
@@ -34,6 +40,12 @@
    operator: "<<"
    right: (_) @shift) @PORT025
  (#match? @one "^1[uU]?$"))
+; PORT025: an all-ones mask shifted by the lane: -1 << lane, ~0u << lane, 0xffffffff << lane
+((binary_expression
+   left: [(unary_expression) (number_literal)] @one
+   operator: "<<"
+   right: (_) @shift) @PORT025
+ (#match? @one "^(-\\s*1|~\\s*0[uU]?|0[xX][fF]{8}[uU]?)$"))
 
 ; PORT026: a named 32-bit all-lanes mask (#define FULL_MASK 0xffffffff, const unsigned kFull = 0xffffffffu)
 ((preproc_def name: (identifier) @name value: (preproc_arg) @value) @PORT026

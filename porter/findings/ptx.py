@@ -29,6 +29,7 @@ class Idiom:
     safe: bool = True
     note: str = ""
     include: str = ""  # the CUDA header the replacement needs (the fix adds it when missing)
+    replace_native: str | None = None  # the replacement in code written for the native wave (warpSize)
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,8 @@ def tables() -> tuple[tuple[Idiom, ...], tuple[Hint, ...]]:
     for raw in doc.get("idiom", []):
         regex, names = _compile(normalise(raw["asm"]), True)
         idioms.append(Idiom(raw["asm"], regex, names, raw.get("replace"), raw.get("builder"),
-                            raw.get("safe", True), raw.get("note", ""), raw.get("include", "")))
+                            raw.get("safe", True), raw.get("note", ""), raw.get("include", ""),
+                            raw.get("replace_native")))
     hints = []
     for raw in doc.get("hint", []):
         regex, _ = _compile(normalise(raw["prefix"]), False)
@@ -208,6 +210,7 @@ class Translation:
     safe: bool
     advice: str  # what to use instead, for the message
     include: str = ""  # the CUDA header the replacement needs ("" = none beyond the runtime)
+    native: str | None = None  # the replacement where the code follows the native wave (warpSize)
 
 
 def translate_asm(template: str, outs: list[tuple[str, str]], ins: list[tuple[str, str]]) -> Translation | None:
@@ -260,7 +263,8 @@ def translate_asm(template: str, outs: list[tuple[str, str]], ins: list[tuple[st
                 return Translation(f"{values['d']} = {expr};", True, f"the bitwise expression `{expr}`")
             replacement = idiom.replace.format(**values)
             advice = f"`{replacement}`" + (f" ({idiom.note})" if idiom.note else "")
-            return Translation(replacement, idiom.safe, advice, idiom.include)
+            native = idiom.replace_native.format(**values) if idiom.replace_native else None
+            return Translation(replacement, idiom.safe, advice, idiom.include, native)
     for inst in insts:
         for hint in hints:
             if hint.regex.match(inst):

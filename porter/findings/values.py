@@ -255,8 +255,9 @@ class FileFacts:
     votes: int
     shuffle_spans: list[tuple[int, int, str | None]]  # (start, end, width argument) of every shuffle call
     wrappers: dict[str, str | None] = field(default_factory=dict)  # macro/function that shuffles -> its width argument
-    # a template with a warp-named integer parameter: name -> (parameter index, parameter name, where shown, line)
-    warp_params: dict[str, tuple[int, str, str, int]] = field(default_factory=dict)
+    # a template with an integer parameter that is a warp width (by its name or its uses) or a block size
+    # counted in waves: name -> (parameter index, parameter name, where shown, line, "width" | "block")
+    warp_params: dict[str, tuple[int, str, str, int, str]] = field(default_factory=dict)
     # names used where a warp width goes: `threadIdx.x % N`, `lane / N`, `tid & (N - 1)`, a shuffle's width
     lane_roles: frozenset[str] = frozenset()
 
@@ -326,10 +327,19 @@ def read_facts(text: str, shown: str, in_scanned_file: bool) -> FileFacts:
     if "template" in text:
         for m in _TEMPLATE_HEAD.finditer(text):
             params = [p for p, _ in _split_commas(m.group(1), 0)]
+            body = None
             for i, param in enumerate(params):
                 pm = _INT_PARAM.match(param)
-                if pm and _WARPISH.search(pm.group(1)) and not _NOT_A_WIDTH.search(pm.group(1)):
-                    warp_params.setdefault(m.group(2) or m.group(3), (i, pm.group(1), shown, line(m.start())))
+                if not pm or _NOT_A_WIDTH.search(pm.group(1)):
+                    continue
+                name = pm.group(1)
+                role = "width" if _WARPISH.search(name) else None
+                if role is None:
+                    if body is None:
+                        body = _template_body(text, m.end())
+                    role = _param_role(body, name)
+                if role is not None:
+                    warp_params.setdefault(m.group(2) or m.group(3), (i, name, shown, line(m.start()), role))
                     break
     roles = set()
     if spans or votes or "__syncwarp" in text:
@@ -341,6 +351,44 @@ def read_facts(text: str, shown: str, in_scanned_file: bool) -> FileFacts:
             if width is not None and _IDENT.match(width):
                 roles.add(width)
     return FileFacts(consts, includes, len(spans), votes, spans, wrappers, warp_params, frozenset(roles))
+
+
+def _template_body(text: str, pos: int, limit: int = 20000) -> str:
+    """The body that follows a template head at ``pos`` (to its matching brace), or ''."""
+    brace = text.find("{", pos, pos + 2000)
+    semi = text.find(";", pos, brace if brace >= 0 else pos + 2000)
+    if brace < 0 or 0 <= semi < brace and "(" not in text[pos:semi]:
+        return ""
+    depth = 0
+    end = min(len(text), brace + limit)
+    for i in range(brace, end):
+        ch = text[i]
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return text[brace:i + 1]
+    return text[brace:end]
+
+
+def _param_role(body: str, name: str) -> str | None:
+    """What an integer template parameter is to the warp code of its template: a warp width
+    (``threadIdx.x % N``, a shuffle's width, a shuffle loop from ``N / 2`` or to ``N``) or a block size
+    counted in hardware waves (``N / warpSize``)."""
+    if not body or name not in body:
+        return None
+    n = re.escape(name)
+    if _WARP_INTRINSIC.search(body) and re.search(_LANE_SOURCE + r"\s*\)?\s*(?:[%/]|&)\s*\(?\s*" + n + r"\b", body):
+        return "width"
+    if "__shfl" in body:
+        if re.search(r"__shfl\w*\s*\([^;]*,\s*" + n + r"\s*\)", body) or \
+                re.search(r"=\s*\(?\s*" + n + r"\s*(?:/\s*2|>>\s*1)\s*\)?\s*;", body) or \
+                re.search(r"for\s*\([^;]*;\s*\w+\s*<\s*" + n + r"\s*;", body):
+            return "width"
+    if re.search(r"(?<![\w.])" + n + r"\s*/\s*warpSize\b", body):
+        return "block"
+    return None
 
 
 _WARP_INTRINSIC = re.compile(r"__shfl|__ballot|__any|__all|__activemask|__match_|__syncwarp|__reduce_\w+_sync")
@@ -463,7 +511,7 @@ def _header_facts(path: str, shown: str) -> FileFacts | None:
         if facts is not None and facts.consts and facts.consts[0].file != shown:
             facts = FileFacts([Const(c.name, c.expr, shown, c.line, c.kind) for c in facts.consts], facts.includes,
                               facts.shuffles, facts.votes, facts.shuffle_spans, facts.wrappers,
-                              {k: (i, n, shown, ln) for k, (i, n, _s, ln) in facts.warp_params.items()},
+                              {k: (i, n, shown, ln, r) for k, (i, n, _s, ln, r) in facts.warp_params.items()},
                               facts.lane_roles)
         return facts
     facts = None

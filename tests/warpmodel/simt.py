@@ -26,6 +26,7 @@ flowing off a non-void function) raises ``UndefinedBehaviour``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from types import GeneratorType
 
@@ -573,6 +574,22 @@ class Warp:
         vals = self.cv((rt, rv), lt, mask)
         self.store(lt, addrs, vals, mask, node)
         return lt, vals
+
+    def e_gnu_asm_expression(self, node, mask):
+        """Inline PTX: only ``mov.u32 %0, %%laneid;`` (PTX ISA: %laneid, the lane within the warp,
+        0..31), enough to run a CUDA original that reads its lane that way.  Not HIP code."""
+        code = node.child_by_field_name("assembly_code")
+        text = re.sub(r"\s+", " ", code.text.decode().strip('"')).strip().rstrip(";").replace("%%", "%")
+        if self.p.platform != "cuda":
+            raise CompileError("inline PTX in HIP code", line_of(node))
+        if not re.fullmatch(r"mov\.[us]32 %0, ?%laneid", text):
+            raise Unsupported(f"inline asm {text!r}", line_of(node))
+        outs = node.child_by_field_name("output_operands")
+        target = outs.named_children[0].child_by_field_name("value")
+        lt, addrs = yield from self.lv(target, mask)
+        vals = self.cv((UINT, [i % 32 for i in range(self.W)]), lt, mask)
+        self.store(lt, addrs, vals, mask, node)
+        return VOID, self.NONE
 
     def e_update_expression(self, node, mask):
         op = node.child_by_field_name("operator").type

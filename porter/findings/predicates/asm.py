@@ -24,16 +24,39 @@ def inline_ptx(ctx, node, caps):
         if result is not None:
             params["advice"] = result.advice
             stmt = node.parent
-            if result.replacement and stmt is not None and stmt.type == "expression_statement" \
+            replacement, safe = result.replacement, result.safe
+            if result.native is not None:
+                replacement, safe, params["advice"] = _by_wave(ctx, node, result)
+            if replacement and stmt is not None and stmt.type == "expression_statement" \
                     and stmt.named_child_count == 1:
-                edits = [edit(stmt.start_byte, stmt.end_byte, result.replacement)]
+                edits = [edit(stmt.start_byte, stmt.end_byte, replacement)]
                 added = include_edit(ctx, result.include) if result.include else None
                 if added is not None:
                     edits.append(added)
-                the_fix = fix(f"replace the asm statement with `{result.replacement}`"
+                the_fix = fix(f"replace the asm statement with `{replacement}`"
                               + (f" (and #include <{result.include}>)" if added is not None else ""),
-                              *edits, safe=result.safe)
+                              *edits, safe=safe)
     return Hit(node.start_byte, node.end_byte, params, the_fix)
+
+
+def _by_wave(ctx, node, result):
+    """(replacement, safe, advice) of an idiom whose value depends on the wave (%laneid): CUDA's
+    32-lane value where nothing follows the native wave, the wave's where the code does."""
+    from porter.findings import wave
+    from porter.findings.predicates.warpvalues import may_mix
+
+    model = wave.model_of(ctx) if may_mix(ctx) else None
+    native = model.native_at(node.start_byte) if model is not None else None
+    if native is None:
+        return (result.replacement, result.safe,
+                f"`{result.replacement}`: the lane within the wave's 32-lane half, CUDA's %laneid (nothing here "
+                "follows the 64-lane wave)")
+    logical = model.logical_at(node.start_byte)
+    advice = f"`{result.native}`: this code follows the native wave ({native.describe()}), so lanes count 0..63"
+    if logical is not None:
+        advice += (f"; it also assumes 32 lanes ({logical.describe()}): wrong on MI300X whatever the port keeps, "
+                   "make both follow warpSize (a suggestion to review)")
+    return result.native, result.safe and logical is None, advice
 
 
 def _hip_header(name: str) -> str:

@@ -448,6 +448,7 @@ def thread_block_cluster(ctx, node, caps):
     does, advice = _api_kind(name)
     return Hit(start, end, {"what": name, "does": does, "outcome": _api_outcome(name), "advice": advice})
 
+
 # ---------------------------------------------------------------- texture / dynamic parallelism
 @node_check("PORT080")
 def texture_reference(ctx, node, caps):

@@ -256,6 +256,8 @@ _NARROW = re.compile(r"^(?:const\s+)?(?:unsigned(?:\s+int)?|int|uint32_t|int32_t
 
 @node_check("PORT023")
 def ballot_in_int(ctx, node, caps):
+    if "var" in caps:  # int mask; ... mask = __ballot_sync(...)
+        return _assigned_mask(ctx, node, ctx.text(caps["var"][0]))
     decl_type = caps.get("type", [None])[0]
     decl = node.parent.parent if node.parent is not None else None
     if decl_type is None or decl is None:
@@ -281,6 +283,40 @@ def ballot_in_int(ctx, node, caps):
                         "`__ballot` and count it with __popcll/__ffsll"},
                fix("declare it `unsigned long long` (and take HIP's 64-bit `__ballot`)",
                    edit(decl_type.start_byte, decl_type.end_byte, "unsigned long long"), safe=False))
+
+
+_DECL_OF = r"(?:^|[;{{}}(,]|\n)\s*((?:const\s+)?(?:unsigned(?:\s+int)?|int|uint32_t|int32_t|uint|unsigned\s+long(?:\s+long)?|long\s+long|uint64_t|auto))\s+(?:[A-Za-z_]\w*\s*(?:=[^,;]*)?,\s*)*{name}\s*[;,=]"
+
+
+def _assigned_mask(ctx, node, var: str):
+    """``mask = __ballot_sync(...)`` (or a match or active mask) into a 32-bit variable declared
+    earlier in the function, in code that also follows the 64-lane wave."""
+    name = function_name(ctx, node)
+    if not name.endswith("_sync") and name != "__activemask":
+        return None
+    fn = ctx.function_of(node)
+    if fn is None or not may_mix(ctx):
+        return None
+    before = ctx.source[fn.start_byte:node.start_byte]
+    found = list(re.finditer(_DECL_OF.format(name=re.escape(var)).encode(), before))
+    if not found:
+        return None
+    m = found[-1]
+    type_text = re.sub(r"\s+", " ", m.group(1).decode("utf-8", "replace")).strip()
+    if not _NARROW.match(type_text) or type_text == "unsigned long":
+        return None
+    native = wave.model_of(ctx).native_at(node.start_byte)
+    if native is None:
+        return None
+    start, end = fn.start_byte + m.start(1), fn.start_byte + m.end(1)
+    line = ctx.index.line_of(node.start_byte)
+    return Hit(start, end,  # at the declaration: its type is what must change
+               {"type": type_text, "name": name,
+                "what": "is a 32-lane mask in CUDA, but this code also follows the 64-lane wave "
+                        f"({native.describe()}), whose mask has 64 bits",
+                "note": f" (`{var}` gets it at line {line}): wrong on MI300X whatever the port keeps; keep it "
+                        "in `unsigned long long` from HIP's `__ballot` and count it with __popcll/__ffsll"},
+               fix("declare it `unsigned long long`", edit(start, end, "unsigned long long"), safe=False))
 
 
 _WIDE_DECL = r"\b(?:auto|unsigned\s+long\s+long(?:\s+int)?|uint64_t|unsigned\s+long|long\s+long|size_t)\s+{name}\s*=\s*__ballot(?:64)?\s*\("
@@ -309,7 +345,8 @@ def popc_of_ballot(ctx, node, caps):
     if logical is not None:
         note = (f"; this code also assumes 32 lanes ({logical.describe()}): if it keeps 32-lane logical warps, "
                 "count this lane's half instead: `__popc((unsigned)(__ballot(p) >> (__lane_id() & 32)))`")
-    return Hit(node.start_byte, node.end_byte, {"name": name, "wide": wide, "what": "64-bit ballot", "note": note},
+    return Hit(node.start_byte, node.end_byte, {"name": name, "wide": wide, "note": note,
+                                                "what": "takes 32 bits, so lanes 32..63 of the 64-bit ballot are lost"},
                fix(f"use `{wide}` on the 64-bit ballot (the whole wave's count)",
                    edit(fn_node.start_byte, fn_node.end_byte, wide), safe=logical is None))
 
@@ -320,7 +357,7 @@ _MASK_SOURCE = r"__(?:ballot_sync|match_any_sync|match_all_sync|activemask)\s*\(
 def _narrow_mask_count(ctx, node, arg, name, wide, fn_node):
     """``__popc(ballot)`` / ``__ffs(active & below)`` on a CUDA ballot, match or active mask (a call, or a
     variable of the function set from one) in code that also follows the 64-lane wave."""
-    if not may_mix(ctx) or not ctx.in_device_code(node):
+    if not ctx.in_device_code(node):
         return None
     text = ctx.text(arg)
     found = re.search(_MASK_SOURCE, text) is not None
@@ -335,11 +372,15 @@ def _narrow_mask_count(ctx, node, arg, name, wide, fn_node):
                 break
     if not found:
         return None
-    native = wave.model_of(ctx).native_at(node.start_byte)
-    if native is None:
-        return None
+    native = wave.model_of(ctx).native_at(node.start_byte) if may_mix(ctx) else None
+    if native is None:  # a 32-lane place, consistent while the code keeps 32-lane logical warps
+        return Hit(node.start_byte, node.end_byte,
+                   {"name": name, "wide": wide, "what": "counts a 32-lane mask (a CUDA ballot, match or active mask)",
+                    "note": " and a 64-bit mask in a wave64 rewrite; while the code keeps 32-lane logical warps the count is right: "
+                            "porter's vote fixes give each 32-lane half of the wave its own 32-bit mask"},
+                   severity="info")
     return Hit(node.start_byte, node.end_byte,
-               {"name": name, "wide": wide, "what": "wave's mask",
+               {"name": name, "wide": wide, "what": "takes 32 bits, so lanes 32..63 of the wave's mask are lost",
                 "note": f" on a 64-bit mask: this code also follows the 64-lane wave ({native.describe()}), so a 32-bit "
                         "mask and count are wrong on MI300X whatever the port keeps"},
                fix(f"use `{wide}` on a 64-bit mask (HIP's `__ballot`)", edit(fn_node.start_byte, fn_node.end_byte, wide),
@@ -378,8 +419,9 @@ def one_shift_lane(ctx, node, caps):
     one = caps["one"][0]
     if wave_wide:  # a lane of 0..63 shifted in 32 bits: undefined for half the wave, whatever the port
         return Hit(node.start_byte, node.end_byte, {"expr": compact(ctx.text(node), 40), "why": _WHY_WAVE, "note": ""},
-                   fix("shift a 64-bit one: `1ull << lane` (and keep the mask in a 64-bit integer)",
-                       edit(one.start_byte, one.end_byte, "1ull"), safe=False), severity="error")
+                   fix("shift a 64-bit value: `1ull << lane` / `~0ull << lane` (and keep the mask in a 64-bit integer)",
+                       edit(one.start_byte, one.end_byte, "1ull" if ctx.text(one).startswith("1") else "~0ull"),
+                       safe=False), severity="error")
     # a lane of 0..31 in a 32-bit mask is consistent in itself: a 32-lane place, not a broken one
     note, severity = logical_note(ctx)
     return Hit(node.start_byte, node.end_byte, {"expr": compact(ctx.text(node), 40), "why": _WHY_32, "note": note},

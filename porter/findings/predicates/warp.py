@@ -79,6 +79,19 @@ def _lane_test(ctx, node, caps, op: str, n: str):
 
 
 _LANE_SOURCE_WAVE = re.compile(r"warpSize|__lane_id")
+_WARP_NUMBER = re.compile(r"^\(?\s*(?:\w*[Ww]arp(?:_?[Ii]d|_?[Ii]dx|_?[Ii]ndex|_?[Nn]um)?|WARP_?ID|wid|w_id|warpid)\s*\)?$")
+
+
+def _warp_stride(ctx, node, caps):
+    """``warp * 32``: the first lane of warp ``warp`` counted in 32-lane warps."""
+    lhs_text = ctx.text(caps["lhs"][0]).strip()
+    if not _WARP_NUMBER.match(lhs_text) or "warpSize" in lhs_text or not ctx.in_device_code(node):
+        return None
+    if not _uses_warp_primitives(ctx):
+        return None
+    note, severity = wave_note(ctx, node.start_byte)
+    return Hit(node.start_byte, node.end_byte, {"expr": compact(ctx.text(node), 40), "kind": "warp stride",
+                                                "wave64": f"{lhs_text} * warpSize", "note": note}, severity=severity)
 
 
 def _within_field(node, parent, name) -> bool:
@@ -92,6 +105,8 @@ def lane_arithmetic(ctx, node, caps):
     n = _FLOAT_32.sub("32", ctx.text(caps["n"][0]).rstrip("uU").lower())
     if op in _COMPARISONS:
         return _lane_test(ctx, node, caps, op, n) if n in _LANE_TEST_WAVE else None
+    if op == "*":
+        return _warp_stride(ctx, node, caps)
     if (op, n) not in _ARITH:
         return None
     lhs_text = ctx.text(caps["lhs"][0])
@@ -207,15 +222,28 @@ def shared_per_warp(ctx, node, caps):
         per_warp = ctx.macro_value(size_text.rsplit("/", 1)[1]) in _THIRTY_TWO
     name = ctx.text(inner)
     if not per_warp:
-        if value not in _THIRTY_TWO:
+        # slots per warp inside the extent (2 * (1024 / 32), 32 * F): indexed by a warp or lane id
+        inside = re.search(r"/\s*32[uU]?\b|>>\s*5\b|(?<![\w.])32[uU]?\s*\*|\*\s*32[uU]?(?![\w.])", value)
+        if value not in _THIRTY_TWO and inside is None:
             return None
         fn = ctx.function_of(node)
         body = ctx.text(fn) if fn is not None else ""
         uses = re.findall(r"\b" + re.escape(name) + r"\s*\[([^\]]*)\]", body)
         if not any(_WARPISH_INDEX.search(u) for u in uses):
             return None
-    return Hit(node.start_byte, node.end_byte, {"name": name, "size": compact(size_text, 30),
-                                                "decl": compact(ctx.text(node).rstrip(";"), 50)})
+        if inside is not None and "/" not in inside.group() and ">>" not in inside.group():
+            return _shared_hit(ctx, node, name, size_text, "holds rows of 32 lanes",
+                               "with wave64 warps a row needs 64 slots (`64 * F`, a compile-time value)")
+    return _shared_hit(ctx, node, name, size_text, "holds one slot per 32-lane warp",
+                       "with wave64 warps only blockDim.x / 64 slots are used, so the array and the final reduction "
+                       "step can shrink")
+
+
+def _shared_hit(ctx, node, name, size_text, what, after):
+    note, severity = wave_note(ctx, node.start_byte)
+    return Hit(node.start_byte, node.end_byte, {"name": name, "size": compact(size_text, 30), "what": what,
+                                                "after": after, "note": note,
+                                                "decl": compact(ctx.text(node).rstrip(";"), 50)}, severity=severity)
 
 
 _HAS_32 = re.compile(r"(?<![\w.])32[uU]?(?![\w.])")
@@ -282,8 +310,8 @@ def _shared_carve_out(ctx, node, caps):
     uses = re.findall(r"\b(?:" + re.escape(base) + "|" + re.escape(ptr) + r")\s*\[([^\]]*)\]", body)
     if not any(_WARPISH_INDEX.search(u) for u in uses):
         return None
-    return Hit(node.start_byte, node.end_byte, {"name": base, "size": compact(off, 30),
-                                                "decl": compact(ctx.text(node).rstrip(";"), 50)})
+    return _shared_hit(ctx, node, base, off, "keeps one slot per 32-lane warp before it",
+                       "with wave64 warps the carve-out can start at blockDim.x / 64")
 
 
 def _reads_lane(ctx, call, var: str) -> bool:

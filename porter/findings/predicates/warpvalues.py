@@ -52,7 +52,8 @@ def may_have_warp_names(ctx) -> bool:
         hint = ctx.cache["warp_hint"] = bool(ctx.file and any(
             ctx.source[i.start_byte:i.start_byte + 1] == b'"' for i in ctx.index.includes)) or \
             (any(w in source for w in (b"arp", b"ARP", b"ane", b"ANE")) and _root_hint(source)) or \
-            (b"threadIdx" in source and _ROLE_VALUE_DEF.search(source) is not None)
+            (b"threadIdx" in source and _ROLE_VALUE_DEF.search(source) is not None) or \
+            (b"template" in source and (b"__shfl" in source or b"warpSize" in source))
     return hint
 
 
@@ -408,6 +409,23 @@ def _role_definitions(ctx, unit, names: dict) -> list:
     return out
 
 
+def _block_argument(ctx, unit, m, arg, param, where, def_line, value, parent, lines):
+    """``bscan<32>()``: a block size the template divides by ``warpSize`` that is no whole number of
+    64-lane waves (``32 / warpSize`` is 0 on MI300X)."""
+    line = ctx.index.line_of(arg.start_byte)
+    if line in lines:
+        return None
+    lines.add(line)
+    origin = f"{value} passed to `{m.group(1).decode()}`, declared at {where}:{def_line}"
+    note = (f" -- `{param} / warpSize` is {value // 64} on MI300X ({value // 32} on NVIDIA): the template counts its "
+            "waves with warpSize, so this block holds no whole wave; wrong whatever the port keeps: use a multiple "
+            "of 64 (or count in 32-lane groups)")
+    return Hit(arg.start_byte, arg.end_byte, {"name": param, "origin": origin, "kind": "template argument",
+                                              "role": "is a block size that the template divides by `warpSize`",
+                                              "expr": compact(ctx.text(parent), 50), "advice": "", "note": note},
+               severity="error")
+
+
 def _warp_template_arguments(ctx, unit, lines: set) -> list:
     """`reduce<float, 32>(v)` where reduce's template parameter at that place is `int kWarpSize`."""
     pattern = re.compile(rb"(?<![\w.])(" + b"|".join(re.escape(n.encode()) for n in sorted(unit.warp_params, key=len, reverse=True))
@@ -423,12 +441,20 @@ def _warp_template_arguments(ctx, unit, lines: set) -> list:
         arglist = parent.child_by_field_name("arguments")
         if arglist is None:
             continue
-        index, param, where, def_line = unit.warp_params[m.group(1).decode()]
+        index, param, where, def_line, role = unit.warp_params[m.group(1).decode()]
         args = [a for a in arglist.named_children if a.type != "comment"]
         if index >= len(args):
             continue
         arg = args[index]
-        if unit.value_of(ctx.text(arg)) != 32:
+        value = unit.value_of(ctx.text(arg))
+        if role == "block":
+            if value is None or value <= 0 or value % 64 == 0 or value % 32:
+                continue  # whole waves, or no warp-sized block
+            hit = _block_argument(ctx, unit, m, arg, param, where, def_line, value, parent, lines)
+            if hit is not None:
+                out.append(hit)
+            continue
+        if value != 32:
             continue
         line = ctx.index.line_of(arg.start_byte)
         if line in lines:
@@ -463,6 +489,8 @@ def launch_geometry(ctx, node, caps):
         note, severity = wave_note(ctx, node.start_byte, launch_native(ctx, node), device=False)
         return Hit(node.start_byte, node.end_byte, {"what": f"`{compact(ctx.text(node), 40)}` counts warps of 32 threads",
                                                     "note": note}, severity=severity)
+    if "product" in caps:  # int threads = 8 * 32; ... k<<<g, threads>>>
+        return _thread_count(ctx, node, caps)
     if "name" in caps:  # int threads_x = 32 on the host
         if ctx.in_device_code(node):
             return None
@@ -477,6 +505,8 @@ def launch_geometry(ctx, node, caps):
             return None
         first = items[1]
         shown = f"<<<..., {compact(ctx.text(first), 20)}>>>"
+        if _value(ctx, first) != 32:
+            return _launch_shape(ctx, node, items[0], first)
     else:
         items = [c for c in args.named_children if c.type != "comment"]
         if not items:
@@ -493,6 +523,88 @@ def launch_geometry(ctx, node, caps):
     what = (f"`{shown}` lays the block out in rows of 32 threads (threadIdx.x as the lane, threadIdx.y as the warp)"
             if rows else f"`{shown}` launches blocks of one 32-thread warp")
     note, severity = wave_note(ctx, node.start_byte, launch_native(ctx, node), device=False)
+    return Hit(node.start_byte, node.end_byte, {"what": what, "note": note}, severity=severity)
+
+
+_TIMES_32 = re.compile(r"^\s*\(?\s*(?:32[uU]?\s*\*\s*(?P<a>[^*]+?)|(?P<b>[^*]+?)\s*\*\s*32[uU]?)\s*\)?\s*$")
+_GRID_DIVISOR = re.compile(r"(?:\(\s*[^()]*?\+\s*(?P<d1>\d+)\s*(?:-\s*1\s*)?\)|[A-Za-z_][\w.]*)\s*/\s*(?P<d2>\d+)[uU]?\s*$")
+
+
+def _local_value(ctx, node, text: str) -> int | None:
+    """An integer the host code can tell: a constant of the unit, or a local `int x = <constant>;` of
+    the function before ``node``."""
+    unit = values.unit_of(ctx)
+    v = unit.value_of(text)
+    if v is not None or not re.fullmatch(r"\s*[A-Za-z_]\w*\s*", text):
+        return v
+    fn = ctx.function_of(node)
+    if fn is None:
+        return None
+    before = ctx.source[fn.start_byte:node.start_byte].decode("utf-8", "replace")
+    defs = re.findall(r"(?<![\w.])" + re.escape(text.strip()) + r"\s*=\s*([^;=][^;]*);", before)
+    return unit.value_of(defs[-1]) if defs else None
+
+
+def _launch_shape(ctx, node, grid, block):
+    """A launch ``k<<<grid, block>>>`` whose geometry counts 32-lane warps: a block built as
+    ``8 * 32`` (or ``n * 32``); a grid of ``(n + 7) / 8`` blocks of 256 threads (one 32-thread warp
+    per item); or a block that is no whole number of 64-lane waves for a kernel that divides
+    ``blockDim.x`` (or a template block size) by ``warpSize``."""
+    if ctx.in_device_code(node):
+        return None
+    block_text = ctx.text(block)
+    native = launch_native(ctx, node)
+    what = None
+    m = _TIMES_32.match(block_text)
+    threads = _local_value(ctx, node, block_text)
+    if m is not None:
+        what = (f"`<<<..., {compact(block_text, 24)}>>>` builds its blocks from 32-thread warps "
+                f"({compact(m.group('a') or m.group('b'), 16)} of them)")
+    elif threads is not None and threads % 32 == 0 and threads >= 64:
+        g = _GRID_DIVISOR.search(ctx.text(grid))
+        divisor = int(g.group("d2")) if g else None
+        if divisor and divisor * 32 == threads and (g.group("d1") is None or int(g.group("d1")) in (divisor, divisor - 1)):
+            what = (f"`<<<{compact(ctx.text(grid), 24)}, {compact(block_text, 12)}>>>` gives each item one 32-thread "
+                    f"warp ({divisor} items per block of {threads} threads)")
+    if what is None and native is not None and threads is not None and threads % 64 and _divides_by_wave(ctx, node):
+        what = (f"`<<<..., {compact(block_text, 16)}>>>` launches blocks of {threads} threads, no whole number of "
+                "64-lane waves, for a kernel that counts its waves with `warpSize`")
+    if what is None:
+        return None
+    note, severity = wave_note(ctx, node.start_byte, native, device=False)
+    return Hit(node.start_byte, node.end_byte, {"what": what, "note": note}, severity=severity)
+
+
+def _divides_by_wave(ctx, config) -> bool:
+    name = _kernel_name(ctx, config)
+    if not name:
+        return False
+    model = wave.model_of(ctx)
+    code = wave.code_of(ctx)
+    for i in model.index.by_name.get(name, ()):
+        f = model.index.functions[i]
+        if f.file == "" and re.search(rb"blockDim\s*\.\s*x\s*/\s*warpSize", code[f.body_start:f.body_end]):
+            return True
+    return False
+
+
+def _thread_count(ctx, node, caps):
+    """``int threads = 8 * 32;`` (or ``n * 32``) on the host, used by a launch of the same function."""
+    if ctx.in_device_code(node):
+        return None
+    product = ctx.text(caps["product"][0])
+    m = _TIMES_32.match(product)
+    if m is None:
+        return None
+    name = ctx.text(caps["name"][0])
+    fn = ctx.function_of(node)
+    if fn is None:
+        return None
+    after = ctx.source[node.end_byte:fn.end_byte]
+    if not re.search(rb"<<<[^;]*?(?<![\w.])" + re.escape(name.encode()) + rb"(?![\w])[^;]*?>>>", after):
+        return None
+    note, severity = wave_note(ctx, node.start_byte, launch_native(ctx, node), device=False)
+    what = f"`{compact(ctx.text(node), 40)}` counts a block's threads in 32-thread warps"
     return Hit(node.start_byte, node.end_byte, {"what": what, "note": note}, severity=severity)
 
 
