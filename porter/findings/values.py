@@ -66,6 +66,10 @@ _PER_32 = re.compile(r"/\s*32[uU]?\b|>>\s*5\b")
 _LANE_SOURCE = (r"(?:threadIdx\s*\.\s*[xyz]|(?<![\w.])(?:tid|ltid|lid|thread_?[Ii]d\w*|threadId\w*|local_?tid|\w*_tid"
                 r"|\w*[Ll]ane\w*|LANE\w*)(?![\w(]))")
 _LANE_ROLE = re.compile(_LANE_SOURCE + r"\s*\)?\s*(?:[%/]|>>|&)\s*(?:\(\s*([A-Za-z_]\w*)\s*-\s*1\s*\)|([A-Za-z_]\w*)(?![\w(]))")
+# the same, found from the operator (a regular expression that starts with the lane source is tried at
+# every identifier of the file: several times slower)
+_ROLE_OP = re.compile(r"(?:[%/]|>>|(?<!&)&(?!&))\s*(?:\(\s*([A-Za-z_]\w*)\s*-\s*1\s*\)|([A-Za-z_]\w*)(?![\w(]))")
+_LANE_BEFORE = re.compile(_LANE_SOURCE + r"\s*\)?\s*$")
 # the values a lane role gives a warp width: the width, its mask and its log2
 ROLE_VALUES = (32, 31, 5)
 MAX_HEADER_BYTES = 2_000_000
@@ -260,6 +264,7 @@ class FileFacts:
     warp_params: dict[str, tuple[int, str, str, int, str]] = field(default_factory=dict)
     # names used where a warp width goes: `threadIdx.x % N`, `lane / N`, `tid & (N - 1)`, a shuffle's width
     lane_roles: frozenset[str] = frozenset()
+    code: bytes | None = None  # a header's code (comments and literals blanked), for porter.findings.wave
 
 
 def read_facts(text: str, shown: str, in_scanned_file: bool) -> FileFacts:
@@ -343,9 +348,11 @@ def read_facts(text: str, shown: str, in_scanned_file: bool) -> FileFacts:
                     break
     roles = set()
     if spans or votes or "__syncwarp" in text:
-        for m in _LANE_ROLE.finditer(text):
+        for m in _ROLE_OP.finditer(text):
             name = m.group(1) or m.group(2)
-            if name not in roles and _near_warp_intrinsics(text, m.start()):
+            if name in roles or _LANE_BEFORE.search(text, max(0, m.start() - 48), m.start()) is None:
+                continue
+            if _near_warp_intrinsics(text, m.start()):
                 roles.add(name)
         for _s, _e, width in spans:
             if width is not None and _IDENT.match(width):
@@ -499,6 +506,16 @@ def _call_args(text: str, pos: int) -> tuple[list[str], int]:
 _HEADER_CACHE: dict[str, tuple[tuple[int, int], FileFacts | None]] = {}
 
 
+def header_code(path: str) -> bytes | None:
+    """A project header's code text (comments and literals blanked), as read for its facts."""
+    cached = _HEADER_CACHE.get(path)
+    if cached is None:
+        facts = _header_facts(path, path)
+    else:
+        facts = cached[1]
+    return facts.code if facts is not None else None
+
+
 def _header_facts(path: str, shown: str) -> FileFacts | None:
     try:
         st = os.stat(path)
@@ -512,7 +529,7 @@ def _header_facts(path: str, shown: str) -> FileFacts | None:
             facts = FileFacts([Const(c.name, c.expr, shown, c.line, c.kind) for c in facts.consts], facts.includes,
                               facts.shuffles, facts.votes, facts.shuffle_spans, facts.wrappers,
                               {k: (i, n, shown, ln, r) for k, (i, n, _s, ln, r) in facts.warp_params.items()},
-                              facts.lane_roles)
+                              facts.lane_roles, facts.code)
         return facts
     facts = None
     if st.st_size <= MAX_HEADER_BYTES and os.path.isfile(path):
@@ -522,7 +539,9 @@ def _header_facts(path: str, shown: str) -> FileFacts | None:
         except OSError:
             data = None
         if data is not None and b"\0" not in data[:4096]:
-            facts = read_facts(code_text(data), shown, False)
+            code = bytes(index_source(data).blanked(keep_includes=True, keep_newlines=True))
+            facts = read_facts(code.decode("utf-8", "replace"), shown, False)
+            facts.code = code  # the wave model reads the header's functions from it
     _HEADER_CACHE[path] = (key, facts)
     return facts
 

@@ -153,6 +153,8 @@ def _vote_plan(ctx, pos: int, name: str, full: bool, node=None) -> _Vote:
     when no native-wave quantity reaches the code; code that follows `warpSize` gets the whole
     wave's vote (safe for __any/__all; for a ballot only where its value is kept in 64 bits)."""
     template, words = VOTES[name]
+    if not may_mix(ctx):
+        return _Vote(template, words, full)
     model = wave.model_of(ctx)
     native = model.native_at(pos)
     if native is None:

@@ -255,6 +255,8 @@ def _overrun(ctx, node, name: str, size_text: str):
     and within it when ``warpSize`` is 32: an out-of-bounds write on gfx942 that CUDA never makes."""
     if b"warpSize" not in ctx.source and b"__lane_id" not in ctx.source:
         return None
+    if not _HAS_32.search(size_text) and not re.search(r"[A-Za-z_]", size_text):
+        return None
     unit = values.unit_of(ctx)
     if not _HAS_32.search(size_text) and unit.root_of(size_text) is None:
         return None

@@ -137,11 +137,18 @@ _NATIVE_WORDS = (b"warpSize", b"__lane_id", b"__AMDGCN_WAVEFRONT_SIZE", b"__ball
 
 
 def may_mix(ctx) -> bool:
-    """The unit can hold native-wave evidence (a cheap test before the wave model is built)."""
+    """The unit can hold native-wave evidence: a native word in the file or in a project header it
+    includes (a cheap test before the wave model is built)."""
     hint = ctx.cache.get("wave_hint")
     if hint is None:
-        hint = ctx.cache["wave_hint"] = any(w in ctx.source for w in _NATIVE_WORDS) or bool(
-            ctx.file and any(ctx.source[i.start_byte:i.start_byte + 1] == b'"' for i in ctx.index.includes))
+        hint = any(w in ctx.source for w in _NATIVE_WORDS)
+        if not hint and ctx.file and any(ctx.source[i.start_byte:i.start_byte + 1] == b'"' for i in ctx.index.includes):
+            unit = values.unit_of(ctx)
+            own = unit.own
+            hint = any(code is not None and any(w in code for w in _NATIVE_WORDS)
+                       for _shown, path, _facts in values.header_files(ctx.file, own.includes if own else [], ctx.path)
+                       for code in (wave.header_code(path),))
+        ctx.cache["wave_hint"] = hint
     return hint
 
 
@@ -550,27 +557,34 @@ def _launch_shape(ctx, node, grid, block):
     ``8 * 32`` (or ``n * 32``); a grid of ``(n + 7) / 8`` blocks of 256 threads (one 32-thread warp
     per item); or a block that is no whole number of 64-lane waves for a kernel that divides
     ``blockDim.x`` (or a template block size) by ``warpSize``."""
-    if ctx.in_device_code(node):
-        return None
     block_text = ctx.text(block)
-    native = launch_native(ctx, node)
+    if not (b"32" in ctx.source or may_mix(ctx)) or ctx.in_device_code(node):
+        return None
     what = None
     m = _TIMES_32.match(block_text)
-    threads = _local_value(ctx, node, block_text)
+    grid_text = ctx.text(grid)
+    threads = None
+    if m is None and ("/" in grid_text or may_mix(ctx)):
+        threads = _local_value(ctx, node, block_text)
     if m is not None:
         what = (f"`<<<..., {compact(block_text, 24)}>>>` builds its blocks from 32-thread warps "
                 f"({compact(m.group('a') or m.group('b'), 16)} of them)")
     elif threads is not None and threads % 32 == 0 and threads >= 64:
-        g = _GRID_DIVISOR.search(ctx.text(grid))
+        g = _GRID_DIVISOR.search(grid_text)
         divisor = int(g.group("d2")) if g else None
         if divisor and divisor * 32 == threads and (g.group("d1") is None or int(g.group("d1")) in (divisor, divisor - 1)):
             what = (f"`<<<{compact(ctx.text(grid), 24)}, {compact(block_text, 12)}>>>` gives each item one 32-thread "
                     f"warp ({divisor} items per block of {threads} threads)")
-    if what is None and native is not None and threads is not None and threads % 64 and _divides_by_wave(ctx, node):
-        what = (f"`<<<..., {compact(block_text, 16)}>>>` launches blocks of {threads} threads, no whole number of "
-                "64-lane waves, for a kernel that counts its waves with `warpSize`")
+    native = None
+    if what is None and threads is not None and threads % 64 and may_mix(ctx) and _divides_by_wave(ctx, node):
+        native = launch_native(ctx, node)
+        if native is not None:
+            what = (f"`<<<..., {compact(block_text, 16)}>>>` launches blocks of {threads} threads, no whole number "
+                    "of 64-lane waves, for a kernel that counts its waves with `warpSize`")
     if what is None:
         return None
+    if native is None:
+        native = launch_native(ctx, node)
     note, severity = wave_note(ctx, node.start_byte, native, device=False)
     return Hit(node.start_byte, node.end_byte, {"what": what, "note": note}, severity=severity)
 

@@ -23,14 +23,11 @@ from dataclasses import dataclass, field
 _DIRECTIVE = re.compile(rb"(?m)^[ \t]*#(?:[^\n\\]|\\\n|\\)*")
 _FN_MACRO = re.compile(rb"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)\n]*)\)")
 _NOT_NEWLINE = re.compile(rb"[^\n]")
-_QUALIFIER_TAIL = re.compile(rb"(?:\s|\bconst\b|\bnoexcept\b|\boverride\b|\bfinal\b|\bmutable\b|\bvolatile\b|&)*$")
-_NAME_BEFORE = re.compile(rb"(~?[A-Za-z_]\w*(?:\s*::\s*~?[A-Za-z_]\w*)*)\s*(?:<[^(){};]*>)?\s*$")
 _NOT_FUNCTIONS = frozenset({b"if", b"for", b"while", b"switch", b"catch", b"return", b"sizeof", b"decltype",
                             b"alignof", b"__launch_bounds__", b"__attribute__", b"__declspec", b"alignas",
                             b"static_assert", b"defined", b"do", b"else"})
 _CALL = re.compile(rb"(?<![\w.>])([A-Za-z_]\w*)\s*(<(?:[^<>;{}()]|<[^<>;{}()]*>)*>)?\s*(\(|<<<)")
 _HEAD_START = re.compile(rb"[;{}]")
-_TEMPLATE = re.compile(rb"\btemplate\s*<")
 
 
 @dataclass
@@ -45,8 +42,9 @@ class Function:
     kernel: bool
     device: bool  # __device__ or __global__ (a macro counts as both host and device)
     macro: bool = False
-    params: tuple[str, ...] = ()  # parameter names (template parameters first, marked 'template:')
+    params: tuple[str, ...] = ()  # a function-like macro's parameter names
     calls: list[tuple[int, str, bytes]] = field(default_factory=list)  # (position, callee, b'(' or b'<<<')
+    paren: int = -1  # where a function's parameter list opens
 
 
 def _blank_directives(code: bytes) -> tuple[bytearray, list[tuple[int, int]]]:
@@ -80,24 +78,60 @@ def _matching_open(code: bytes | bytearray, close: int) -> int:
     return -1
 
 
+_QUALIFIERS = frozenset({b"const", b"noexcept", b"override", b"final", b"mutable", b"volatile"})
+_SPACE = frozenset(b" \t\r\n&")
+
+
+def _skip_back(code, i: int) -> int:
+    """The position after the last character before ``i`` that is no blank (or 0)."""
+    while i > 0 and code[i - 1] in _SPACE:
+        i -= 1
+    return i
+
+
+def _word_before(code, i: int) -> tuple[int, bytes]:
+    j = i
+    while j > 0 and (chr(code[j - 1]).isalnum() or code[j - 1] == 0x5F):
+        j -= 1
+    return j, bytes(code[j:i])
+
+
 def _function_head(code: bytearray, brace: int):
-    """(name, '(' position) when the '{' at ``brace`` opens a function body, else None."""
-    m = _QUALIFIER_TAIL.search(code, max(0, brace - 200), brace)
-    end = m.start() if m else brace
+    """(name, '(' position, name start) when the '{' at ``brace`` opens a function body, else None.
+    Read backwards by hand: a regular expression anchored at the brace is tried at every start."""
+    end = _skip_back(code, brace)
+    while end > 0:  # qualifiers after the parameter list: const, noexcept, override ...
+        start, word = _word_before(code, end)
+        if word not in _QUALIFIERS:
+            break
+        end = _skip_back(code, start)
     # a trailing `noexcept(...)` or `-> type` is rare in CUDA kernels: not followed
     if end == 0 or code[end - 1] != 0x29:
         return None
     open_ = _matching_open(code, end - 1)
     if open_ <= 0:
         return None
-    nm = _NAME_BEFORE.search(code, max(0, open_ - 300), open_)
-    if nm is None:
+    i = _skip_back(code, open_)
+    if i > 0 and code[i - 1] == 0x3E:  # f<T>(...): a specialisation's template arguments
+        depth = 0
+        k = i - 1
+        while k >= max(0, i - 300):
+            if code[k] == 0x3E:
+                depth += 1
+            elif code[k] == 0x3C:
+                depth -= 1
+                if depth == 0:
+                    break
+            elif code[k] in (0x3B, 0x7B, 0x7D, 0x28, 0x29):
+                return None
+            k -= 1
+        if depth != 0:
+            return None
+        i = _skip_back(code, k)
+    start, name = _word_before(code, i)
+    if not name or name[:1].isdigit() or name in _NOT_FUNCTIONS:
         return None
-    name = nm.group(1).split(b"::")[-1].strip()
-    if name in _NOT_FUNCTIONS or name.startswith(b"~") and False:
-        return None
-    # `x(a) {` after an `=` or inside an expression is no definition
-    return name, open_, nm.start()
+    return name, open_, start
 
 
 def _params(text: bytes) -> tuple[str, ...]:
@@ -162,14 +196,10 @@ def read_functions(code: bytes, shown: str = "") -> list[Function]:
                 pass
             head_start = hm.end() if hm else max(0, name_start - 600)
             head_text = bytes(text[head_start:name_start])
-            params = _params(bytes(text[open_ + 1:_close_of(text, open_)]))
-            t = _TEMPLATE.search(head_text)
-            if t is not None:
-                close = _angle_close(head_text, t.end())
-                params = tuple("template:" + p for p in _params(head_text[t.end():close])) + params
             kernel = b"__global__" in head_text
             device = kernel or b"__device__" in head_text
-            current = Function(name.decode(), shown, head_start, pos, pos, kernel, device, False, params)
+            current = Function(name.decode(), shown, head_start, pos, pos, kernel, device, False)
+            current.paren = open_
             inside = depth
         else:
             if inside >= 0 and depth == inside and current is not None:
@@ -179,32 +209,6 @@ def read_functions(code: bytes, shown: str = "") -> list[Function]:
                 inside = -1
             depth = max(0, depth - 1)
     return _finish(functions, code)
-
-
-def _close_of(text, open_: int) -> int:
-    depth = 0
-    for i in range(open_, min(len(text), open_ + 20000)):
-        ch = text[i]
-        if ch == 0x28:
-            depth += 1
-        elif ch == 0x29:
-            depth -= 1
-            if depth == 0:
-                return i
-    return open_ + 1
-
-
-def _angle_close(text: bytes, start: int) -> int:
-    depth = 1
-    for i in range(start, len(text)):
-        ch = text[i]
-        if ch == 0x3C:
-            depth += 1
-        elif ch == 0x3E:
-            depth -= 1
-            if depth == 0:
-                return i
-    return len(text)
 
 
 def _finish(functions: list[Function], code: bytes) -> list[Function]:

@@ -20,14 +20,12 @@ functions that call it together with everything those call.  The predicates use 
 from __future__ import annotations
 
 import bisect
-import os
 import re
 from collections import deque
 
 from porter.findings import values
 from porter.findings.wave.evidence import Evidence, patterns
 from porter.findings.wave.functions import Function, FunctionIndex, link_calls, read_functions
-from porter.translate.source_index import index_source
 
 _WARPISH_WORDS = (b"warpSize", b"__lane_id", b"__AMDGCN_WAVEFRONT_SIZE", b"__ballot", b"__shfl", b"__any", b"__all",
                   b"__activemask", b"__match_", b"lane", b"Lane", b"LANE", b"warp", b"Warp", b"WARP")
@@ -118,29 +116,9 @@ class WaveModel:
 
 
 # ------------------------------------------------------------------------ building it
-_HEADER_CODE: dict[str, tuple[tuple[int, int], bytes | None]] = {}
-
-
-def _header_code(path: str) -> bytes | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    key = (st.st_mtime_ns, st.st_size)
-    cached = _HEADER_CODE.get(path)
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    code = None
-    if st.st_size <= values.MAX_HEADER_BYTES:
-        try:
-            with open(path, "rb") as f:
-                data = f.read(values.MAX_HEADER_BYTES + 1)
-        except OSError:
-            data = None
-        if data is not None and b"\0" not in data[:4096]:
-            code = bytes(index_source(data).blanked(keep_includes=True, keep_newlines=True))
-    _HEADER_CODE[path] = (key, code)
-    return code
+def header_code(path: str) -> bytes | None:
+    """A project header's code text (comments and literals blanked): read once, with its facts."""
+    return values.header_code(path)
 
 
 def code_of(ctx) -> bytes:
@@ -178,7 +156,7 @@ def model_of(ctx) -> WaveModel:
             unit = values.unit_of(ctx)
             own_facts = unit.own
             for shown, path, _facts in values.header_files(ctx.file, own_facts.includes if own_facts else [], ctx.path):
-                hcode = _header_code(path)
+                hcode = header_code(path)
                 if hcode is None:
                     continue
                 codes[shown] = hcode

@@ -48,8 +48,12 @@ def plan(ctx, pos: int, fn: str, delta: str, width: str | None, full: bool, call
     """The rewrite of a ``*_sync`` shuffle named ``fn`` at ``pos`` (its offset or source-lane
     argument's text ``delta``, its width argument's text or None) into HIP's maskless form.  With
     the call's tree node and the argument's, the offsets of an enclosing loop are followed."""
-    model = model_of(ctx)
     unit = values.unit_of(ctx)
+    if not _may_follow(ctx):  # nothing in the unit follows the wave: no model to build
+        if width is not None:
+            return Plan(width, full, f"the width `{width}` is kept")
+        return Plan("32", full, _NOTHING_NATIVE)
+    model = model_of(ctx)
     native = model.native_at(pos)
     logical = model.logical_at(pos)
     s32 = s64 = None
@@ -84,5 +88,14 @@ def plan(ctx, pos: int, fn: str, delta: str, width: str | None, full: bool, call
             return Plan(None, full, "the code follows `warpSize` (the native wave): the source lane is a lane of the "
                         "whole 64-lane wave, as it was of the whole warp")
         return Plan("32", False, "32-lane offsets in code that also follows `warpSize`", native, logical)
-    return Plan("32", full, "nothing here depends on `warpSize`, and with width 32 each 32-lane half of the wave "
-                "computes what a CUDA warp computes")
+    return Plan("32", full, _NOTHING_NATIVE)
+
+
+_NOTHING_NATIVE = ("nothing here depends on `warpSize`, and with width 32 each 32-lane half of the wave computes what "
+                   "a CUDA warp computes")
+
+
+def _may_follow(ctx) -> bool:
+    from porter.findings.predicates.warpvalues import may_mix
+
+    return may_mix(ctx)
