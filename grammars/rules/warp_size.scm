@@ -114,3 +114,10 @@
 ((assignment_expression left: (identifier) @name right: (number_literal) @n) @PORT016
  (#match? @name "^([Tt]hreads?_?[Xx]|[Bb]lock_?[Xx]|[Bb]dim_?[Xx]|[Nn]threads_?[Xx]|THREADS_X|BLOCK_X|BDIM_X)$")
  (#match? @n "^32[uU]?$"))
+
+; PORT027: a CUB warp collective whose logical warp width is left to its default (32 in CUB, the
+; hardware wave in hipCUB: 64 on gfx942): cub::WarpReduce<float>, WarpScan<int>::TempStorage
+((template_type name: (type_identifier) @name arguments: (template_argument_list) @args) @PORT027
+ (#match? @name "^Warp(Reduce|Scan|Load|Store|Exchange)$"))
+((template_function name: (identifier) @name arguments: (template_argument_list) @args) @PORT027
+ (#match? @name "^Warp(Reduce|Scan|Load|Store|Exchange)$"))

@@ -596,14 +596,15 @@ def header_files(file: str, includes: list[str], shown_path: str) -> list[tuple[
 
 
 # ------------------------------------------------------------------------ the unit
-def build_unit(own: FileFacts, headers: list[tuple[str, FileFacts]]) -> Unit:
+def build_unit(own: FileFacts, headers: list[tuple[str, FileFacts]], roles: frozenset = frozenset()) -> Unit:
+    """The unit of a file's facts and its headers'; ``roles``: lane-role names its includers use."""
     unit = Unit(headers=tuple(s for s, _ in headers))
     for _shown, facts in headers:
         for c in facts.consts:
             unit.consts.setdefault(c.name, []).append(c)
     for c in own.consts:
         unit.consts.setdefault(c.name, []).append(c)
-    unit.lane_roles = frozenset().union(own.lane_roles, *(f.lane_roles for _s, f in headers))
+    unit.lane_roles = frozenset().union(own.lane_roles, roles, *(f.lane_roles for _s, f in headers))
     for name in _may_have_root(unit.consts, unit.lane_roles):
         _value(unit, name, 0)  # the others are evaluated when asked for (Unit.lookup)
     all_facts = [f for _s, f in headers] + [own]
@@ -685,10 +686,35 @@ def unit_of(ctx) -> Unit:
         disk = ctx.file
         if disk and own.includes:
             headers = headers_of(disk, own.includes, ctx.path)
-        unit = build_unit(own, headers)
+        roles = includer_roles(disk) if disk and own.consts and disk.endswith(HEADER_SUFFIXES) else frozenset()
+        unit = build_unit(own, headers, roles)
         unit.own = own
         ctx.cache["values.unit"] = unit
     return unit
+
+
+HEADER_SUFFIXES = (".h", ".cuh", ".hpp", ".hh", ".inl", ".cuinl")
+_SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".h", ".cuh", ".hpp", ".hh")
+MAX_INCLUDERS = 64
+
+
+def includer_roles(path: str) -> frozenset:
+    """The lane-role names (``threadIdx.x % WS``) of the files beside a header that include it: a
+    header that only defines ``WS = 32`` is read as a warp width when its includers use it so."""
+    folder, name = os.path.split(os.path.abspath(path))
+    try:
+        entries = sorted(e for e in os.listdir(folder) if e.endswith(_SOURCE_SUFFIXES) and e != name)
+    except OSError:
+        return frozenset()
+    pattern = re.compile(r'#[ \t]*include[ \t]*"(?:[^"\n]*/)?' + re.escape(name) + '"')
+    roles: set[str] = set()
+    for entry in entries[:MAX_INCLUDERS]:
+        facts = _header_facts(os.path.join(folder, entry), entry)
+        if facts is None or facts.code is None or not facts.lane_roles:
+            continue
+        if pattern.search(facts.code.decode("utf-8", "replace")):
+            roles |= facts.lane_roles
+    return frozenset(roles)
 
 
 def describe(v: Value) -> str:

@@ -52,7 +52,8 @@ def may_have_warp_names(ctx) -> bool:
         hint = ctx.cache["warp_hint"] = bool(ctx.file and any(
             ctx.source[i.start_byte:i.start_byte + 1] == b'"' for i in ctx.index.includes)) or \
             (any(w in source for w in (b"arp", b"ARP", b"ane", b"ANE")) and _root_hint(source)) or \
-            (b"threadIdx" in source and _ROLE_VALUE_DEF.search(source) is not None) or \
+            ((b"threadIdx" in source or b"__shfl" in source or (ctx.file or "").endswith(values.HEADER_SUFFIXES))
+             and _ROLE_VALUE_DEF.search(source) is not None) or \
             (b"template" in source and (b"__shfl" in source or b"warpSize" in source))
     return hint
 

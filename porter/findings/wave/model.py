@@ -63,15 +63,17 @@ class WaveModel:
                     if down[c] is None:
                         down[c] = down[i]
                         queue.append(c)
-            # up: what a caller's down holds reaches everything it calls
+            # up: what a device caller's down holds reaches everything it calls (not a host function's:
+            # the kernels one host function launches do not share their lanes)
+            device = [f.device or f.macro for f in index.functions]
             up: list[Evidence | None] = [None] * n
-            queue = deque(i for i in range(n) if down[i] is not None)
+            queue = deque(i for i in range(n) if down[i] is not None and device[i])
             for i in queue:
                 up[i] = down[i]
             while queue:
                 i = queue.popleft()
                 for c in callees[i]:
-                    if up[c] is None:
+                    if up[c] is None and device[c]:
                         up[c] = up[i]
                         queue.append(c)
             self._reach[kind] = [down[i] or up[i] for i in range(n)]
