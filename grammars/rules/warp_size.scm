@@ -41,6 +41,12 @@
   body: (_) @body
   (#match? @start "^16[uU]?$")) @PORT012
 
+; PORT012: an unrolled shared-memory scan or reduction whose last step is 16 (s[i] += s[i - 16])
+((subscript_expression
+   argument: (identifier) @base
+   indices: (subscript_argument_list (binary_expression operator: ["-" "+"] right: (number_literal) @n))) @PORT012
+ (#match? @n "^16[uU]?$"))
+
 ; PORT012: an unrolled reduction whose first shuffle offset is 16
 ((call_expression
    function: (identifier) @fn

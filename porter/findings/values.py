@@ -395,6 +395,12 @@ def _param_role(body: str, name: str) -> str | None:
             return "width"
     if re.search(r"(?<![\w.])" + n + r"\s*/\s*warpSize\b", body):
         return "block"
+    if "<<<" in body:  # the block size of a launch, directly or through a variable: `dim3 blocks(N)`
+        names = {name} | set(re.findall(r"(?:dim3|int|unsigned|size_t)\s+([A-Za-z_]\w*)\s*[({=]\s*" + n + r"\s*[)};,]",
+                                        body))
+        for m in re.finditer(r"([A-Za-z_]\w*)\s*(?:<[^<>;()]*>)?\s*<<<[^;]*?,\s*([A-Za-z_]\w*)\s*(?:,[^;]*?)?>>>", body):
+            if m.group(2) in names:
+                return "launch:" + m.group(1)
     return None
 
 

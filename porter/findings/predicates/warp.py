@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 
-from porter.findings import values
+from porter.findings import values, wave
 from porter.findings.wave import offsets, ranges
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
 from porter.findings.predicates.common import args_of, compact, edit, fix, function_name
-from porter.findings.predicates.warpvalues import definition_fix, logical_note, wave_note
+from porter.findings.predicates.warpvalues import definition_fix, logical_note, may_mix, wave_note
 
 _SHUFFLE = re.compile(r"^__shfl(_up|_down|_xor)?(_sync)?$")
 _LANE_SOURCE = re.compile(r"(?:threadIdx|blockDim)\s*\.\s*[xyz]|\b(?:tid|ltid|thread_?id\w*|threadId\w*|local_?tid|lane\w*|\w*_tid|tid_\w*|\w*[Ll]ane(?:_?[Ii]d)?)\b")
@@ -162,6 +162,8 @@ def _width_is_32(ctx, fn: str, args) -> bool:
 def shuffle_loop_from_16(ctx, node, caps):
     if "fn" in caps:
         return _unrolled_16(ctx, node, caps)
+    if "base" in caps:
+        return _unrolled_shared(ctx, node, caps)
     var = ctx.text(caps["var"][0])
     body = caps["body"][0]
     edits = []
@@ -183,7 +185,42 @@ def shuffle_loop_from_16(ctx, node, caps):
         return None
     start = caps["start"][0]
     the_fix = fix("give the shuffles an explicit width of 32 (32-lane CUDA semantics)", *edits) if edits else None
-    return Hit(start.start_byte, start.end_byte, {"var": var}, the_fix)
+    note, severity = wave_note(ctx, node.start_byte)
+    if severity == "error" and the_fix is not None:
+        the_fix = fix(the_fix.description + " (a suggestion: this code also follows warpSize)", *edits, safe=False)
+    return Hit(start.start_byte, start.end_byte, {"var": var, "what": _LOOP_16, "advice": _ADVICE_16, "note": note},
+               the_fix, severity=severity)
+
+
+_LOOP_16 = "this shuffle reduction starts at offset 16, so it"
+_ADVICE_16 = ("Give the shuffles an explicit width of 32 to keep CUDA's result, or start at warpSize / 2 for a full "
+              "wave64 reduction")
+_STEPS = "1 2 4 8".split()
+
+
+def _unrolled_shared(ctx, node, caps):
+    """``s[i] = t += s[i - 16];`` ending an unrolled 1, 2, 4, 8, 16 sequence over a shared array, in code
+    that follows warpSize: a 32-lane scan or reduction where the wave has 64 lanes."""
+    base = ctx.text(caps["base"][0])
+    if not ctx.in_device_code(node) or not may_mix(ctx):
+        return None
+    fn = ctx.function_of(node)
+    if fn is None:
+        return None
+    body = ctx.text(fn)
+    b = re.escape(base)
+    if not all(re.search(b + r"\s*\[[^\]]*[-+]\s*" + k + r"\s*\]", body) for k in _STEPS):
+        return None
+    if re.search(b + r"\s*\[[^\]]*[-+]\s*32\s*\]", body):
+        return None  # the step for 64 lanes is there
+    native = wave.model_of(ctx).native_at(node.start_byte)
+    if native is None:
+        return None
+    note, severity = wave_note(ctx, node.start_byte, native)
+    return Hit(node.start_byte, node.end_byte,
+               {"var": base, "what": f"this unrolled scan or reduction over `{base}` (steps 1, 2, 4, 8, 16)",
+                "advice": "Add the step of 32 for a 64-lane wave (or guard it with `if (warpSize > 32)`)",
+                "note": note}, severity=severity)
 
 
 def _unrolled_16(ctx, node, caps):
@@ -195,10 +232,13 @@ def _unrolled_16(ctx, node, caps):
     if _width_is_32(ctx, fn, args):
         return None
     the_fix = None
+    note, severity = wave_note(ctx, node.start_byte)
     if not fn.endswith("_sync") and len(args) == 2:
         the_fix = fix("give the shuffle an explicit width of 32 (32-lane CUDA semantics)",
-                      edit(args[1].end_byte, args[1].end_byte, ", 32"))
-    return Hit(args[delta_index].start_byte, args[delta_index].end_byte, {"var": "offset"}, the_fix)
+                      edit(args[1].end_byte, args[1].end_byte, ", 32"), safe=severity != "error")
+    return Hit(args[delta_index].start_byte, args[delta_index].end_byte,
+               {"var": "offset", "what": "this unrolled shuffle reduction starts at offset 16, so it",
+                "advice": _ADVICE_16, "note": note}, the_fix, severity=severity)
 
 
 @node_check("PORT013")
@@ -255,11 +295,7 @@ def _overrun(ctx, node, name: str, size_text: str):
     and within it when ``warpSize`` is 32: an out-of-bounds write on gfx942 that CUDA never makes."""
     if b"warpSize" not in ctx.source and b"__lane_id" not in ctx.source:
         return None
-    if not _HAS_32.search(size_text) and not re.search(r"[A-Za-z_]", size_text):
-        return None
     unit = values.unit_of(ctx)
-    if not _HAS_32.search(size_text) and unit.root_of(size_text) is None:
-        return None
     extent = offsets.value_of(size_text, unit, 64)
     if extent is None or extent != offsets.value_of(size_text, unit, 32):
         return None  # sized from warpSize already

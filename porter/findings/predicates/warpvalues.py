@@ -417,19 +417,26 @@ def _role_definitions(ctx, unit, names: dict) -> list:
     return out
 
 
-def _block_argument(ctx, unit, m, arg, param, where, def_line, value, parent, lines):
-    """``bscan<32>()``: a block size the template divides by ``warpSize`` that is no whole number of
-    64-lane waves (``32 / warpSize`` is 0 on MI300X)."""
+def _block_argument(ctx, unit, m, arg, param, where, def_line, value, parent, lines, kernel=None):
+    """``bscan<32>()``: a block size the template divides by ``warpSize`` (or launches a kernel with
+    that counts its waves with ``warpSize``) that is no whole number of 64-lane waves."""
     line = ctx.index.line_of(arg.start_byte)
     if line in lines:
         return None
     lines.add(line)
     origin = f"{value} passed to `{m.group(1).decode()}`, declared at {where}:{def_line}"
-    note = (f" -- `{param} / warpSize` is {value // 64} on MI300X ({value // 32} on NVIDIA): the template counts its "
-            "waves with warpSize, so this block holds no whole wave; wrong whatever the port keeps: use a multiple "
-            "of 64 (or count in 32-lane groups)")
+    if kernel is None:
+        role = "is a block size that the template divides by `warpSize`"
+        note = (f" -- `{param} / warpSize` is {value // 64} on MI300X ({value // 32} on NVIDIA): the template counts "
+                "its waves with warpSize, so this block holds no whole wave; wrong whatever the port keeps: use a "
+                "multiple of 64 (or count in 32-lane groups)")
+    else:
+        role = f"is the block size of `{kernel}`, which counts its waves with `warpSize`,"
+        note = (f" -- a block of {value} threads holds no whole 64-lane wave on MI300X, so the kernel's last lane "
+                "of a wave and its wave count are never what it expects; wrong whatever the port keeps: use a "
+                "multiple of 64")
     return Hit(arg.start_byte, arg.end_byte, {"name": param, "origin": origin, "kind": "template argument",
-                                              "role": "is a block size that the template divides by `warpSize`",
+                                              "role": role,
                                               "expr": compact(ctx.text(parent), 50), "advice": "", "note": note},
                severity="error")
 
@@ -455,10 +462,13 @@ def _warp_template_arguments(ctx, unit, lines: set) -> list:
             continue
         arg = args[index]
         value = unit.value_of(ctx.text(arg))
-        if role == "block":
+        if role == "block" or role.startswith("launch:"):
             if value is None or value <= 0 or value % 64 == 0 or value % 32:
                 continue  # whole waves, or no warp-sized block
-            hit = _block_argument(ctx, unit, m, arg, param, where, def_line, value, parent, lines)
+            kernel = role.split(":", 1)[1] if role.startswith("launch:") else None
+            if kernel is not None and (not may_mix(ctx) or wave.model_of(ctx).kernel_native(kernel) is None):
+                continue  # the kernel launched does not count its waves with warpSize
+            hit = _block_argument(ctx, unit, m, arg, param, where, def_line, value, parent, lines, kernel)
             if hit is not None:
                 out.append(hit)
             continue

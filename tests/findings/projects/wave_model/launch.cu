@@ -29,6 +29,13 @@ __global__ void small(float* f)
     f[threadIdx.x] = reduce<32>(f[threadIdx.x]);  // expect: PORT015
 }
 
+template <int N>
+void run_rows(const float* in, float* out, int n)
+{
+    dim3 blocks(N);
+    rows<<<n, blocks>>>(in, out, n);
+}
+
 void launch(const float* in, float* out, int n, int* d, float* f)
 {
     rows<<<(n + 7) / 8, 256>>>(in, out, n);  // expect: PORT016(error)
@@ -36,4 +43,6 @@ void launch(const float* in, float* out, int n, int* d, float* f)
     block_scan<32><<<1, 32>>>(d);  // expect: PORT015(error), PORT016(error)
     block_scan<256><<<1, 256>>>(d);
     small<<<1, 64>>>(f);
+    run_rows<32>(in, out, n);  // expect: PORT015(error)
+    run_rows<128>(in, out, n);
 }

@@ -30,3 +30,18 @@ __global__ void groups(const float* in, float* out)
     const float v = __shfl_sync(0xffffffff, in[threadIdx.x], 0);
     out[threadIdx.x] = member == 0 ? v * ROWS : v;
 }
+
+// the same warp-synchronous scan with 32-lane lanes throughout: consistent, no PORT012
+__device__ int warp_scan32(int v, volatile int* s)
+{
+    int i = 2 * threadIdx.x - (threadIdx.x & 31);  // expect: PORT011
+    s[i] = 0;
+    i += 32;
+    int t = s[i] = v;
+    s[i] = t += s[i - 1];
+    s[i] = t += s[i - 2];
+    s[i] = t += s[i - 4];
+    s[i] = t += s[i - 8];
+    s[i] = t += s[i - 16];
+    return s[i - 1];
+}

@@ -48,3 +48,18 @@ __global__ void groups(const int* key, int* out)
     const int leader = __ffs(peers) - 1;  // expect: PORT024(error)
     if (lane == leader) out[key[threadIdx.x]] = __popc(peers);  // expect: PORT024(error)
 }
+
+// a warp-synchronous scan in shared memory: its steps stop at 16 (32 lanes), its lanes follow warpSize
+__device__ int warp_scan(int v, volatile int* s)
+{
+    int i = 2 * threadIdx.x - (threadIdx.x & (warpSize - 1));
+    s[i] = 0;
+    i += warpSize;
+    int t = s[i] = v;
+    s[i] = t += s[i - 1];
+    s[i] = t += s[i - 2];
+    s[i] = t += s[i - 4];
+    s[i] = t += s[i - 8];
+    s[i] = t += s[i - 16];  // expect: PORT012(error)
+    return s[i - 1];
+}
