@@ -407,6 +407,11 @@ def _param_role(body: str, name: str) -> str | None:
 _WARP_INTRINSIC = re.compile(r"__shfl|__ballot|__any|__all|__activemask|__match_|__syncwarp|__reduce_\w+_sync")
 
 
+def warpish(name: str) -> bool:
+    """The name says warp or lane (WARP_SIZE, kLaneMask): a width by its name, not only by its uses."""
+    return bool(_WARPISH.search(name))
+
+
 def _near_warp_intrinsics(text: str, pos: int) -> bool:
     """A warp intrinsic in the function around ``pos`` (from the last `}` in column 0 before it to the
     next): `threadIdx.x % TILE` in a tiling kernel is no warp width."""

@@ -342,6 +342,9 @@ def _macro_site(ctx, body, start, end, derived) -> Site | None:
     return Site("macro body", False, False, body.start_byte, ctx.text(body))
 
 
+# use sites that say nothing about lanes by themselves: reported for a constant whose name says warp or
+# lane, not for one known as a width only by its uses elsewhere (gc's WS is also the bits of a word)
+_PLAIN = frozenset({"arithmetic", "loop bound"})
 _WARP_SIZE_RULES = {"PORT010", "PORT011", "PORT012", "PORT013", "PORT014", "PORT016", "PORT072"}
 _ADVICE_COMPILE = ("; this place needs a compile-time value: 64 on gfx942 (`__AMDGCN_WAVEFRONT_SIZE` in device code), "
                    "not `warpSize`")
@@ -366,6 +369,8 @@ def named_warp_width(ctx):
         line = ctx.index.line_of(start)
         if line in lines or ctx.reported.covered(start, end, _WARP_SIZE_RULES):
             continue  # PORT013 (a __shared__ extent), PORT016 (geometry), PORT072 (a tile) say it already
+        if site.kind in _PLAIN and not values.warpish(names[name].root.name):
+            continue  # a 32 known as a width by its uses, here in plain arithmetic: bits per word, a count
         lines.add(line)
         if site.device or site.kind == "macro body":
             note, severity = wave_note(ctx, start)
