@@ -10,25 +10,16 @@
  (#match? @name "[Ww][Aa][Rr][Pp]_?([Ss][Ii][Zz][Ee]|[Ss][Zz]|[Ww][Ii][Dd][Tt][Hh]|[Ll][Aa][Nn][Ee][Ss])$")
  (#match? @value "^32[uU]?$"))
 
-; PORT011: lane / warp index arithmetic with 31, 32 or 5
+; PORT011: lane / warp index arithmetic with 31, 32 or 5 (& % >> /); a warp number times 32 (warp * 32);
+; a lane test against the last lane or the width of a 32-lane warp (lane == 31, (lane + d) > 31).
+; One pattern for all three (each pattern costs every process compile time): the predicate reads the operator.
 ((binary_expression
    left: (_) @lhs
-   operator: ["&" "%" ">>" "/"] @op
+   operator: ["&" "%" ">>" "/" "*" "==" "!=" ">" ">=" "<" "<="] @op
    right: (number_literal) @n) @PORT011
  (#match? @n "^((31|0[xX]1[fF]|32|5)[uU]?|32\\.0*[fF]?)$"))
-
-; PORT011: a warp number times 32: the first lane of a 32-lane warp (warp * 32, 32 * warp_id)
-((binary_expression left: (_) @lhs operator: "*" @op right: (number_literal) @n) @PORT011
- (#match? @n "^32[uU]?$"))
 ((binary_expression left: (number_literal) @n operator: "*" @op right: (_) @lhs) @PORT011
  (#match? @n "^32[uU]?$"))
-
-; PORT011: a lane test against the last lane or the width of a 32-lane warp (lane == 31, (lane + d) > 31)
-((binary_expression
-   left: (_) @lhs
-   operator: ["==" "!=" ">" ">=" "<" "<="] @op
-   right: (number_literal) @n) @PORT011
- (#match? @n "^(31|32)[uU]?$"))
 
 ; PORT012: a shuffle loop that starts at offset 16 (a 32-lane reduction)
 (for_statement
@@ -98,8 +89,9 @@
 ((call_expression function: (identifier) @t arguments: (argument_list . (_) @first) @args) @PORT016
  (#eq? @t "dim3")
  (#match? @first "^(32[uU]?|[A-Z_][A-Z0-9_]*|[A-Za-z_0-9]*([Ww]arp|WARP|[Ll]ane|LANE)[A-Za-z_0-9]*)$"))
-; (any launch: the predicate also looks for blocks built from 32 (<<<g, 8 * 32>>>), grids of one 32-thread
-; warp per item ((n + 7) / 8 blocks of 256) and blocks that are no whole wave for a kernel dividing by warpSize)
+; (any launch: the predicate also looks for blocks built from 32 (<<<g, 8 * 32>>>, or a variable of the host
+; function set so: int threads = 32 * n), grids of one 32-thread warp per item ((n + 7) / 8 blocks of 256)
+; and blocks that are no whole wave for a kernel dividing by warpSize)
 ((kernel_call_syntax . (_) @grid . (_) @first) @args @PORT016)
 
 ; PORT016: a warp count computed on the host with 32 lanes (threads / 32, nthreads >> 5)
@@ -109,9 +101,6 @@
    right: (number_literal) @n) @PORT016
  (#match? @n "^(32|5)[uU]?$")
  (#match? @lhs "[Tt]hread|THREAD|[Bb]lock_?[Ss]ize|BLOCK_?SIZE|[Bb]lock[Dd]im|[Bb]dim|BDIM|[Tt]pb|TPB|\\b[Nn][Tt]\\b"))
-
-; PORT016: a thread count built from 32 on the host (int threads = 8 * 32;) that a launch uses
-((init_declarator declarator: (identifier) @name value: (binary_expression operator: "*") @product) @PORT016)
 
 ; PORT016: a host-side block width of 32 under a name (int threads_x = 32; block_x = 32)
 ((init_declarator declarator: (identifier) @name value: (number_literal) @n) @PORT016

@@ -16,7 +16,7 @@ from porter.findings import wave
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
 from porter.findings.predicates.common import compact, edit, fix
-from porter.findings.predicates.warpvalues import logical_hint, may_mix
+from porter.findings.predicates.warpvalues import may_mix
 
 # the position of LOGICAL_WARP_THREADS among each template's parameters (0-based)
 _WIDTH_INDEX = {"WarpReduce": 1, "WarpScan": 1, "WarpExchange": 2, "WarpLoad": 3, "WarpStore": 3}
@@ -34,8 +34,8 @@ def default_warp_width(ctx, node, caps):
     if scope_text not in ("cub", "::cub", "hipcub", "::hipcub"):
         if scope_text or not re.search(rb"using\s+namespace\s+(?:hip)?cub\s*;", ctx.source):
             return None
-    model = wave.model_of(ctx) if may_mix(ctx) or logical_hint(ctx) else None
-    native = model.native_at(node.start_byte) if model is not None and may_mix(ctx) else None
+    model = wave.model_of(ctx) if may_mix(ctx) else None  # no model where nothing can follow the wave
+    native = model.native_at(node.start_byte) if model is not None else None
     logical = model.logical_at(node.start_byte) if model is not None else None
     if logical is None:  # a warp count or index beside it that the evidence patterns did not name
         fn = ctx.function_of(node)

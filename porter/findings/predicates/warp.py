@@ -106,7 +106,7 @@ def lane_arithmetic(ctx, node, caps):
     if op in _COMPARISONS:
         return _lane_test(ctx, node, caps, op, n) if n in _LANE_TEST_WAVE else None
     if op == "*":
-        return _warp_stride(ctx, node, caps)
+        return _warp_stride(ctx, node, caps) if n == "32" else None
     if (op, n) not in _ARITH:
         return None
     lhs_text = ctx.text(caps["lhs"][0])
@@ -295,14 +295,17 @@ def _overrun(ctx, node, name: str, size_text: str):
     and within it when ``warpSize`` is 32: an out-of-bounds write on gfx942 that CUDA never makes."""
     if b"warpSize" not in ctx.source and b"__lane_id" not in ctx.source:
         return None
+    fn = ctx.function_of(node)
+    if fn is None:
+        return None
+    if ctx.source.find(b"warpSize", fn.start_byte, fn.end_byte) < 0 and \
+            ctx.source.find(b"__lane_id", fn.start_byte, fn.end_byte) < 0:
+        return None  # nothing in this function changes with the wave's width
+    body = ctx.text(fn)
     unit = values.unit_of(ctx)
     extent = offsets.value_of(size_text, unit, 64)
     if extent is None or extent != offsets.value_of(size_text, unit, 32):
         return None  # sized from warpSize already
-    fn = ctx.function_of(node)
-    if fn is None:
-        return None
-    body = ctx.text(fn)
     for m in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*\[([^\[\]]+)\]", body):
         idx = m.group(1)
         wide = ranges.index_max(body, idx, unit, 64)

@@ -135,6 +135,10 @@ def wave_note(ctx, pos: int, native=None, device: bool = True) -> tuple[str, str
 
 
 _NATIVE_WORDS = (b"warpSize", b"__lane_id", b"__AMDGCN_WAVEFRONT_SIZE", b"__ballot", b"__popcll", b"__ffsll")
+# what can be native-wave evidence (porter/findings/wave/evidence.toml), as a pre-check: not a device
+# property read on the host (`prop.warpSize`) nor CUDA's 32-bit `__ballot_sync`
+_NATIVE_HINT = re.compile(rb"(?<![\w.>])warpSize\b|__lane_id\s*\(|__AMDGCN_WAVEFRONT_SIZE|__ballot(?:64)?\s*\(|"
+                          rb"__(?:popc|ffs|clz)ll\s*\(")
 
 
 def may_mix(ctx) -> bool:
@@ -142,13 +146,9 @@ def may_mix(ctx) -> bool:
     includes (a cheap test before the wave model is built)."""
     hint = ctx.cache.get("wave_hint")
     if hint is None:
-        hint = any(w in ctx.source for w in _NATIVE_WORDS)
+        hint = _native_hint(ctx.source)
         if not hint and ctx.file and any(ctx.source[i.start_byte:i.start_byte + 1] == b'"' for i in ctx.index.includes):
-            unit = values.unit_of(ctx)
-            own = unit.own
-            hint = any(code is not None and any(w in code for w in _NATIVE_WORDS)
-                       for _shown, path, _facts in values.header_files(ctx.file, own.includes if own else [], ctx.path)
-                       for code in (wave.header_code(path),))
+            hint = any(_header_hint(path) for _shown, path in values.unit_of(ctx).header_paths)
         ctx.cache["wave_hint"] = hint
     return hint
 
@@ -159,6 +159,54 @@ def logical_hint(ctx) -> bool:
     if hint is None:
         hint = ctx.cache["wave_logical_hint"] = bool(re.search(rb"\b(?:31|32|0[xX]1[fF]|16|5)[uU]?\b", ctx.source)) or \
             bool(ctx.file and any(ctx.source[i.start_byte:i.start_byte + 1] == b'"' for i in ctx.index.includes))
+    return hint
+
+
+def _native_hint(code: bytes) -> bool:
+    return any(w in code for w in _NATIVE_WORDS) and _NATIVE_HINT.search(code) is not None
+
+
+_HEADER_HINTS: dict[str, tuple[bytes, bool]] = {}
+
+
+def _header_hint(path: str) -> bool:
+    """``_native_hint`` of a project header's code, once per version of the header."""
+    code = wave.header_code(path)
+    if code is None:
+        return False
+    cached = _HEADER_HINTS.get(path)
+    if cached is None or cached[0] is not code:
+        cached = _HEADER_HINTS[path] = (code, _native_hint(code))
+    return cached[1]
+
+
+_WARP_WORDS = (b"__shfl", b"__ballot", b"__any", b"__all", b"__syncwarp", b"__activemask", b"__match_", b"arpSize",
+               b"__lane_id", b"warp", b"Warp", b"WARP", b"lane", b"Lane", b"LANE", b"tiled_partition")
+_HEADER_WARPY: dict[str, tuple[bytes, bool]] = {}
+
+
+def _warpy(code: bytes) -> bool:
+    return any(w in code for w in _WARP_WORDS)  # substring searches: far cheaper than one regex
+
+
+def warp_code(ctx) -> bool:
+    """The unit works with warps at all: warp intrinsics or warp/lane words in the file's code or in a
+    project header it includes.  Launch geometry is only a warp question there."""
+    hint = ctx.cache.get("warp_code")
+    if hint is None:
+        hint = _warpy(ctx.source)  # (a comment that says warp counts too: cheap)
+        if not hint and ctx.file and any(ctx.source[i.start_byte:i.start_byte + 1] == b'"' for i in ctx.index.includes):
+            for _shown, path in values.unit_of(ctx).header_paths:
+                hcode = wave.header_code(path)
+                if hcode is None:
+                    continue
+                cached = _HEADER_WARPY.get(path)
+                if cached is None or cached[0] is not hcode:
+                    cached = _HEADER_WARPY[path] = (hcode, _warpy(hcode))
+                if cached[1]:
+                    hint = True
+                    break
+        ctx.cache["warp_code"] = hint
     return hint
 
 
@@ -512,8 +560,6 @@ def launch_geometry(ctx, node, caps):
         note, severity = wave_note(ctx, node.start_byte, launch_native(ctx, node), device=False)
         return Hit(node.start_byte, node.end_byte, {"what": f"`{compact(ctx.text(node), 40)}` counts warps of 32 threads",
                                                     "note": note}, severity=severity)
-    if "product" in caps:  # int threads = 8 * 32; ... k<<<g, threads>>>
-        return _thread_count(ctx, node, caps)
     if "name" in caps:  # int threads_x = 32 on the host
         if ctx.in_device_code(node):
             return None
@@ -528,7 +574,7 @@ def launch_geometry(ctx, node, caps):
             return None
         first = items[1]
         shown = f"<<<..., {compact(ctx.text(first), 20)}>>>"
-        if _value(ctx, first) != 32:
+        if not _MAY_BE_32.match(ctx.text(first).strip()) or _value(ctx, first) != 32:
             return _launch_shape(ctx, node, items[0], first)
     else:
         items = [c for c in args.named_children if c.type != "comment"]
@@ -549,23 +595,28 @@ def launch_geometry(ctx, node, caps):
     return Hit(node.start_byte, node.end_byte, {"what": what, "note": note}, severity=severity)
 
 
-_TIMES_32 = re.compile(r"^\s*\(?\s*(?:32[uU]?\s*\*\s*(?P<a>[^*]+?)|(?P<b>[^*]+?)\s*\*\s*32[uU]?)\s*\)?\s*$")
+_TIMES_32 = re.compile(r"^\s*\(?\s*(?:32[uU]?\s*\*\s*(?P<a>[^*?:<>=]+?)|(?P<b>[^*?:<>=]+?)\s*\*\s*32[uU]?)\s*\)?\s*$")
+_ROUND_32 = re.compile(r"\+\s*31[uU]?\s*\)\s*/\s*32[uU]?\s*\*\s*32|\+\s*31[uU]?\s*\)\s*&\s*~\s*31")
 _GRID_DIVISOR = re.compile(r"(?:\(\s*[^()]*?\+\s*(?P<d1>\d+)\s*(?:-\s*1\s*)?\)|[A-Za-z_][\w.]*)\s*/\s*(?P<d2>\d+)[uU]?\s*$")
 
 
-def _local_value(ctx, node, text: str) -> int | None:
+def _local_value(ctx, node, text: str, definition=None) -> int | None:
     """An integer the host code can tell: a constant of the unit, or a local `int x = <constant>;` of
-    the function before ``node``."""
+    the function before ``node`` (``definition``: that one, when the caller found it)."""
+    text = text.strip()
+    if text.isdigit():
+        return int(text)
     unit = values.unit_of(ctx)
     v = unit.value_of(text)
-    if v is not None or not re.fullmatch(r"\s*[A-Za-z_]\w*\s*", text):
+    if v is not None or not re.fullmatch(r"[A-Za-z_]\w*", text):
         return v
-    fn = ctx.function_of(node)
-    if fn is None:
-        return None
-    before = ctx.source[fn.start_byte:node.start_byte].decode("utf-8", "replace")
-    defs = re.findall(r"(?<![\w.])" + re.escape(text.strip()) + r"\s*=\s*([^;=][^;]*);", before)
-    return unit.value_of(defs[-1]) if defs else None
+    if definition is None:
+        definition = _local_definition(ctx, node, text)
+    return unit.value_of(definition[2]) if definition is not None else None
+
+
+# a launch's block that may be a warp's 32 threads: a literal 32, a macro-style or a warp-named name
+_MAY_BE_32 = re.compile(r"^(?:32[uU]?|[A-Z_][A-Z0-9_]*|[A-Za-z_0-9]*(?:[Ww]arp|WARP|[Ll]ane|LANE)[A-Za-z_0-9]*)$")
 
 
 def _launch_shape(ctx, node, grid, block):
@@ -573,16 +624,28 @@ def _launch_shape(ctx, node, grid, block):
     ``8 * 32`` (or ``n * 32``); a grid of ``(n + 7) / 8`` blocks of 256 threads (one 32-thread warp
     per item); or a block that is no whole number of 64-lane waves for a kernel that divides
     ``blockDim.x`` (or a template block size) by ``warpSize``."""
-    block_text = ctx.text(block)
-    if not (b"32" in ctx.source or may_mix(ctx)) or ctx.in_device_code(node):
+    if not warp_code(ctx) or not (b"32" in ctx.source or may_mix(ctx)) or ctx.in_device_code(node):
         return None
+    block_text = ctx.text(block)
     what = None
     m = _TIMES_32.match(block_text)
     grid_text = ctx.text(grid)
     threads = None
+    where = None  # a variable's definition that builds the block: reported there
+    definition = None
+    if m is None and re.fullmatch(r"[A-Za-z_]\w*", block_text.strip()):
+        definition = _local_definition(ctx, node, block_text.strip())
+        if definition is not None and ("32" in definition[2] or "31" in definition[2]):
+            m = _TIMES_32.match(definition[2])
+            if m is not None or _ROUND_32.search(definition[2]) is not None:
+                where = definition
     if m is None and ("/" in grid_text or may_mix(ctx)):
-        threads = _local_value(ctx, node, block_text)
-    if m is not None:
+        threads = _local_value(ctx, node, block_text, definition)
+    if where is not None:
+        how = (f"counts a block's threads in 32-thread warps ({compact(m.group('a') or m.group('b'), 16)} of them)"
+               if m is not None else "rounds a block's threads up to whole 32-thread warps")
+        what = f"`{compact(where[3], 40)}` {how}, for the launch at line {ctx.index.line_of(node.start_byte)}"
+    elif m is not None:
         what = (f"`<<<..., {compact(block_text, 24)}>>>` builds its blocks from 32-thread warps "
                 f"({compact(m.group('a') or m.group('b'), 16)} of them)")
     elif threads is not None and threads % 32 == 0 and threads >= 64:
@@ -602,7 +665,25 @@ def _launch_shape(ctx, node, grid, block):
     if native is None:
         native = launch_native(ctx, node)
     note, severity = wave_note(ctx, node.start_byte, native, device=False)
-    return Hit(node.start_byte, node.end_byte, {"what": what, "note": note}, severity=severity)
+    start, end = (where[0], where[1]) if where is not None else (node.start_byte, node.end_byte)
+    return Hit(start, end, {"what": what, "note": note}, severity=severity)
+
+
+def _local_definition(ctx, node, name: str):
+    """(start, end, value text, statement text) of the last `name = value;` of the function before ``node``."""
+    fn = ctx.function_of(node)
+    if fn is None:
+        return None
+    pattern = re.compile(rb"(?<![\w.])" + re.escape(name.encode()) + rb"\s*=\s*([^;=][^;]*);")
+    found = None
+    for found in pattern.finditer(ctx.source, fn.start_byte, node.start_byte):
+        pass
+    if found is None:
+        return None
+    line_start = ctx.source.rfind(b"\n", 0, found.start()) + 1
+    stmt = ctx.source[line_start:found.end()].decode("utf-8", "replace").strip()
+    return line_start + (len(ctx.source[line_start:found.start()]) - len(ctx.source[line_start:found.start()].lstrip())), \
+        found.end(), found.group(1).decode("utf-8", "replace"), stmt
 
 
 def _divides_by_wave(ctx, config) -> bool:
@@ -616,26 +697,6 @@ def _divides_by_wave(ctx, config) -> bool:
         if f.file == "" and re.search(rb"blockDim\s*\.\s*x\s*/\s*warpSize", code[f.body_start:f.body_end]):
             return True
     return False
-
-
-def _thread_count(ctx, node, caps):
-    """``int threads = 8 * 32;`` (or ``n * 32``) on the host, used by a launch of the same function."""
-    if ctx.in_device_code(node):
-        return None
-    product = ctx.text(caps["product"][0])
-    m = _TIMES_32.match(product)
-    if m is None:
-        return None
-    name = ctx.text(caps["name"][0])
-    fn = ctx.function_of(node)
-    if fn is None:
-        return None
-    after = ctx.source[node.end_byte:fn.end_byte]
-    if not re.search(rb"<<<[^;]*?(?<![\w.])" + re.escape(name.encode()) + rb"(?![\w])[^;]*?>>>", after):
-        return None
-    note, severity = wave_note(ctx, node.start_byte, launch_native(ctx, node), device=False)
-    what = f"`{compact(ctx.text(node), 40)}` counts a block's threads in 32-thread warps"
-    return Hit(node.start_byte, node.end_byte, {"what": what, "note": note}, severity=severity)
 
 
 def _value(ctx, node) -> int | None:

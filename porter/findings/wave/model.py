@@ -155,9 +155,7 @@ def model_of(ctx) -> WaveModel:
     if relevant:
         functions = read_functions(code, "")
         if ctx.file and ctx.index.includes:
-            unit = values.unit_of(ctx)
-            own_facts = unit.own
-            for shown, path, _facts in values.header_files(ctx.file, own_facts.includes if own_facts else [], ctx.path):
+            for shown, path in values.unit_of(ctx).header_paths:
                 hcode = header_code(path)
                 if hcode is None:
                     continue
@@ -168,29 +166,34 @@ def model_of(ctx) -> WaveModel:
     own: dict[int, list[Evidence]] = {}
     if functions:
         unit = values.unit_of(ctx)
-        nat_names, logical_names, log_names = _name_patterns(unit)
+        nat_names, _logical_names, log_names = _name_patterns(unit)
         lines = {shown: _Lines(c) for shown, c in codes.items()}
+        searches = [(p.kind, p.regex, lambda m, w=p.what: w) for p in patterns()]
+        if nat_names is not None:
+            searches.append(("native", nat_names, lambda m: f"`{m.group().decode()}` (defined from `warpSize`)"))
+        if log_names is not None:
+            searches.append(("logical32", log_names, lambda m: f"`{m.group().decode()}` (32 lanes)"))
+        # each pattern runs once over each file's code, and its first match in each function counts
+        # (a search per function and pattern costs a regex call per pair)
+        by_file: dict[str, list[tuple[int, int, int]]] = {}
         for i, f in enumerate(functions):
-            if not (f.device or f.macro):
-                continue
-            c = codes[f.file]
-            found = []
-            for p in patterns():
-                m = p.regex.search(c, f.body_start, f.body_end)
-                if m is not None:
-                    found.append(_evidence(p.kind, p.what, f, m.start(), lines, ctx.path))
-            if nat_names is not None:
-                m = nat_names.search(c, f.body_start, f.body_end)
-                if m is not None:
-                    found.append(_evidence("native", f"`{m.group().decode()}` (defined from `warpSize`)", f, m.start(),
-                                           lines, ctx.path))
-            if log_names is not None:
-                m = log_names.search(c, f.body_start, f.body_end)
-                if m is not None:
-                    name = m.group().decode()
-                    found.append(_evidence("logical32", f"`{name}` (32 lanes)", f, m.start(), lines, ctx.path))
-            if found:
-                own[i] = found
+            if f.device or f.macro:
+                by_file.setdefault(f.file, []).append((f.body_start, f.body_end, i))
+        for shown, spans in by_file.items():
+            spans.sort()
+            starts = [s for s, _e, _i in spans]
+            c = codes[shown]
+            lo, hi = spans[0][0], max(e for _s, e, _i in spans)
+            for kind, regex, what in searches:
+                seen: set[int] = set()
+                for m in regex.finditer(c, lo, hi):
+                    k = bisect.bisect_right(starts, m.start()) - 1  # bodies do not nest (lambdas are the body's)
+                    if k < 0 or m.start() >= spans[k][1]:
+                        continue  # between functions
+                    i = spans[k][2]
+                    if i not in seen:
+                        seen.add(i)
+                        own.setdefault(i, []).append(_evidence(kind, what(m), functions[i], m.start(), lines, ctx.path))
     model = WaveModel(index, own, ctx.path)
     ctx.cache["wave.model"] = model
     return model
