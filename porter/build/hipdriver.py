@@ -17,6 +17,7 @@ import sys
 
 SOURCES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".hip", ".C")
 NO_LINK = {"-c", "-E", "-S", "-M", "-MM", "-fsyntax-only"}
+VALUED = {"-o", "-MF", "-MT", "-MQ", "-include", "-x", "-I", "-L", "-D", "-U", "-isystem", "-l"}
 
 
 def argv_for(cfg: dict, args: list[str]) -> list[str]:
@@ -30,16 +31,29 @@ def argv_for(cfg: dict, args: list[str]) -> list[str]:
     prev = ""
     for a in args:
         # a source (not the value of -o/-MF/...): compile it as HIP, as hipcc does
-        if a.endswith(SOURCES) and not a.startswith("-") and prev not in ("-o", "-MF", "-MT", "-MQ", "-include",
-                                                                         "-x", "-I", "-L"):
+        if a.endswith(SOURCES) and not a.startswith("-") and prev not in VALUED:
             out += ["-x", "hip", a, "-x", "none"]
         else:
             out.append(a)
         prev = a
-    if out[-2:] == ["-x", "none"]:  # nothing after the last source
-        del out[-2:]
+    out = _drop_idle_language(out)
     if link:
         out += cfg["link"]
+    return out
+
+
+def _drop_idle_language(argv: list[str]) -> list[str]:
+    """``-x none`` ends the HIP language for the inputs after it; with none after it (``-x hip a.cu -x none
+    -o a.o``) clang warns that it has no effect, so it goes."""
+    out = list(argv)
+    k = len(out) - 1
+    while k > 0:
+        if out[k] == "none" and out[k - 1] == "-x":
+            if any(not a.startswith("-") and out[j - 1] not in VALUED for j, a in enumerate(out[k + 1:], k + 1)):
+                break  # an input follows: this one and every earlier one are needed
+            del out[k - 1:k + 1]
+            k -= 1
+        k -= 1
     return out
 
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from porter.buildfiles.rewrite import (Context, apply_edits, arch_foreach_once, arch_set_once, cmake_insertions,
-                                       collect_edits, comment_spans, compile_arch_added, empty_genex_goes,
-                                       make_insertions, unused_rocm_path_goes)
+from porter.buildfiles.rewrite import (Context, _variables, apply_edits, arch_foreach_once, arch_set_once,
+                                       cmake_insertions, collect_edits, comment_spans, compile_arch_added,
+                                       compiler_indirection, empty_genex_goes, make_insertions, unused_nv_arch_goes,
+                                       unused_rocm_path_goes)
 from porter.buildfiles.rules import load_rules
 from porter.findings.model import Finding
 
@@ -147,13 +148,15 @@ def migrate(path: str, text: str, arch: str = "gfx942") -> Migration:
     if not kind:
         return Migration(str(path), "", text)
     ruleset = load_rules(kind)
-    ctx = Context(kind, arch, [])
+    ctx = Context(kind, arch, [], variables=_variables(text) if kind == "make" else None)
     edits = collect_edits(text, ruleset, ctx)
     if kind == "make":
         arch_ref = ruleset.settings.get("arch_ref", "{arch}").replace("{arch}", arch)
         edits = arch_foreach_once(text, edits, f"--offload-arch={arch_ref}")
+        edits = compiler_indirection(text, edits)
         edits = compile_arch_added(text, edits, ctx, arch_ref)
-        edits += make_insertions(text, ctx, ruleset)
+        edits = unused_nv_arch_goes(text, edits)
+        edits += make_insertions(text, ctx, ruleset, edits)
         edits = unused_rocm_path_goes(text, edits)
     else:
         probe = apply_edits(text, edits)

@@ -28,6 +28,7 @@ class Context:
     arch: str
     packages: list  # CMake packages the rewritten targets need, in order
     used_arch_ref: bool = False
+    variables: dict | None = None  # Make: every value each variable is given (_variables)
 
 
 # ---------------------------------------------------------------- transforms
@@ -82,8 +83,25 @@ def _min_version(m: re.Match, ctx: Context) -> str:
     return m.group(0)[:start] + CMAKE_HIP_MIN
 
 
+_NV_ARCH_VALUE = re.compile(r"^(?:sm|compute)_\w+$")
+
+
+def _nv_arch_var(m: re.Match, ctx: Context) -> str:
+    """``-arch=$(ARCH)`` where every value the Makefile gives ARCH is an NVIDIA target (``ARCH = sm_60``):
+    the AMD target instead.  Anything else (a variable porter cannot see through) stays."""
+    name = m.group(1) or m.group(2)
+    values = (ctx.variables or {}).get(name)
+    if ctx.kind != "make" or not values:
+        return m.group(0)
+    expanded = [_expand(v, ctx.variables).strip() for v in values]
+    if not all(_NV_ARCH_VALUE.match(v) for v in expanded):
+        return m.group(0)
+    ctx.used_arch_ref = True
+    return "--offload-arch=$(HIP_ARCH)"
+
+
 TRANSFORMS = {"host_flags": _host_flags, "library": _library, "cmake_target": _cmake_target,
-              "cmake_legacy_lib": _cmake_legacy_lib, "min_version": _min_version}
+              "cmake_legacy_lib": _cmake_legacy_lib, "min_version": _min_version, "nv_arch_var": _nv_arch_var}
 
 
 def _replacement(rule: Rule, m: re.Match, ctx: Context, arch_ref: str) -> str:
@@ -162,11 +180,21 @@ def _nl(text: str) -> str:
     return "\r\n" if "\r\n" in text[:4096] else "\n"
 
 
-def make_insertions(text: str, ctx: Context, ruleset: RuleSet) -> list[Edit]:
+def make_insertions(text: str, ctx: Context, ruleset: RuleSet, edits: list[Edit] | None = None) -> list[Edit]:
+    """``HIP_ARCH ?= <arch>`` where the rewrite refers to it, and ``HIPCC ?= hipcc`` where a recipe or a
+    compiler variable now says ``$(HIPCC)``, after the leading comment block (a definition in the file wins)."""
     var = ruleset.settings.get("arch_variable", "HIP_ARCH")
-    if not ctx.used_arch_ref or re.search(rf"^[ \t]*(?:override[ \t]+)?{var}[ \t]*[:?+!]?=", text, re.M):
-        return []
     nl = _nl(text)
+    block = ""
+    if ctx.used_arch_ref and not re.search(rf"^[ \t]*(?:override[ \t]+|export[ \t]+)*{var}[ \t]*[:?+!]?=", text, re.M):
+        block += f"# AMD GPU target (porter); build for another with: make {var}=gfx90a{nl}{var} ?= {ctx.arch}{nl}"
+    probe = apply_edits(text, edits or [])
+    if re.search(r"\$[({]HIPCC[)}]", probe) and \
+            not re.search(r"^[ \t]*(?:override[ \t]+|export[ \t]+)*HIPCC[ \t]*[:?+!]?=", probe, re.M):
+        block += (f"# the HIP compiler (porter): hipcc, or the front end porter build passes as HIPCC=...{nl}"
+                  f"HIPCC ?= hipcc{nl}")
+    if not block:
+        return []
     # after the leading comment block
     pos = 0
     for m in re.finditer(r"[^\n]*\n?", text):
@@ -177,8 +205,7 @@ def make_insertions(text: str, ctx: Context, ruleset: RuleSet) -> list[Edit]:
                 break
             continue
         break
-    block = f"# AMD GPU target (porter); build for another with: make {var}=gfx90a{nl}{var} ?= {ctx.arch}{nl}"
-    return [Edit(pos, pos, block, "make.arch-variable", f"{var} holds the --offload-arch target")]
+    return [Edit(pos, pos, block, "make.arch-variable", f"{var} holds the --offload-arch target; HIPCC the compiler")]
 
 
 _CALL = re.compile(r"(?is)\b(\w+)\s*\(")
@@ -473,6 +500,74 @@ def _expand(value: str, variables: dict[str, list[str]], depth: int = 0) -> str:
                                        for v in variables.get(m.group(1) or m.group(2), ())), value)
 
 
+_HIPCC_VALUE = re.compile(r"^(?:[\w./$(){}-]*/)?hipcc$")
+_RECIPE_HEAD = re.compile(r"\t[ \t]*[@+-]*[ \t]*")
+
+
+def compiler_indirection(text: str, edits: list[Edit]) -> list[Edit]:
+    """The HIP compiler is named once: a compiler variable set to nvcc (``CC = nvcc``, now hipcc) and a
+    recipe that runs nvcc by name say ``$(HIPCC)``, which ``HIPCC ?= hipcc`` defines (make_insertions).
+    porter build then passes ``HIPCC=`` its clang front end for a target the installed hipcc lacks
+    (gfx942 with ROCm 5.2), and a user's ``make`` still runs hipcc.  HIPCC's own definition stays."""
+    out = list(edits)
+    comments = comment_spans(text)
+    for a, b in _logical_lines(text):
+        if _in_spans(a, comments):
+            continue
+        line = text[a:b]
+        if line.startswith("\t"):
+            head = _RECIPE_HEAD.match(line)
+            m = re.match(r"(?:[\w./$(){}-]*/)?(?:hipcc|nvcc)(?![\w.-])", line[head.end():]) if head else None
+            if m is None:
+                continue
+            s, e = a + head.end(), a + head.end() + m.end()
+            if edited(text, out, s, e) != "hipcc":
+                continue
+        else:
+            m = _ASSIGN.match(line)
+            if m is None or m.group(1) in ("HIPCC", "NVCC"):
+                continue
+            value_start = a + m.start(3) + (len(m.group(3)) - len(m.group(3).lstrip()))
+            value_end = a + m.end(3) - (len(m.group(3)) - len(m.group(3).rstrip()))
+            comment = text.find("#", value_start, value_end)
+            if comment >= 0:
+                value_end = comment
+                while value_end > value_start and text[value_end - 1] in " \t":
+                    value_end -= 1
+            if value_end <= value_start or not _HIPCC_VALUE.match(edited(text, out, value_start, value_end)):
+                continue
+            s, e = value_start, value_end
+        out = [x for x in out if not (s <= x.start and x.end <= e)]
+        out.append(Edit(s, e, "$(HIPCC)", "make.hipcc-variable",
+                        "the compiler is $(HIPCC): hipcc by default, porter's clang front end for a target the "
+                        "installed hipcc does not know"))
+    return sorted(out, key=lambda x: (x.start, x.end))
+
+
+def unused_nv_arch_goes(text: str, edits: list[Edit]) -> list[Edit]:
+    """A variable that only ever held an NVIDIA target (``ARCH = sm_60``), that the original referred to and
+    that nothing refers to once its ``-arch=$(ARCH)`` became ``--offload-arch=$(HIP_ARCH)``, goes, line and
+    all.  (One only set, never read here, may be read by an included file or the command line: it stays.)"""
+    variables = _variables(text)
+    output = apply_edits(text, edits)
+    out = list(edits)
+    for name, values in variables.items():
+        if not values or not all(_NV_ARCH_VALUE.match(_expand(v, variables).strip()) for v in values):
+            continue
+        ref = re.compile(r"\$[({]" + re.escape(name) + r"[)}]")
+        if ref.search(output) or not ref.search(text):
+            continue
+        for a, b in _logical_lines(text):
+            m = _ASSIGN.match(text[a:b])
+            if m is None or m.group(1) != name or text.startswith("\t", a):
+                continue
+            end = b + 1 if b < len(text) else b
+            if any(a <= x.start < end or a < x.end <= end for x in out):
+                continue
+            out.append(Edit(a, end, "", "make.unused-nv-arch", f"{name} held an NVIDIA target; nothing uses it now"))
+    return sorted(out, key=lambda x: (x.start, x.end))
+
+
 def compile_arch_added(text: str, edits: list[Edit], ctx: Context, arch_ref: str) -> list[Edit]:
     """A recipe that compiles with hipcc and names no AMD target builds for the build machine's
     GPU, or for a fallback when it has none (ROCm 5.2's hipcc: gfx803, after a Python traceback
@@ -486,6 +581,7 @@ def compile_arch_added(text: str, edits: list[Edit], ctx: Context, arch_ref: str
     comments = comment_spans(text)
     probe = apply_edits(text, edits)
     variables = _variables(probe)
+    variables.setdefault("HIPCC", ["hipcc"])  # HIPCC ?= hipcc comes with the insertions
     out = list(edits)
     prereqs = ""
     for a, b in _logical_lines(text):

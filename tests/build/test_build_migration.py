@@ -238,7 +238,8 @@ def test_make_compile_with_no_arch_gets_the_target():
     assert "\t$(HIPCC) $^ -o $@\n" in out
     assert "\t$(HIPCC) --offload-arch=$(HIP_ARCH) $(FLAGS) -c $< -o $@\n" in out
     assert "\t@$(HIPCC) $(FLAGS) $(DEV) -c $< -o $@\n" in out and "DEV := --offload-arch=$(HIP_ARCH)\n" in out
-    assert "\thipcc --offload-arch=$(HIP_ARCH) -O2 -o one one.cu && ./one\n" in out
+    # nvcc called by name runs $(HIPCC) too: one compiler, hipcc unless porter build passes its clang front end
+    assert "\t$(HIPCC) --offload-arch=$(HIP_ARCH) -O2 -o one one.cu && ./one\n" in out
     (change,) = [c for c in m.changes if "make.compile-arch" in c.rules and c.line == 7]
     assert change.old == "\t$(NVCC) $(FLAGS) -c $< -o $@" and "build machine" in change.why
     assert migrate("Makefile", out, arch="gfx90a").output == out
@@ -248,7 +249,7 @@ def test_make_link_of_substituted_objects_gets_no_target():
     """$(SRCS:.cu=.o) names the objects: linking them compiles nothing, so nothing is added."""
     text = "SRCS := a.cu b.cu\nOBJS := $(SRCS:.cu=.o)\napp: $(OBJS)\n\tnvcc -o $@ $(OBJS)\n"
     out = migrate("Makefile", text).output
-    assert "\thipcc -o $@ $(OBJS)\n" in out and "--offload-arch" not in out
+    assert "\t$(HIPCC) -o $@ $(OBJS)\n" in out and "--offload-arch" not in out and "HIPCC ?= hipcc\n" in out
 
 
 def test_make_compile_arch_left_alone_when_flags_come_from_elsewhere():
@@ -258,4 +259,27 @@ def test_make_compile_arch_left_alone_when_flags_come_from_elsewhere():
     branches = ("ifeq ($(DEBUG),1)\nNVFLAGS := -G\nelse\nNVFLAGS := -arch=sm_90\nendif\n"
                 "app: k.cu\n\tnvcc $(NVFLAGS) -o app k.cu\n")
     out = migrate("Makefile", branches).output
-    assert "\thipcc $(NVFLAGS) -o app k.cu\n" in out and out.count("--offload-arch") == 1
+    assert "\t$(HIPCC) $(NVFLAGS) -o app k.cu\n" in out and out.count("--offload-arch") == 1
+
+
+def test_make_compiler_variable_set_to_nvcc_becomes_hipcc_through_a_variable():
+    """The benchmark-suite shape: `CC = nvcc` and `-arch=$(ARCH)` with `ARCH = sm_60`.  The compiler
+    becomes $(HIPCC) (hipcc unless `make HIPCC=...`: porter build passes its clang front end for a
+    target the installed hipcc lacks) and the NVIDIA target the AMD one, through HIP_ARCH."""
+    text = ("CC        = nvcc\nARCH      = sm_60\nCFLAGS := -std=c++14 -Xcompiler -Wall -arch=$(ARCH)\n"
+            "main: main.o\n\t$(CC) $(CFLAGS) main.o -o $@\n%.o: %.cu Makefile\n\t$(CC) $(CFLAGS) -c $< -o $@\n")
+    m = migrate("Makefile", text)
+    out = m.output
+    assert "CC        = $(HIPCC)\n" in out and "HIPCC ?= hipcc\n" in out and "HIP_ARCH ?= gfx942\n" in out
+    assert "CFLAGS := -std=c++14 -Wall --offload-arch=$(HIP_ARCH)\n" in out
+    assert "sm_60" not in out and "ARCH      =" not in out  # the NVIDIA target variable goes with its last use
+    assert "\t$(CC) $(CFLAGS) -c $< -o $@\n" in out  # the target comes through CFLAGS: nothing added
+    assert not [f for f in m.findings if f.rule == "PORT140"]
+    assert migrate("Makefile", out).output == out
+
+
+def test_make_arch_variable_of_another_kind_stays():
+    """-arch=$(ARCH) where ARCH is not an NVIDIA target (set elsewhere, or a host arch) is left alone."""
+    text = "ARCH ?= native\napp: a.cpp\n\tg++ -march=$(ARCH) -o app a.cpp\nk: k.cu\n\tnvcc -arch=$(GPU) -c k.cu\n"
+    out = migrate("Makefile", text).output
+    assert "ARCH ?= native\n" in out and "-arch=$(GPU)" in out
