@@ -68,7 +68,9 @@ class MacroBody:
 IDENTIFIER = re.compile(rb"(?<![A-Za-z0-9_$])[A-Za-z_][A-Za-z0-9_]*")
 # found by text, not by the tree, so that includes next to a syntax error are still seen
 _INCLUDE = re.compile(rb'#[ \t]*include[ \t]*(<[^>\n]*>|"[^"\n]*")')
-CONDITIONAL_LINE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b[^\n]*", re.M)
+# (a UTF-8 byte order mark may stand before a directive on the first line)
+CONDITIONAL_LINE = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b[^\n]*",
+                              re.M)
 # an identifier between two string literals: a macro pasted into a concatenation ("%" PRIu64 "\n")
 _PASTED = re.compile(rb"[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*\Z")
 _NOT_NEWLINE = re.compile(rb"[^\n]")
@@ -263,10 +265,16 @@ class SourceIndex:
         code = self.blanked()
         if self._unbalanced is None:  # (looks_broken's, while the blanked copy is at hand)
             self._unbalanced = _unbalanced(code)
+        # brackets are counted as the preprocessor would see one configuration: the first branch of
+        # each conditional (`#ifdef X` / `void f() {` / `#else` / `void f(int) {` / `#endif` opens one
+        # brace, not two); counting every branch would leave the file unbalanced, and uncut, from there on
+        for a, b in _alternative_branches(self.conditionals):
+            code[a:b] = b" " * (b - a)
         depth_at: list[tuple[int, int]] = []  # (directive start, conditional depth after it)
         depth = 0
         for c in self.conditionals:
             depth += 1 if c.keyword in ("if", "ifdef", "ifndef") else -1 if c.keyword == "endif" else 0
+            depth = max(depth, 0)  # an #endif with no #if (the rest of a file cut elsewhere) closes nothing
             depth_at.append((c.start_byte, depth))
         cond_starts = [p for p, _ in depth_at]
         regions: list[tuple[int, int]] = []
@@ -457,6 +465,32 @@ def distinct_identifiers(source: bytes) -> frozenset[bytes]:
         words.update(IDENTIFIER.findall(source, pos, stop))
         pos = stop
     return frozenset(words)
+
+
+def _alternative_branches(conditionals: list[Conditional]) -> list[tuple[int, int]]:
+    """The byte spans of the branches after the first of each conditional (``#elif`` / ``#else`` up to
+    its ``#endif``), outermost only, in order; an unterminated conditional's alternatives run to the end."""
+    spans: list[tuple[int, int]] = []
+    stack: list[int | None] = []  # per open conditional: where its first alternative starts (None: none yet)
+    for c in conditionals:
+        if c.keyword in ("if", "ifdef", "ifndef"):
+            stack.append(None)
+        elif c.keyword == "endif":
+            if not stack:
+                continue
+            alt = stack.pop()
+            if alt is not None and not any(a is not None for a in stack):
+                spans.append((alt, c.start_byte))  # (an alternative inside an alternative is in this one)
+        elif stack and stack[-1] is None:  # elif / else: the first alternative of the innermost conditional
+            stack[-1] = c.start_byte
+    if stack and stack[0] is not None:
+        spans.append((stack[0], 1 << 62))
+    else:
+        for alt in stack:
+            if alt is not None:
+                spans.append((alt, 1 << 62))
+                break
+    return spans
 
 
 def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
