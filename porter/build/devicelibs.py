@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from porter import proc
-from porter.cachedir import cache_root
+from porter.cachedir import cache_root, private_dir
 
 # upstream ROCm-Device-Libs' value of __oclc_ISA_version for the targets ROCm 5.2 lacks
 ISA_VERSIONS = {"gfx942": 9402, "gfx950": 9500}
@@ -133,7 +133,11 @@ def _assemble(clang: str, text: str, dest: Path) -> str:
         if not r.ok or not os.path.isfile(tmp_bc):
             why = r.error or ("timed out" if r.timed_out else (r.stderr.strip().splitlines() or ["no output"])[-1])
             return f"{os.path.basename(argv[0])} could not assemble {dest.name}: {why[:200]}"
+        digest = hashlib.sha256(Path(tmp_bc).read_bytes()).hexdigest()
         os.replace(tmp_bc, dest)
+        tmp_sum = _digest_file(dest).with_name(f".{dest.name}.{os.getpid()}.sha256")
+        tmp_sum.write_text(digest + "\n")
+        os.replace(tmp_sum, _digest_file(dest))
         return ""
     finally:
         for p in (ll, tmp_bc):
@@ -168,8 +172,10 @@ def prepare(src_dir: str, clang: str, archs=tuple(ISA_VERSIONS)) -> Prepared:
     if not need:  # the shipped folder already has everything
         return Prepared(src_dir, sorted(shipped, key=lambda a: (len(a), a)))
     folder = folder_for(src_dir, clang)
+    why = private_dir(folder, upto=cache_root())
+    if why:  # clang links what is in it: a folder another user can write is not used
+        return Prepared(None, problem=f"the device-library folder is not safe to use: {why}")
     try:
-        folder.mkdir(parents=True, exist_ok=True)
         _link_shipped(src_dir, folder)
     except OSError as exc:
         return Prepared(None, problem=f"cannot make the device-library folder {folder}: {exc.strerror or exc}")
@@ -177,7 +183,7 @@ def prepare(src_dir: str, clang: str, archs=tuple(ISA_VERSIONS)) -> Prepared:
     layout = None
     for arch in need:
         dest = folder / isa_file_name(arch)
-        if not dest.is_file() or dest.stat().st_size == 0:
+        if not _intact(dest):  # missing, empty, or not the bytes porter wrote (damaged): made again
             if layout is None:
                 layout = _datalayout(clang)
             why = _assemble(clang, isa_module_text(arch, layout), dest)
@@ -186,6 +192,19 @@ def prepare(src_dir: str, clang: str, archs=tuple(ISA_VERSIONS)) -> Prepared:
                 continue
         generated.append(dest.name)
     return Prepared(str(folder), isa_archs(str(folder)), generated, "; ".join(problems))
+
+
+def _digest_file(dest: Path) -> Path:
+    return dest.with_name(dest.name + ".sha256")
+
+
+def _intact(dest: Path) -> bool:
+    """``dest`` is the file porter assembled: its SHA-256 is the one written beside it then."""
+    try:
+        data = dest.read_bytes()
+        return bool(data) and _digest_file(dest).read_text().strip() == hashlib.sha256(data).hexdigest()
+    except OSError:
+        return False
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,7 +7,10 @@ hashes what the tables are made from and the code that reads them: the interpret
 (``marshal``'s format is its own), ``Entry``'s fields, and the name, size and modification time of
 each data file and of the loader (what Python's own bytecode cache checks).  A changed file gives
 another key, so a stale copy is never read; a file that cannot be read, written or decoded is
-ignored and the database is built from the data files, as without a cache.
+ignored and the database is built from the data files, as without a cache.  The tables are kept with
+their SHA-256 (a damaged copy is built again, never used), and only in a folder that is the user's own
+and writable by nobody else (porter.cachedir.untrusted): a copy planted in a shared folder would decide
+every port.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-FORMAT = 1  # bump when the layout written below changes
+from porter.cachedir import private_dir, untrusted
+
+FORMAT = 2  # bump when the layout written below changes (2: the tables' bytes with their SHA-256)
 KEEP = 4  # copies kept in the folder, the current one included
 
 
@@ -33,9 +38,17 @@ def key(files: list[Path], fields: tuple[str, ...]) -> str:
 
 
 def read(folder: Path, name: str, width: int) -> tuple[list[tuple], list[tuple], list[tuple]] | None:
-    """The (identifier, header, namespace) rows saved under ``name``, or None when there is no usable copy."""
+    """The (identifier, header, namespace) rows saved under ``name``, or None when there is no usable copy:
+    none, in a folder another user could write (porter.cachedir.untrusted), damaged (the SHA-256 kept
+    with the tables differs: one flipped bit is a wrong port, not a crash), or of another shape."""
+    if untrusted(folder):
+        return None
     try:
-        doc = marshal.loads((folder / f"{name}.marshal").read_bytes())  # marshal.load(file) reads it piecemeal, 6x slower
+        outer = marshal.loads((folder / f"{name}.marshal").read_bytes())  # marshal.load(file) reads it piecemeal, 6x slower
+        if not (isinstance(outer, tuple) and len(outer) == 2 and isinstance(outer[0], bytes)
+                and isinstance(outer[1], bytes) and hashlib.sha256(outer[1]).digest() == outer[0]):
+            return None
+        doc = marshal.loads(outer[1])
     except (OSError, EOFError, ValueError, TypeError):
         return None
     if not (isinstance(doc, tuple) and len(doc) == 3 and all(isinstance(t, list) for t in doc)):
@@ -47,12 +60,14 @@ def read(folder: Path, name: str, width: int) -> tuple[list[tuple], list[tuple],
 
 def write(folder: Path, name: str, tables: tuple[list[tuple], list[tuple], list[tuple]]) -> None:
     """Save the rows under ``name`` (atomically) and remove older copies; any failure is ignored."""
+    if private_dir(folder):
+        return  # not ours alone: nothing is written there (and nothing is read: read())
     try:
-        folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".marshal")
         try:
+            payload = marshal.dumps(tables)
             with os.fdopen(fd, "wb") as f:
-                f.write(marshal.dumps(tables))
+                f.write(marshal.dumps((hashlib.sha256(payload).digest(), payload)))
             os.replace(tmp, folder / f"{name}.marshal")
         except BaseException:
             os.unlink(tmp)

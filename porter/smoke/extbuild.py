@@ -24,6 +24,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from porter.cachedir import private_dir
 from porter.smoke.options import SmokeError
 from porter.smoke.setupread import ExtensionSpec
 
@@ -224,6 +225,9 @@ def build(spec: ExtensionSpec, root: str | Path, *, torch, cache: str | Path | N
     root = Path(root)
     spec = for_torch(spec, root, torch)
     cache = Path(cache) if cache else default_cache()
+    why = private_dir(cache)
+    if why:  # the built module is imported, so it runs: a folder another user can write is refused
+        raise SmokeError(f"the extension build cache is not safe to use: {why} (choose another with --build-cache)")
     try:
         folder = prepare(spec, root, cache, torch.__version__)
     except OSError as exc:

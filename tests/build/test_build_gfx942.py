@@ -67,8 +67,9 @@ def test_driver_compiles_sources_as_hip_and_links_the_runtime():
     cfg = {"clang": "/usr/bin/clang++-19", "flags": ["--rocm-path=/usr", "--rocm-device-lib-path=/c/dl"],
            "link": ["-L/usr/lib", "-lamdhip64"]}
     compile_ = hipdriver.argv_for(cfg, ["-O3", "--offload-arch=gfx942", "-c", "k.cu", "-o", "k.o"])
+    # (no `-x none` after the last source when no input file follows: clang would warn it has no effect)
     assert compile_ == ["/usr/bin/clang++-19", "--rocm-path=/usr", "--rocm-device-lib-path=/c/dl", "-O3",
-                        "--offload-arch=gfx942", "-c", "-x", "hip", "k.cu", "-x", "none", "-o", "k.o"]
+                        "--offload-arch=gfx942", "-c", "-x", "hip", "k.cu", "-o", "k.o"]
     link = hipdriver.argv_for(cfg, ["--offload-arch=gfx942", "-o", "app", "main.o", "k.o"])
     assert link[:2] == ["/usr/bin/clang++-19", "--hip-link"] and link[-2:] == ["-L/usr/lib", "-lamdhip64"]
     assert "-x" not in link
@@ -114,6 +115,40 @@ def test_device_library_folder_is_made_in_porters_cache_and_reused(need_hipcc, n
     stamp = (folder / "oclc_isa_version_942.bc").stat().st_mtime_ns
     again = devicelibs.prepare(src, shutil.which("clang++-19"))
     assert again.folder == got.folder and (folder / "oclc_isa_version_942.bc").stat().st_mtime_ns == stamp
+
+
+def test_a_damaged_device_library_is_made_again(need_hipcc, need_clang19, tmp_path, monkeypatch):
+    """A damaged generated file would fail every gfx942 build with "1 error generated": it is checked
+    against the SHA-256 written when it was made, and made again."""
+    monkeypatch.setenv("PORTER_CACHE_DIR", str(tmp_path / "cache"))
+    src = devicelibs.find_bitcode_dir("/usr")
+    got = devicelibs.prepare(src, shutil.which("clang++-19"))
+    bc = Path(got.folder) / "oclc_isa_version_942.bc"
+    good = bc.read_bytes()
+    for damage in (good[: len(good) // 2], good[:-1] + bytes([good[-1] ^ 1]), b""):
+        bc.write_bytes(damage)
+        again = devicelibs.prepare(src, shutil.which("clang++-19"))
+        assert again.problem == "" and bc.read_bytes() != damage
+        ir = subprocess.run(["llvm-dis-19", str(bc), "-o", "-"], capture_output=True, text=True, check=True,
+                            timeout=60).stdout
+        assert "constant i32 9402" in ir
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="chown to another uid needs root")
+def test_a_device_library_folder_another_user_can_write_is_not_used(need_hipcc, need_clang19, tmp_path, monkeypatch):
+    """clang links what the folder holds: a shared or foreign cache folder is refused in one line."""
+    cache_dir = tmp_path / "cache"
+    monkeypatch.setenv("PORTER_CACHE_DIR", str(cache_dir))
+    src = devicelibs.find_bitcode_dir("/usr")
+    for mode, owner in ((0o777, 0), (0o755, 65534)):
+        cache_dir.mkdir(exist_ok=True)
+        os.chown(cache_dir, owner, owner)
+        os.chmod(cache_dir, mode)
+        got = devicelibs.prepare(src, shutil.which("clang++-19"))
+        assert got.folder is None and "not safe" in got.problem and str(cache_dir) in got.problem
+        assert "\n" not in got.problem
+        os.chown(cache_dir, 0, 0)
+        os.chmod(cache_dir, 0o700)
 
 
 def test_default_build_picks_clang19_for_gfx942_and_says_why(need_hipcc, need_clang19):

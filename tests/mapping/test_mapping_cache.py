@@ -104,3 +104,45 @@ def test_older_copies_are_pruned_to_the_newest_few(data):
     assert len(left) == cache.KEEP
     assert {f"old{i}.marshal" for i in (cache.KEEP + 2, cache.KEEP + 1, cache.KEEP)} <= left
     assert not list(folder.glob(".tmp-*"))
+
+
+def _planted(data, hip_name: str) -> None:
+    """A well-formed copy under the current key whose cudaMalloc says ``hip_name``."""
+    real = _fresh_load()
+    (copy,) = _copies(data)
+    rows = [tuple(e) for e in real.identifiers.values()]
+    i = next(k for k, r in enumerate(rows) if r[0] == "cudaMalloc")
+    rows[i] = (rows[i][0], hip_name, *rows[i][2:])
+    tables = (rows, [tuple(e) for e in real.headers.values()], [tuple(e) for e in real.namespaces.values()])
+    cache.write(copy.parent, copy.stem, tables)
+    mapping.load_database.cache_clear()
+
+
+def test_one_flipped_bit_in_a_copy_is_built_again_not_used(data):
+    built = _fresh_load()
+    (copy,) = _copies(data)
+    raw = bytearray(copy.read_bytes())
+    at = raw.find(b"hipMalloc")
+    raw[at + 3] ^= 0x04  # hipMalloc -> hipLalloc, the file still decodes
+    copy.write_bytes(bytes(raw))
+    _same(_fresh_load(), built)
+    assert _fresh_load().identifiers["cudaMalloc"].hip == "hipMalloc"
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="chown to another uid needs root")
+def test_a_copy_in_a_folder_another_user_can_write_is_never_read(data):
+    _planted(data, "hipMallocManaged")
+    assert _fresh_load().identifiers["cudaMalloc"].hip == "hipMallocManaged"  # our own folder: trusted
+    folder = data / "cache" / "mapping"
+    for mode, owner in ((0o777, None), (0o775, None), (0o700, 65534)):
+        _planted(data, "hipMallocManaged")
+        os.chmod(folder, mode)
+        if owner is not None:
+            os.chown(folder, owner, owner)
+        try:
+            assert _fresh_load().identifiers["cudaMalloc"].hip == "hipMalloc", (oct(mode), owner)
+            # and nothing is written into such a folder either
+            assert {p.stat().st_mtime_ns for p in _copies(data)}
+        finally:
+            os.chown(folder, 0, 0)
+            os.chmod(folder, 0o700)
