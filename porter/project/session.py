@@ -40,6 +40,7 @@ class SessionStore:
             version = data.get("version")
             if version != VERSION:
                 raise ValueError(f"unknown session version {version!r}")
+            _check_shape(data)
         except (ValueError, UnicodeDecodeError) as exc:
             bad = self.path.with_name(SESSION_FILE + ".bad")
             try:
@@ -56,6 +57,30 @@ class SessionStore:
         """Write the session atomically (raises OSError when the folder is not writable)."""
         body = {"version": VERSION, **data}
         atomic_write(self.path, json.dumps(body, indent=1, sort_keys=True).encode("utf-8"))
+
+
+_FILE_FIELDS = {"decisions": dict, "fixes": list, "source_hash": str, "edited": str, "edit_base": str,
+                "edit_base_cuda": str}
+
+
+def _check_shape(data: dict) -> None:
+    """ValueError naming the first field of a readable session whose type is not the one porter writes
+    (``"decisions": [1, 2]``): such a file is set aside like an unreadable one, never half-used."""
+    for key, kind in (("project", str), ("build_arch", str)):
+        if key in data and data[key] is not None and not isinstance(data[key], kind):
+            raise ValueError(f"{key} is not a {kind.__name__}")
+    for rel, entry in data.get("files", {}).items():
+        if not isinstance(entry, dict):
+            raise ValueError(f"files[{rel!r}] is not an object")
+        for key, kind in _FILE_FIELDS.items():
+            value = entry.get(key)
+            if value is not None and not isinstance(value, kind):
+                raise ValueError(f"files[{rel!r}].{key} is not a{'n' if kind is list else ''} "
+                                 f"{'object' if kind is dict else 'list' if kind is list else 'string'}")
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in (entry.get("decisions") or {}).items()):
+            raise ValueError(f"files[{rel!r}].decisions holds something else than text")
+        if not all(isinstance(x, str) for x in entry.get("fixes") or []):
+            raise ValueError(f"files[{rel!r}].fixes holds something else than text")
 
 
 def unwritten(project) -> list[str]:

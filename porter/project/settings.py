@@ -19,6 +19,14 @@ from pathlib import Path
 
 FILE = "porter.toml"
 _KEYS = {"target_rocm": str, "roc": bool}
+TABLES = ("port", "test", "smoke")  # [smoke] is porter.smoke.declare's
+
+
+def _nearest(name: str, known) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f": did you mean {close[0]!r}?" if close else ""
 
 
 class SettingsError(ValueError):
@@ -54,12 +62,19 @@ def load_settings(root: str | Path) -> PortSettings:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise SettingsError(f"{path}: cannot read: {exc}") from None
+    except RecursionError:  # an array nested a thousand deep: tomllib recurses
+        raise SettingsError(f"{path}: cannot read: values nested too deep") from None
+    for table in doc:
+        if table not in TABLES:  # a misspelt [ports] would silently drop its target release
+            raise SettingsError(f"{path}: unknown table [{table}]{_nearest(table, TABLES)} "
+                                f"(known: {', '.join(f'[{t}]' for t in TABLES)})")
     port = doc.get("port", {})
     if not isinstance(port, dict):
         raise SettingsError(f"{path}: [port] must be a table")
     for key, value in port.items():
         if key not in _KEYS:
-            raise SettingsError(f"{path}: [port] has an unknown key {key!r} (known: {', '.join(sorted(_KEYS))})")
+            raise SettingsError(f"{path}: [port] has an unknown key {key!r}{_nearest(key, _KEYS)} "
+                                f"(known: {', '.join(sorted(_KEYS))})")
         if not isinstance(value, _KEYS[key]):
             raise SettingsError(f"{path}: [port] {key} must be a {_KEYS[key].__name__}, not {value!r}")
     target = port.get("target_rocm")
@@ -75,7 +90,8 @@ def load_settings(root: str | Path) -> PortSettings:
         raise SettingsError(f"{path}: [test] must be a table")
     for key, value in test.items():
         if key != "command":
-            raise SettingsError(f"{path}: [test] has an unknown key {key!r} (known: command)")
+            raise SettingsError(f"{path}: [test] has an unknown key {key!r}{_nearest(key, ('command',))} "
+                                "(known: command)")
         if not isinstance(value, str) or not value.strip():
             raise SettingsError(f"{path}: [test] command must be a non-empty string, not {value!r}")
     command = test.get("command")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from porter.cli.main import main
@@ -57,10 +59,14 @@ def test_the_project_file_sets_the_target_and_the_command_line_wins(tmp_path, ca
     ('[port]\ntarget_rocm = 5.2\n', "must be a str"),
     ('[port]\ntarget_rocm = "five"\n', "target_rocm 'five'"),
     ("[port\n", "cannot read"),
+    # a misspelt table silently dropped its target release: it is named, with the nearest known one
+    ('[ports]\ntarget_rocm = "5.2"\n', "unknown table [ports]: did you mean 'port'?"),
+    ('[port]\ntarget_rcom = "5.2"\n', "did you mean 'target_rocm'?"),
+    ("[port]\nx = " + "[" * 3000 + "]" * 3000 + "\n", "cannot read"),
 ])
 def test_a_bad_project_file_is_one_line_naming_the_file(tmp_path, capsys, toml, words):
     root = _project(tmp_path, toml)
-    with pytest.raises(SettingsError, match=words):
+    with pytest.raises(SettingsError, match=re.escape(words)):
         load_settings(root)
     assert main(["scan", str(root)]) == 2
     err = capsys.readouterr().err

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from porter.project.review import ACCEPTED, REJECTED, S_ERROR
 from tui_helpers import SIZE, make_app, notes, open_file, settle, started, sync, tree_bytes
 
@@ -52,6 +54,31 @@ async def test_a_corrupt_session_is_reported_and_set_aside(project_dir):
         assert any("session.json.bad" in n for n in notes(app))
         await pilot.press("a")  # keeps working, and saves a fresh session
     assert (out / ".porter" / "session.json.bad").exists()
+    assert json.loads((out / ".porter" / "session.json").read_text())["version"] == 1
+
+
+@pytest.mark.parametrize("files", [
+    {"main.cu": {"decisions": [1, 2]}},
+    {"main.cu": {"fixes": {"a": 1}}},
+    {"main.cu": {"edited": 3}},
+    {"main.cu": {"decisions": {"0": 7}}},
+    {"main.cu": ["not", "an", "object"]},
+])
+@sync
+async def test_a_session_of_the_wrong_inner_types_is_set_aside_not_crashed_on(project_dir, files):
+    """A readable JSON whose fields have other types than porter writes once crashed the app at every
+    start: it is set aside (kept as session.json.bad), said in one line, and the review starts clean."""
+    out = project_dir.with_name("warp_reduce-hip")
+    (out / ".porter").mkdir(parents=True)
+    bad = json.dumps({"version": 1, "project": str(project_dir), "files": files}).encode()
+    (out / ".porter" / "session.json").write_bytes(bad)
+    app = make_app(project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_file(app, pilot, "main.cu")
+        said = [n for n in notes(app) if "session.json.bad" in n]
+        assert said and all("\n" not in n for n in said)
+        await pilot.press("a")
+    assert (out / ".porter" / "session.json.bad").read_bytes() == bad  # the user's file, kept as it was
     assert json.loads((out / ".porter" / "session.json").read_text())["version"] == 1
 
 
