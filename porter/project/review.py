@@ -982,12 +982,18 @@ class ReviewProject:
         }
 
     def header(self) -> str:
+        """The project's counts for the top line.  While files are converting or their findings
+        are being checked, that comes first: the counts after it are not final yet, and a narrow
+        terminal cuts the end of the line."""
         c = self.counts()
         text = f"{c['reviewed']}/{c['files']} files reviewed, {c['errors']} error finding{'s' if c['errors'] != 1 else ''}"
         if c["unreadable"]:
             text += f", {c['unreadable']} not reviewable"
         if c["converted"] < c["files"]:
-            text += f" (converting {c['converted']}/{c['files']})"
+            return f"converting {c['converted']}/{c['files']} · " + text
+        pending = sum(1 for f in self.files if f.findings_pending and f.status == "ready")
+        if pending:
+            return f"checking findings ({pending} file{'s' if pending != 1 else ''} left) · " + text
         return text
 
     def next_needing_review(self, rel: str | None, step: int = 1) -> FileReview | None:

@@ -78,3 +78,25 @@ def test_a_failing_scan_keeps_the_diff_and_says_so(tmp_path, monkeypatch):
     res = scan_file("k.cu", b"__global__ void k() {}\n", "h", None)
     assert res["status"] == "ready" and res["findings"] == []
     assert res["warnings"] == ["findings scan failed: RuntimeError: rule query exploded"]
+
+
+def test_the_header_says_the_error_count_is_not_final_while_findings_are_checked(tmp_path):
+    """Issue 32: at 80 columns the top line was cut before "(converting …)", and a file whose
+    findings were still being checked counted 0 errors: the line read "0 error findings" for a
+    project with errors.  What is still running comes first, then the counts."""
+    from porter.project.review import ReviewProject
+
+    src = tmp_path / "proj"
+    src.mkdir()
+    (src / "k.cu").write_text("__global__ void k(unsigned *o) { *o = __ballot_sync(0xffffffff, threadIdx.x < 7); }\n")
+    (src / "m.cu").write_text("__global__ void m(float *x) { x[threadIdx.x] = 1.f; }\n")
+    project = ReviewProject(src, tmp_path / "out")
+    assert project.header().startswith("converting 0/2 · ")
+    k, m = project.by_rel["k.cu"], project.by_rel["m.cu"]
+    k.apply_result(convert_file("k.cu", k.path, "source", findings_later=True))
+    m.apply_result(convert_file("m.cu", m.path, "source"))
+    assert project.header().startswith("checking findings (1 file left) · ")
+    assert k.take_findings(scan_file("k.cu", k.path.read_bytes(), k.source_hash, None, k.path))
+    final = project.header()
+    errors = sum(f.severity_counts()["error"] for f in project.files)
+    assert errors > 0 and final == f"0/2 files reviewed, {errors} error finding{'s' if errors != 1 else ''}"

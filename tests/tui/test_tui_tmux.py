@@ -222,7 +222,10 @@ def test_expired_toasts_leave_nothing_drawn_in_tmux(project_dir, size):
     subprocess.run(["tmux", "-L", SOCKET, "-f", "/dev/null", "new-session", "-d", "-s", session,
                     "-x", str(cols), "-y", str(rows), cmd], check=True, timeout=20)
     try:
-        before = _wait_until(session, lambda sc: "files reviewed" in sc and "converting" not in sc and "│" in sc)
+        # every file converted and its findings checked: the header's counts are final (the
+        # header says "converting" or "checking findings" first while they are not)
+        before = _wait_until(session, lambda sc: "files reviewed" in sc and "converting" not in sc
+                             and "checking findings" not in sc and "│" in sc)
         time.sleep(0.5)
         before = _tmux("capture-pane", "-p", "-t", session)
         _send(session, "]", "]", "]", pause=0.15)  # the build file has no findings: a toast each time
