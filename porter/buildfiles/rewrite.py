@@ -193,6 +193,11 @@ def make_insertions(text: str, ctx: Context, ruleset: RuleSet, edits: list[Edit]
             not re.search(r"^[ \t]*(?:override[ \t]+|export[ \t]+)*HIPCC[ \t]*[:?+!]?=", probe, re.M):
         block += (f"# the HIP compiler (porter): hipcc, or the front end porter build passes as HIPCC=...{nl}"
                   f"HIPCC ?= hipcc{nl}")
+    if re.search(r"\$[({]HIPCC[)}]|(?<![\w/.-])hipcc\b", probe) and \
+            not re.search(r"^[ \t]*(?:override[ \t]+|export[ \t]+)*HIP_PLATFORM[ \t]*[:?+!]?=", probe, re.M):
+        # hipcc builds for NVIDIA where it finds an nvcc and HIP_PLATFORM is unset: never for the wrong GPU
+        block += (f"# hipcc targets AMD even where a CUDA compiler is installed (porter){nl}"
+                  f"export HIP_PLATFORM ?= amd{nl}")
     if not block:
         return []
     # after the leading comment block

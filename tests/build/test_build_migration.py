@@ -219,7 +219,7 @@ def test_make_rocm_path_only_when_used():
     out = migrate("Makefile", "CUDA_HOME ?= /usr/local/cuda\nNVCC ?= $(CUDA_HOME)/bin/nvcc\n"
                   "app: k.cu\n\t$(NVCC) -o app k.cu\n").output
     assert "ROCM_PATH" not in out and "CUDA_HOME" not in out
-    assert out.endswith("HIPCC ?= hipcc\napp: k.cu\n\t$(HIPCC) --offload-arch=$(HIP_ARCH) -o app k.cu\n")
+    assert out.endswith("export HIP_PLATFORM ?= amd\nHIPCC ?= hipcc\napp: k.cu\n\t$(HIPCC) --offload-arch=$(HIP_ARCH) -o app k.cu\n")
     used = migrate("Makefile", "CUDA_HOME ?= /usr/local/cuda\nLIBS := -L$(CUDA_HOME)/lib64 -lcudart\n").output
     assert "ROCM_PATH ?= /opt/rocm\n" in used and "$(ROCM_PATH)/lib" in used
 
