@@ -16,7 +16,7 @@ import threading
 import time
 from pathlib import Path
 
-VERSION = 1
+VERSION = 2  # 2: unit ids name the arch (runner.py)
 _TRUST_S = 1.0
 
 

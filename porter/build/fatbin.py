@@ -82,3 +82,27 @@ def targets(path: str) -> list[str]:
         if t.startswith("amdgcn") and t not in found:
             found.append(t)
     return found
+
+
+def processor(target: str) -> str:
+    """The GPU of a target id: "amdgcn-amd-amdhsa--gfx90a:xnack-" -> "gfx90a:xnack-"."""
+    return target.rsplit("--", 1)[-1] if "--" in target else target
+
+
+def holds(found: list[str], arch: str) -> bool:
+    """Whether targets ``found`` (``targets()``'s) include code for ``arch`` ("gfx942", "gfx90a:xnack-"):
+    the same processor, and no feature set the other way (code built with no xnack setting runs in
+    either mode; "gfx90a" asked for is held by "gfx90a:xnack-" too)."""
+    want, *features = arch.split(":")
+    for t in found:
+        name, *have = processor(t).split(":")
+        if name == want and not any(f[:-1] == h[:-1] and f != h for f in features for h in have):
+            return True
+    return False
+
+
+def mismatch_line(what: str, found: list[str], arch: str) -> str:
+    """One line: ``what`` holds code for other GPUs than ``arch``."""
+    names = ", ".join(dict.fromkeys(processor(t) for t in found))
+    return (f"{what} holds {names} code, not {arch} (the arch asked for): the build made code for another GPU "
+            f"(does a build file set its own --offload-arch?)")

@@ -41,6 +41,7 @@ class BuildReport:
     compile_commands: str | None = None
     toolchain: str = ""  # e.g. "clang++-19 (clang 19.1.7)"
     code_objects: dict[str, list[str]] = field(default_factory=dict)  # output -> GPU targets in its fat binary
+    target_rocm: str | None = None  # the ROCm release the port was converted for, as the build was told
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -66,4 +67,5 @@ class BuildReport:
             "diagnostics": [d.as_dict() for d in self.diagnostics],
             "messages": list(self.messages), "outputs": list(self.outputs),
             "compile_commands": self.compile_commands, "code_objects": dict(self.code_objects),
+            "target_rocm": self.target_rocm,
         }

@@ -7,6 +7,14 @@ built with a plain clang gets ``HIPCC=`` a hipcc-like script (hipdriver.py).
 Every tool runs time-limited in its own process group; ``cancel`` (a
 threading.Event) or Ctrl-C stops them all.  Per-file builds are incremental
 (cache.py) and write DIR/compile_commands.json.
+
+Build state is per arch: per-file objects and programs under
+DIR/.porter/build/ARCH/, a CMake build folder per arch, and a Make build for
+another arch than the one its objects on disk were made for rebuilds them all
+(``make -B``).  A build is never ok for an arch its code objects do not hold
+(the offload bundles are read back, fatbin.py).  A folder that is still CUDA
+source (not porter convert's output) is refused before anything is written
+(tree_kind.py).
 """
 
 from __future__ import annotations
@@ -26,11 +34,9 @@ from porter.build.cache import Cache, read_depfile, sha256_bytes
 from porter.build.diagnostics import Diagnostic, SourceMap, parse
 from porter.build.report import BuildReport, UnitResult
 from porter.build.toolchain import KINDS, Toolchain, detect_toolchain, find_plain_clangs, valid_arch_name
+from porter.build.tree_kind import MAKEFILES, SKIP_DIRS, UNIT_SUFFIXES, _still_cuda, cuda_source
 
 STATE_DIR = os.path.join(".porter", "build")
-UNIT_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".hip")
-SKIP_DIRS = {".porter", ".git", ".hg", ".svn", "build", "CMakeFiles", "__pycache__", ".venv", "node_modules"}
-MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 # header include -> the library to link (per-file builds)
 LINK_LIBS = {"hipblas": "-lhipblas", "hipblaslt": "-lhipblaslt", "hiprand": "-lhiprand", "rocrand": "-lrocrand",
              "hipfft": "-lhipfft", "hipsparse": "-lhipsparse", "hipsolver": "-lhipsolver", "rocblas": "-lrocblas",
@@ -60,6 +66,8 @@ class BuildOptions:
     link: bool = True
     toolchain: str = "auto"  # auto | hipcc | clang (toolchain.KINDS)
     target_rocm: str | None = None  # the ROCm the port was converted for (--target-rocm); None: not said
+    # where target_rocm comes from, for the note (e.g. "recorded by porter convert --target-rocm 5.2"); "": no note
+    target_from: str = ""
 
 
 # ---------------------------------------------------------------- toolchain (cached)
@@ -76,24 +84,32 @@ def _toolchain(root: Path, arch: str | None, kind: str = "auto") -> Toolchain:
     key = json.dumps([stamps, os.environ.get("PATH"), os.environ.get("ROCM_PATH"),
                       os.environ.get("HIP_PATH"), os.environ.get("PORTER_CACHE_DIR"), arch, kind])
     path = root / STATE_DIR / "toolchain.json"
+    entries: dict = {}
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
-        if data.get("key") == key:
-            d = dict(data["toolchain"])
+        entries = data.get("entries", {}) if isinstance(data, dict) else {}
+        entries = entries if isinstance(entries, dict) else {}
+        if key in entries:
+            d = dict(entries[key])
             d.pop("found", None)
             d.pop("name", None)
             tc = Toolchain(**d)
             if not tc.device_lib_path or os.path.isdir(tc.device_lib_path):  # a cleared cache: detect again
                 return tc
     except (OSError, ValueError, KeyError, TypeError):
-        pass
+        entries = {}
     tc = detect_toolchain(arch, kind)
     if tc.found and not tc.problems:
+        entries.pop(key, None)
+        entries = dict(list(entries.items())[-7:])  # the last few archs and kinds
+        entries[key] = tc.as_dict()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "w", encoding="utf-8") as fh:
-                json.dump({"key": key, "toolchain": tc.as_dict()}, fh)
+            tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+            with open(tmp, "w", encoding="utf-8") as fh:
+                json.dump({"entries": entries}, fh)
+            os.replace(tmp, path)
         except OSError:
             pass
     return tc
@@ -164,6 +180,11 @@ def _build_file_flags(root: Path) -> tuple[list[str], list[str]]:
     return list(dict.fromkeys(incs + defines)), list(dict.fromkeys(libs))
 
 
+def arch_dir(arch: str) -> str:
+    """The folder name of one arch's build state (``gfx90a:xnack-`` -> ``gfx90a_xnack-``)."""
+    return arch.replace(":", "_")
+
+
 def _rel(path: str, root: Path) -> str:
     try:
         return os.path.relpath(path, root).replace(os.sep, "/")
@@ -227,7 +248,8 @@ def _build_per_file(run: _Runner, report: BuildReport) -> None:
         return
     cache = Cache(run.state / "cache.json")
     defines, make_libs = _build_file_flags(root)
-    objdir = run.state / "obj"
+    # objects per arch: switching arch compiles into another folder, switching back finds its objects
+    objdir = run.state / arch_dir(run.arch) / "obj"
     plans = []
     for rel in units:
         obj = str(objdir / (rel + ".o"))
@@ -252,10 +274,11 @@ def _build_per_file(run: _Runner, report: BuildReport) -> None:
         rel, obj, dep, argv = plan
         if run.cancel.is_set():
             return UnitResult(rel, "cancelled", 0.0, _rel(obj, root)), []
+        uid = f"{run.arch}/{rel}"  # one cache entry per arch and unit
         key = cache.unit_key(argv, str(root / rel))
         keys[rel] = key or ""
-        if key and cache.up_to_date(rel, key, obj):
-            return UnitResult(rel, "cached", 0.0, _rel(obj, root)), list(_cached_warnings(cache, rel))
+        if key and cache.up_to_date(uid, key, obj):
+            return UnitResult(rel, "cached", 0.0, _rel(obj, root)), list(_cached_warnings(cache, uid))
         os.makedirs(os.path.dirname(obj), exist_ok=True)
         run.emit(f"[compile] {rel}")
         r = proc.stream(argv, timeout=run.options.timeout, cwd=root, env=run.env, cancel=run.cancel,
@@ -271,9 +294,9 @@ def _build_per_file(run: _Runner, report: BuildReport) -> None:
             return UnitResult(rel, "timeout", r.duration_s, _rel(obj, root)), ds
         if r.ok:
             deps = [d for d in read_depfile(dep, str(root)) if d != str(root / rel)]
-            cache.record(rel, key or "", deps, warnings=[d.as_dict() for d in ds if d.severity == "warning"])
+            cache.record(uid, key or "", deps, warnings=[d.as_dict() for d in ds if d.severity == "warning"])
             return UnitResult(rel, "compiled", r.duration_s, _rel(obj, root)), ds
-        cache.forget(rel)
+        cache.forget(uid)
         if not any(d.severity == "error" for d in ds):
             tail = r.stdout.strip().splitlines()[-1:] or ["no output"]
             ds.append(Diagnostic(rel, 0, 0, "error", f"{os.path.basename(run.tc.compiler)} failed (exit {r.returncode}): "
@@ -308,8 +331,9 @@ def _build_per_file(run: _Runner, report: BuildReport) -> None:
         _link(run, report, plans, keys, cache, make_libs)
 
 
-def _cached_warnings(cache: Cache, rel: str):
-    for w in cache.units.get(rel, {}).get("warnings", []):
+def _cached_warnings(cache: Cache, uid: str):
+    rel = uid.split("/", 1)[1] if "/" in uid else uid
+    for w in cache.units.get(uid, {}).get("warnings", []):
         d = Diagnostic(w["file"], w["line"], w["column"], w["severity"], w["message"], unit=rel)
         d.source_file, d.source_line = w.get("source_file"), w.get("source_line")
         d.rule, d.hint = w.get("rule", ""), w.get("hint", "")
@@ -334,7 +358,7 @@ def _link(run: _Runner, report: BuildReport, plans, keys, cache: Cache, make_lib
     if not mains:
         report.messages.append("no main(): compiled the units, nothing to link")
         return
-    bindir = run.state / "bin"
+    bindir = run.state / arch_dir(run.arch) / "bin"
     bindir.mkdir(parents=True, exist_ok=True)
     for rel, obj in mains:
         name = root.name if len(mains) == 1 else Path(rel).stem
@@ -342,7 +366,7 @@ def _link(run: _Runner, report: BuildReport, plans, keys, cache: Cache, make_lib
         objs = [obj] + [o for _, o in others]
         argv = [*run.tc.link_prefix(run.arch), *objs, "-o", out, *libs, *run.tc.link_libs()]
         key = sha256_bytes(json.dumps([argv, [keys.get(r, "") for r, _ in [(rel, obj), *others]]]).encode())
-        link_id = f"link:{name}"
+        link_id = f"link:{run.arch}/{name}"
         if cache.units.get(link_id, {}).get("key") == key and os.path.exists(out):
             report.units.append(UnitResult(name, "cached", 0.0, _rel(out, root), kind="link"))
             report.outputs.append(_rel(out, root))
@@ -386,6 +410,27 @@ def _record_code_objects(report: BuildReport, root: Path, paths: list[str]) -> N
             report.code_objects[_rel(p, root)] = found
 
 
+def check_code_objects(report: BuildReport) -> None:
+    """A build is never ok for an arch its code objects do not hold: one error line per program that
+    lacks it, one for all the objects that do."""
+    from porter.build import fatbin
+
+    programs, objects = [], []
+    for path, found in report.code_objects.items():
+        if found and not fatbin.holds(found, report.arch):
+            (programs if path in report.outputs else objects).append((path, found))
+    for path, found in programs:
+        report.diagnostics.append(Diagnostic("", 0, 0, "error", fatbin.mismatch_line(path, found, report.arch),
+                                             unit="code objects"))
+    if objects:
+        first, found = objects[0]
+        more = f" and {len(objects) - 1} other object{'s' if len(objects) > 2 else ''}" if len(objects) > 1 else ""
+        report.diagnostics.append(Diagnostic("", 0, 0, "error", fatbin.mismatch_line(first + more, found, report.arch),
+                                             unit="code objects"))
+    if programs or objects:
+        report.ok = False
+
+
 # ---------------------------------------------------------------- make
 
 def _make_vars(run: _Runner) -> list[str]:
@@ -423,7 +468,7 @@ def _make_commands(run: _Runner, makefile: str, cache: Cache) -> list[dict]:
     if isinstance(memo, dict) and memo.get("key") == key and "links" in memo:
         return memo["commands"]
     r = proc.run([run.tc.make or "make", "-n", "-B", *_make_vars(run)], timeout=60, cwd=run.root, env=run.env)
-    commands, links = [], []
+    commands, links, implicit = [], [], []
     for line in r.stdout.splitlines():
         try:
             words = shlex.split(line)
@@ -437,15 +482,56 @@ def _make_commands(run: _Runner, makefile: str, cache: Cache) -> list[dict]:
         if not srcs:
             continue
         out = words[words.index("-o") + 1] if "-o" in words[:-1] else ""
+        if not out:  # `hipcc -c a.cu`: a.o in the folder make runs in
+            implicit += [os.path.splitext(os.path.basename(src))[0] + ".o" for src in srcs]
         commands.append({"directory": str(run.root), "arguments": words, "file": srcs[0], "output": out})
-    cache.extra["make_commands"] = {"key": key, "commands": commands, "links": links}
+    cache.extra["make_commands"] = {"key": key, "commands": commands, "links": links, "implicit": implicit}
     cache.dirty = True
     return commands
+
+
+def _make_outputs(run: _Runner, cache: Cache, commands: list[dict]) -> list[str]:
+    """What the Makefile builds (objects and programs, from its dry run), relative to the folder."""
+    memo = cache.extra.get("make_commands") or {}
+    outs = [c["output"] for c in commands if c["output"]] + list(memo.get("implicit", [])) + list(memo.get("links", []))
+    return list(dict.fromkeys(o for o in outs if o))
+
+
+def _remove_outputs(run: _Runner, outputs: list[str]) -> None:
+    """Delete the Makefile's objects and programs (before a rebuild for another arch: a compile that
+    fails then leaves no object of the old arch behind for the next build to count as up to date).
+    Only files under the folder that are not sources or build files."""
+    keep = (*UNIT_SUFFIXES, ".h", ".hpp", ".cuh", ".hh", ".inl", ".mk", ".cmake", ".txt")
+    for rel in outputs:
+        p = (run.root / rel)
+        try:
+            if not p.resolve().is_relative_to(run.root) or rel.endswith(keep) or p.name in MAKEFILES \
+                    or not p.is_file():
+                continue
+            p.unlink()
+        except OSError:
+            continue
 
 
 def _build_make(run: _Runner, report: BuildReport, makefile: str) -> None:
     cache = Cache(run.state / "cache.json")
     commands = _make_commands(run, makefile, cache)
+    outputs = _make_outputs(run, cache, commands)
+    # make knows times, not archs: objects built for another arch count as up to date. porter records the arch
+    # of the last make build; for another one it rebuilds everything (make -B), unless the Makefile already
+    # puts each arch's outputs apart (every output path names the arch)
+    apart = bool(outputs) and all(run.arch in o or arch_dir(run.arch) in o for o in outputs)
+    recorded = cache.extra.get("make_arch")
+    rebuild = not apart and recorded != run.arch
+    if rebuild:
+        existing = [o for o in outputs if (run.root / o).is_file()]
+        if existing:
+            was = f"built for {recorded}" if recorded else "of an unknown arch (no porter build recorded it)"
+            report.messages.append(f"the Makefile's objects on disk are {was}: rebuilding all of them for "
+                                   f"{run.arch} (make -B)")
+        _remove_outputs(run, existing)
+        cache.extra.pop("make_arch", None)  # until this build has run
+        cache.dirty = True
     cache.save()
     cc_text = json.dumps(commands, indent=1) + "\n"
     cc_path = run.root / "compile_commands.json"
@@ -459,10 +545,14 @@ def _build_make(run: _Runner, report: BuildReport, makefile: str) -> None:
     for c in commands:
         p = run.root / c["output"] if c["output"] else None
         before[c["file"]] = p.stat().st_mtime_ns if p and p.exists() else None
-    argv = [run.tc.make or "make", "-k", f"-j{_jobs(run.options)}", *_make_vars(run)]
+    argv = [run.tc.make or "make", "-k", f"-j{_jobs(run.options)}", *(["-B"] if rebuild else []), *_make_vars(run)]
     run.emit("[make] " + " ".join(argv))
     r = proc.stream(argv, timeout=run.options.timeout, cwd=run.root, env=run.env, cancel=run.cancel,
                     on_line=run.emit)
+    if not r.cancelled and not apart:  # what is on disk now was built for this arch (or is gone)
+        cache.extra["make_arch"] = run.arch
+        cache.dirty = True
+        cache.save()
     ds = run.diags(r.stdout, "make")
     step = run.failed_step(r, "make")
     if step:
@@ -516,7 +606,7 @@ def _build_cmake(run: _Runner, report: BuildReport) -> bool:
     if why:
         report.messages.append(why)
         return False
-    bdir = run.state / "cmake"
+    bdir = run.state / "cmake" / arch_dir(run.arch)  # a build folder per arch (CMake keeps the arch it was configured for)
     cache = Cache(run.state / "cache.json")
     lists = sorted(str(p) for p in run.root.rglob("CMakeLists.txt") if ".porter" not in p.parts)
     key = sha256_bytes(json.dumps([[cache.file_hash(p) for p in lists], run.arch, run.tc.compiler,
@@ -525,6 +615,15 @@ def _build_cmake(run: _Runner, report: BuildReport) -> bool:
     if isinstance(failed_before, dict) and failed_before.get("key") == key:
         report.messages.append(f"CMake configure failed before with this CMakeLists.txt: {failed_before['why']}")
         return False
+    stamp = bdir / "porter-toolchain.txt"  # the compiler this folder was configured with
+    try:
+        configured_with = stamp.read_text()
+    except OSError:
+        configured_with = None
+    if configured_with is not None and configured_with != run.tc.compiler:
+        import shutil
+
+        shutil.rmtree(bdir, ignore_errors=True)
     if not (bdir / "CMakeCache.txt").is_file():
         argv = [run.tc.cmake, "-S", str(run.root), "-B", str(bdir), f"-DCMAKE_HIP_ARCHITECTURES={run.arch}",
                 "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", "-DCMAKE_BUILD_TYPE=Release"]
@@ -549,6 +648,10 @@ def _build_cmake(run: _Runner, report: BuildReport) -> bool:
             shutil.rmtree(bdir, ignore_errors=True)
             report.messages.append(f"CMake configure failed: {why}")
             return False
+        try:
+            stamp.write_text(run.tc.compiler)
+        except OSError:
+            pass
     argv = [run.tc.cmake, "--build", str(bdir), "-j", str(_jobs(run.options))]
     run.emit("[cmake] build")
     r = proc.stream(argv, timeout=run.options.timeout, cwd=run.root, env=run.env, cancel=run.cancel, on_line=run.emit)
@@ -560,6 +663,9 @@ def _build_cmake(run: _Runner, report: BuildReport) -> bool:
     report.units.append(UnitResult("cmake --build", "cancelled" if r.cancelled else "timeout" if r.timed_out
                                    else "compiled" if r.ok else "failed", r.duration_s, kind="step"))
     report.ok, report.cancelled = r.ok, r.cancelled
+    if r.ok:
+        report.outputs.extend(_rel(str(p), run.root) for p in _programs(bdir))
+    _record_code_objects(report, run.root, [*_cmake_objects(bdir), *(str(run.root / o) for o in report.outputs)])
     cc = bdir / "compile_commands.json"
     if cc.is_file():
         text = cc.read_text(errors="replace")
@@ -570,18 +676,39 @@ def _build_cmake(run: _Runner, report: BuildReport) -> bool:
     return True
 
 
-# ---------------------------------------------------------------- entry point
+def _programs(bdir: Path) -> list[Path]:
+    """The executables a CMake build made (ELF files with the x bit, outside CMakeFiles/)."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(bdir):
+        dirnames[:] = sorted(d for d in dirnames if d != "CMakeFiles" and not d.startswith("."))
+        for name in sorted(filenames):
+            p = Path(dirpath) / name
+            try:
+                if os.access(p, os.X_OK) and p.is_file():
+                    with open(p, "rb") as fh:
+                        if fh.read(4) == b"\x7fELF":
+                            out.append(p)
+            except OSError:
+                continue
+    return out
 
-def _still_cuda(path: Path) -> bool:
-    """A build file that was not migrated (still calls nvcc / enables CUDA)."""
+
+def _cmake_objects(bdir: Path) -> list[str]:
+    """The objects of a CMake build (its compile_commands.json's outputs)."""
     try:
-        text = re.sub(r"#[^\n]*", "", path.read_text(errors="replace"))
-    except OSError:
-        return False
-    if path.name == "CMakeLists.txt":
-        return re.search(r"(?is)\b(project|enable_language)\s*\([^)]*\bCUDA\b", text) is not None
-    return re.search(r"(?<![\w./-])nvcc\b", text) is not None
+        commands = json.loads((bdir / "compile_commands.json").read_text(errors="replace"))
+    except (OSError, ValueError):
+        return []
+    out = []
+    for c in commands if isinstance(commands, list) else []:
+        if isinstance(c, dict) and c.get("output"):
+            p = Path(c.get("directory") or bdir) / c["output"]
+            if p.is_file():
+                out.append(str(p))
+    return out
 
+
+# ---------------------------------------------------------------- entry point
 
 def choose_system(root: Path, options: BuildOptions, tc: Toolchain, notes: list[str] | None = None) -> str:
     if options.per_file or options.system == "per-file":
@@ -618,12 +745,17 @@ def target_mismatch(hip_version: str, target: str | None) -> str | None:
 def run_build(directory: str | os.PathLike, options: BuildOptions = BuildOptions(), on_line=None,
               cancel: threading.Event | None = None, toolchain: Toolchain | None = None) -> BuildReport:
     """Build ``directory``.  Raises BuildError only for unusable input (no such
-    folder, malformed arch); everything else is in the report."""
+    folder, a CUDA source tree, malformed arch); everything else is in the report."""
     start = time.monotonic()
     root = Path(directory)
     if not root.is_dir():
         raise BuildError(f"{directory}: no such folder")
     root = root.resolve()
+    why = cuda_source(root)  # before anything is written: the CUDA source tree is never written
+    if why:
+        shown = os.fspath(directory)
+        raise BuildError(f"{shown} is CUDA source ({why}): convert it first "
+                         f"(porter convert {shown} -o {shown.rstrip('/') or shown}-hip)")
     if options.arch is not None and not valid_arch_name(options.arch):
         raise BuildError(f"--arch {options.arch!r} is not an AMD GPU target (e.g. gfx942, gfx90a)")
     if options.toolchain not in KINDS:
@@ -643,9 +775,12 @@ def run_build(directory: str | os.PathLike, options: BuildOptions = BuildOptions
     if tc.reason:
         report.messages.append(f"toolchain: {tc.reason}")
     run.emit(f"[toolchain] {tc.reason or tc.name} for {arch}")
+    report.target_rocm = options.target_rocm
     mismatch = target_mismatch(tc.hip_version, options.target_rocm)
     if mismatch:
         report.messages.append(mismatch)
+    elif options.target_rocm and options.target_from:
+        report.messages.append(f"the port targets ROCm {options.target_rocm} ({options.target_from})")
     system = choose_system(root, options, tc, report.messages)
     if system == "make" and not tc.make:
         raise BuildError("make is not installed (apt-get install make)")
@@ -663,6 +798,8 @@ def run_build(directory: str | os.PathLike, options: BuildOptions = BuildOptions
             _build_per_file(run, report)
     else:
         _build_per_file(run, report)
+    if not report.cancelled:
+        check_code_objects(report)
     if report.errors and not report.cancelled:
         report.ok = False
     report.duration_s = time.monotonic() - start

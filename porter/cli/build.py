@@ -58,11 +58,21 @@ def _print_text(report, out) -> None:
           f"{report.duration_s:.1f} s" + (f"; programs: {', '.join(report.outputs)}" if report.outputs else ""), file=out)
 
 
-def _target(args) -> str:
-    """--target-rocm, else the converted tree's porter.toml (copied from the CUDA project), else the default."""
-    from porter.cli.target import project_options
+def _target(args) -> tuple[str, str]:
+    """(the ROCm release the port targets, where that comes from, "" for porter's default): --target-rocm,
+    else what porter convert recorded in the tree (.porter/manifest.json), else the tree's porter.toml
+    (copied from the CUDA project), else the default."""
+    from porter.build.tree_kind import recorded_target
+    from porter.cli.target import project_options, target_from
 
-    return project_options(args.directory, args).target
+    given = target_from(args)
+    if given:
+        return given, "--target-rocm"
+    recorded = recorded_target(args.directory)
+    if recorded:
+        return recorded, "as porter convert recorded in .porter/manifest.json"
+    options = project_options(args.directory, args)
+    return options.target, "from porter.toml" if options.target_rocm else ""
 
 
 def run(args) -> int:
@@ -72,9 +82,10 @@ def run(args) -> int:
         raise UsageError("--jobs must be 0 (all cores) or more")
     if args.timeout <= 0:
         raise UsageError("--timeout must be more than 0 seconds")
+    target, target_from = _target(args)
     options = BuildOptions(arch=args.arch, jobs=args.jobs, per_file=args.per_file, system=args.system,
                            timeout=args.timeout, extra_flags=tuple(args.flag), link=not args.no_link,
-                           toolchain=args.toolchain, target_rocm=_target(args))
+                           toolchain=args.toolchain, target_rocm=target, target_from=target_from)
     cancel = threading.Event()
     on_line = (lambda line: print(line, file=sys.stderr, flush=True)) if args.verbose else None
     # SIGTERM (how a UI or a job runner cancels) behaves like Ctrl-C: the

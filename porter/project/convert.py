@@ -344,7 +344,7 @@ def _convert_folder(src: Path, out_path: Path | None, options: ConvertOptions, p
     report = ConvertReport(str(src), str(out_path) if out_path else None, reports)
     if options.write and not options.inplace and out_root is not None:
         try:
-            write_manifest(src.resolve(), out_root, reports)
+            write_manifest(src.resolve(), out_root, reports, options)
         except OSError as exc:
             report.problems.append(f"{out_root / MANIFEST}: cannot write: {exc.strerror or exc}")
     return report
@@ -365,7 +365,8 @@ def _drop_project_macros(reports: list[FileReport]) -> None:
             r.leftovers = [x for x in r.leftovers if x["name"] not in own]
 
 
-def write_manifest(src_root: Path, out_root: Path, reports: list[FileReport]) -> None:
+def write_manifest(src_root: Path, out_root: Path, reports: list[FileReport],
+                   options: ConvertOptions | None = None) -> None:
     manifest = {
         "source_root": str(src_root),
         "files": {
@@ -374,4 +375,9 @@ def write_manifest(src_root: Path, out_root: Path, reports: list[FileReport]) ->
             for r in reports if r.kind != "path"
         },
     }
+    if options is not None:
+        # what the port was converted for: porter build reads the target ROCm (--target-rocm or the project's
+        # porter.toml, else the newest porter knows) when it is not told (porter/build/runner.py)
+        manifest["convert"] = {"target_rocm": options.translate.target, "roc": options.translate.roc,
+                               "arch": options.arch}
     atomic_write_text(out_root / MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n")

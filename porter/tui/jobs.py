@@ -70,6 +70,11 @@ def report_summary(rep: dict) -> list[str]:
         if d.get("hint"):
             out.append(f"      hint: {d['hint']}")
     out += [f"  {m}" for m in rep.get("messages") or [] if isinstance(m, str)]
+    # what the programs hold, as porter build prints it (a build for another GPU than its code is an error above)
+    outputs = [o for o in rep.get("outputs") or [] if isinstance(o, str)]
+    code = rep.get("code_objects") if isinstance(rep.get("code_objects"), dict) else {}
+    out += [f"  note: {path} holds {', '.join(map(str, code[path]))}" for path in outputs
+            if isinstance(code.get(path), list) and code[path]]
     return out
 
 
