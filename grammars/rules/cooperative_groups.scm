@@ -12,6 +12,11 @@
  (#match? @fn "^(cg|cooperative_groups)::(reduce|inclusive_scan|exclusive_scan|invoke_one|invoke_one_broadcast|labeled_partition|binary_partition)$"))
 ((qualified_identifier) @fn @PORT071
  (#match? @fn "^(cg|cooperative_groups)::(plus|less|greater|bit_and|bit_or|bit_xor)$"))
+;    block_tile_memory (CUDA's scratch for tiles of more than 32 threads) and this_thread_block(scratch)
+((template_type name: (type_identifier) @fn) @PORT071
+ (#eq? @fn "block_tile_memory"))
+((call_expression function: [(identifier) (qualified_identifier)] @fn arguments: (argument_list (_))) @PORT071
+ (#match? @fn "(^|::)this_thread_block$"))
 
 ; PORT072: tiled_partition with a warp-sized tile
 ((template_function name: (identifier) @fn arguments: (template_argument_list (_) @size)) @PORT072

@@ -23,6 +23,10 @@
 ((identifier) @PORT100
  (#match? @PORT100 "^__CUDA_ARCH__$"))
 
+; PORT173: the CUDA version macros used as numbers (#if CUDART_VERSION >= 11000): not defined under HIP
+((identifier) @PORT173
+ (#match? @PORT173 "^(CUDART_VERSION|CUDA_VERSION|__CUDACC_VER_MAJOR__|__CUDACC_VER_MINOR__|__CUDACC_VER_BUILD__)$"))
+
 ; PORT110: clock() / clock64() in device code
 ((call_expression function: (identifier) @fn arguments: (argument_list) @args) @PORT110
  (#match? @fn "^(clock|clock64|__clock64|__clock)$"))

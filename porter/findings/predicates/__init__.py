@@ -26,4 +26,4 @@ def file_check(rule_id: str):
     return register
 
 
-from porter.findings.predicates import api, arity, asm, features, hipdefs, lanes, lds, libwarps, overloads, solver, warp, warpvalues  # noqa: E402,F401  (registration)
+from porter.findings.predicates import api, arity, asm, features, hipdefs, hipheaders, lanes, lds, libwarps, overloads, solver, warp, warpvalues  # noqa: E402,F401  (registration)

@@ -8,6 +8,7 @@ so the findings and the conversion agree and there is no second identifier scann
 from __future__ import annotations
 
 import functools
+import re
 
 from porter.findings.engine import Hit
 from porter.findings.predicates import file_check
@@ -82,9 +83,16 @@ def unsupported_names(ctx):
     for ref, start, end in spans:
         if ref.name in declared or ctx.covered(start, end):
             continue  # a more specific rule already says what to do
+        the_fix = None
+        if ref.name in REWRITES:
+            place = _rewrite_place(ctx, ref.name, start, end)
+            if place is None:
+                continue  # not the CUDA function or marker (a name of the file's own, a macro test)
+            the_fix = _rewrite_fix(ctx, ref.name, start, end, place)
         alternative = ref.alternative or "no direct replacement: rewrite this part by hand"
         why = f" ({user_note(ref.why).rstrip('.')})" if ref.why else ""
-        the_fix = simd_fix(ctx, ref.name, start, end) if ref.name in simd_helpers() else None
+        if ref.name in simd_helpers():
+            the_fix = simd_fix(ctx, ref.name, start, end)
         hits.append(Hit(start, end, {"name": ref.name, "why": why, "alternative": alternative,
                                      "db_category": ref.category or ""}, the_fix))
     return hits
@@ -129,12 +137,127 @@ def newer_than_target(ctx):
         start = ctx.offset(ref.line, ref.column)
         raw = ref.name.encode("utf-8")
         end = start + len(raw) + (0 if source[start:start + len(raw)] == raw else 2)
-        if ctx.covered(start, end):
+        # a rule that says more about this place wins; PORT130's format warning on <cuda_fp8.h> does not
+        # say the header is missing, so it does not hide that the target lacks hip/hip_fp8.h
+        if any(rule not in _NOT_COVERING for _s, _e, rule in ctx.reported.covering(start, end)):
             continue
         alternative = f"; {ref.alternative}" if ref.alternative else ""
+        the_fix = None
+        if ref.name in STATUS_STRINGS and source[start:end] == raw:
+            the_fix = status_string_fix(ctx, ref.name, start, end, target)
+            if the_fix is not None:
+                alternative += (f"; the suggested fix defines `{STATUS_STRINGS[ref.name][2]}`, a switch over the status "
+                                f"codes HIP {target} has that returns each code's name")
         hits.append(Hit(start, end, {"name": ref.name, "hip": ref.hip or "", "why": user_note(ref.why or ""),
-                                     "target": target, "alternative": alternative}))
+                                     "target": target, "alternative": alternative}, the_fix))
     return hits
+
+
+_NOT_COVERING = frozenset({"PORT130"})
+
+# Library functions that name a status code, newer in HIP than the status codes themselves: hipSPARSE's
+# hipsparseGetErrorString / hipsparseGetErrorName came with ROCm 6.0 (AMD's HIPIFY tables), its status
+# enum (HIPSPARSE_STATUS_*) is in HIP 5.2's hipsparse.h.  For an older target the suggested fix is what
+# ports do by hand: a switch over the codes the target has, returning each code's name (not cuSPARSE's
+# sentences: to review).  (CUDA function, CUDA status type, helper name, prefix of the CUDA codes)
+STATUS_STRINGS = {
+    "cusparseGetErrorString": ("cusparseStatus_t", "CUSPARSE_STATUS_", "porter_cusparseGetErrorString"),
+    "cusparseGetErrorName": ("cusparseStatus_t", "CUSPARSE_STATUS_", "porter_cusparseGetErrorName"),
+}
+
+
+def _status_codes(prefix: str, target: str) -> list[str]:
+    from porter.mapping import load_database
+
+    db = load_database()
+    codes: dict[str, str] = {}  # one case per HIP code (two CUDA codes of one HIP value would clash)
+    for e in sorted(db.identifiers.values(), key=lambda e: e.cuda):
+        if e.cuda.startswith(prefix) and e.renames and not e.available_in(target):
+            codes.setdefault(e.hip, e.cuda)
+    return sorted(codes.values())
+
+
+def status_string_fix(ctx, name: str, start: int, end: int, target: str):
+    """The suggested fix for a status-string function the target lacks: ``porter_<name>``, defined once
+    per file before the first top-level declaration that uses the function, called instead of it."""
+    from porter.findings.predicates.common import edit, fix
+
+    ctype, prefix, helper = STATUS_STRINGS[name]
+    key = ("status_block", name)
+    block = ctx.cache.get(key)
+    if block is None:
+        codes = _status_codes(prefix, target)
+        where = _first_use_line(ctx, name)
+        text = ""
+        if codes and where is not None:
+            cases = "".join(f"    case {c}: return \"{c}\";\n" for c in codes)
+            guard = "PORTER_" + name.upper()
+            text = (f"#ifndef {guard}\n#define {guard}\n"
+                    f"// {name}: ROCm {target} lacks its HIP counterpart; each status code's name instead\n"
+                    f"static inline const char* {helper}({ctype} status)\n{{\n    switch (status) {{\n{cases}"
+                    f"    default: return \"unknown status\";\n    }}\n}}\n#endif\n")
+        block = ctx.cache[key] = (where, text)
+    if block[0] is None or not block[1]:
+        return None
+    return fix(f"call `{helper}`, a switch over the status codes returning each one's name, which porter inserts "
+               f"once (the strings are the codes' names, not the library's sentences)",
+               edit(block[0], block[0], block[1]), edit(start, end, helper), safe=False)
+
+
+def _first_use_line(ctx, name: str) -> int | None:
+    """The start of the line of the top-level declaration (or directive) holding the first use of ``name``."""
+    for m in re.finditer(rb"(?<![\w])" + re.escape(name.encode()) + rb"(?![\w])", ctx.source):
+        if ctx.index.is_protected(m.start()):
+            continue
+        for node in ctx.index.tree_at(m.start()).root_node.children:
+            if node.start_byte <= m.start() < node.end_byte:
+                line = ctx.source.rfind(b"\n", 0, node.start_byte) + 1
+                return line if not ctx.source[line:node.start_byte].strip() else None
+        return None
+    return None
+
+
+# ------------------------------------------------------------------------ rewrites PORT030 offers
+# CUDA names no HIP header declares that HIP does not need (the database says why: porter/mapping/curated/
+# device.toml): "delete" removes the marker where it marks code (compiled with hipcc 5.2 and clang-19).
+# (CUDA's integer umin/umax & co. are PORT177's: plain words a project may use for its own things, so
+# they are no database entries.)
+REWRITES = {
+    "__grid_constant__": ("delete", None, None),
+}
+_DIRECTIVE_LINE = re.compile(rb"[ \t]*#")
+
+
+def defines_itself(ctx, name: str) -> bool:
+    """The file defines ``name`` as a macro, a function or a variable of its own (a compatibility header's
+    `#define __grid_constant__`, a project's `umin` helper): its uses are the file's."""
+    cache = ctx.cache.setdefault("port030_own", {})
+    if name not in cache:
+        n = re.escape(name.encode())
+        cache[name] = bool(re.search(rb"#[ \t]*define[ \t]+" + n + rb"\b", ctx.source)
+                           or re.search(rb"\b(?:unsigned|int|long|auto|void|float|double|[A-Za-z_]\w*_t)\s*[*&]?\s*" + n
+                                        + rb"\s*(?:\([^;{}]*\)\s*(?:const\s*)?\{|=|;)", ctx.source))
+    return cache[name]
+
+
+def _rewrite_place(ctx, name: str, start: int, end: int):
+    """() where a REWRITES name marks code; None elsewhere (a directive, a file that defines it itself)."""
+    source = ctx.source
+    line = source.rfind(b"\n", 0, start) + 1
+    if _DIRECTIVE_LINE.match(source, line) or defines_itself(ctx, name):
+        return None
+    return ()
+
+
+def _rewrite_fix(ctx, name: str, start: int, end: int, place):
+    from porter.findings.predicates.common import edit, fix
+
+    source = ctx.source
+    stop = end
+    while stop < len(source) and source[stop] in b" \t":
+        stop += 1
+    return fix(f"delete `{name}` (HIP has no such marker; the parameter is const and reads the same)",
+               edit(start, stop, ""))
 
 
 # ------------------------------------------------------------------------ SIMD-in-a-word intrinsics

@@ -173,12 +173,59 @@ def _grid_syncs(ctx, node) -> list:
     return sorted(found, key=lambda n: n.start_byte)
 
 
+_CG_CHECKED = "checked against HIP 5.2's amd_hip_cooperative_groups.h"
+# what HIP's cooperative-groups guide (ROCm 6.2 on, "Unsupported NVIDIA CUDA features") says too
+_CG_UNSUPPORTED_LATER = {"reduce", "scan", "invoke_one", "operator"}
+_CG_ADVICE = {
+    "reduce": "write the reduction with the tile's shfl_down in a loop",
+    "scan": "write the scan with the tile's shfl_up in a loop",
+    "invoke_one": "`if (g.thread_rank() == 0)`, with a tile shuffle to broadcast a result",
+    "partition": "a ballot of the label and __popcll of the lanes below",
+    "operator": "pass a lambda or write the operation out in the shuffle loop",
+    "tile_memory": ("drop it and call this_thread_block() without an argument: HIP's tiles need no scratch, but a "
+                    "thread_block_tile holds at most a wavefront (64 threads on gfx942), so a larger tile becomes "
+                    "block-wide code with __shared__ memory and __syncthreads()"),
+}
+
+
+def _cg_what(name: str) -> str:
+    if name.endswith(("reduce", "reduce.h")) or name == "cooperative_groups/reduce.h":
+        return "reduce"
+    if "scan" in name:
+        return "scan"
+    if "invoke_one" in name:
+        return "invoke_one"
+    if "partition" in name:
+        return "partition"
+    if "block_tile_memory" in name or "this_thread_block" in name:
+        return "tile_memory"
+    return "operator"
+
+
 @node_check("PORT071")
 def cg_unsupported(ctx, node, caps):
     if node.type == "qualified_identifier" and node.parent is not None and node.parent.type == "call_expression":
         return None  # reported as a call
     what = ctx.text(caps["path"][0]) if "path" in caps else ctx.text(caps["fn"][0])
-    return Hit(node.start_byte, node.end_byte, {"what": what})
+    start, end = node.start_byte, node.end_byte
+    if node.type == "template_type":  # cg::block_tile_memory<256>: the whole qualified type
+        outer = node
+        while outer.parent is not None and outer.parent.type == "qualified_identifier":
+            outer = outer.parent
+        if outer is node and not _cg_names(ctx)[1]:
+            return None  # an unqualified block_tile_memory with no using-directive: someone else's
+        if outer is not node and not _is_cg_name(ctx, outer):
+            return None
+        start, end, what = outer.start_byte, outer.end_byte, compact(ctx.text(outer), 50)
+    elif what.endswith("this_thread_block"):  # this_thread_block(scratch): HIP's takes no argument
+        fn = caps["fn"][0]
+        if not _is_cg_name(ctx, fn):
+            return None
+        what = compact(ctx.text(node), 50)
+    kind = _cg_what(what)
+    checked = _CG_CHECKED + ("; HIP's cooperative-groups guide lists it as unsupported in ROCm 6" if kind in _CG_UNSUPPORTED_LATER
+                             else "")
+    return Hit(start, end, {"what": what, "checked": checked, "advice": _CG_ADVICE[kind]})
 
 
 @node_check("PORT072")
@@ -552,6 +599,98 @@ def _fix_selects_ptx(ctx, directive, device_takes_branch: bool, device_leaves_br
     if device_leaves_branch:  # the #elif / #else branches after it
         return alt is not None and _holds_ptx(ctx, [alt])
     return False
+
+
+# ---------------------------------------------------------------- arch-macro: CUDA version macros
+# cuda_runtime_api.h defines CUDART_VERSION, cuda.h CUDA_VERSION, nvcc __CUDACC_VER_MAJOR__ & co.; no HIP
+# header or hipcc defines them (HIP 5.2 headers; hip-header-names.tsv, ROCm 5.6 to 6.3: absent).  The
+# translator renames presence tests only (#ifdef CUDART_VERSION -> HIP_VERSION: porter query CUDART_VERSION),
+# so a comparison stays, and in #if an undefined name reads 0.
+_CUDA_VERSION_MACROS = frozenset({"CUDART_VERSION", "CUDA_VERSION", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__",
+                                  "__CUDACC_VER_BUILD__"})
+# a test that names one of these already chooses a branch for HIP itself
+_HIP_MACROS = re.compile(r"\b(?:__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|HIP_VERSION\w*|__HIP_DEVICE_COMPILE__|USE_ROCM|__HIP_PLATFORM_NVIDIA__)\b")
+# names whose definedness under HIP the translation fixes: CUDA's version macros stay undefined; __CUDACC__
+# and __NVCC__ become __HIPCC__, which hipcc defines
+_DEFINED_UNDER_HIP = {**{n: 0 for n in _CUDA_VERSION_MACROS}, "__CUDACC__": 1, "__NVCC__": 1}
+_DEFINED = re.compile(r"\bdefined\s*(?:\(\s*([A-Za-z_]\w*)\s*\)|([A-Za-z_]\w*))")
+
+
+def _hip_value(ctx, condition: str) -> int | None:
+    """The value of an #if condition under HIP, when it depends only on names whose HIP meaning is known."""
+    from porter.findings.values import evaluate
+
+    text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", condition, flags=re.S).replace("\\\n", " ")
+
+    def defined(m):
+        name = m.group(1) or m.group(2)
+        return str(_DEFINED_UNDER_HIP[name]) if name in _DEFINED_UNDER_HIP else m.group(0)
+
+    text = _DEFINED.sub(defined, text)
+    unknown = sorted({m.group(1) or m.group(2) for m in _DEFINED.finditer(text)})
+    if len(unknown) > 4:
+        return None
+    values = set()
+    for bits in range(1 << len(unknown)):  # a defined() test of another name is 0 or 1: the value holds for both?
+        case = {n: (bits >> i) & 1 for i, n in enumerate(unknown)}
+        values.add(evaluate(_DEFINED.sub(lambda m: str(case[m.group(1) or m.group(2)]), text),
+                            lambda n: 0 if n in _CUDA_VERSION_MACROS else None))
+    return values.pop() if len(values) == 1 else None
+
+
+def _branch_line(ctx, node) -> int:
+    return ctx.index.line_of(node.start_byte)
+
+
+@node_check("PORT173")
+def cuda_version_value(ctx, node, caps):
+    parent = node.parent
+    if parent is None or parent.type in ("preproc_defined", "preproc_ifdef", "preproc_def", "preproc_function_def",
+                                         "preproc_call"):
+        return None
+    name = ctx.text(node)
+    directive = _directive_of(node)
+    expr = parent if parent.type == "binary_expression" else node
+    shown = compact(ctx.text(expr), 40)
+    if directive is None:
+        n = node
+        while n is not None and n.type not in ("preproc_if", "preproc_elif", "preproc_arg", "preproc_params"):
+            n = n.parent
+        if n is not None:
+            return None  # inside a directive porter does not read (a macro body): its use is reported, not here
+        return Hit(node.start_byte, node.end_byte,
+                   {"expr": shown, "name": name, "outcome": "this code does not compile (an undeclared identifier)"},
+                   severity="error")
+    condition = directive.child_by_field_name("condition")
+    cond_text = ctx.text(condition)
+    if _HIP_MACROS.search(cond_text):
+        return None  # the test chooses HIP's branch itself
+    if not _first_in_scope(ctx, node, f"version-test:{directive.start_byte}"):
+        return None  # one finding per directive
+    value = _hip_value(ctx, cond_text)
+    alt = directive.child_by_field_name("alternative")
+    kind = "#elif" if directive.type == "preproc_elif" else "#if"
+    if value is None:
+        outcome = f"it reads 0 in this {kind}, and which branch HIP compiles depends on the other names of the test"
+    elif value:
+        outcome = f"it reads 0 in this {kind}: the test is true, so HIP compiles this branch (line {_branch_line(ctx, directive)})"
+    elif alt is not None:
+        other = "#else" if alt.type == "preproc_else" else "#elif"
+        outcome = f"it reads 0 in this {kind}: the test is false, so HIP skips this branch and compiles the {other} at line {_branch_line(ctx, alt)}"
+    else:
+        outcome = f"it reads 0 in this {kind}: the test is false, so HIP compiles nothing of this block"
+    the_fix = None
+    if parent.type == "binary_expression" and ctx.text(parent.child_by_field_name("left")) == name:
+        op = ctx.text(parent.child_by_field_name("operator"))
+        right = parent.child_by_field_name("right")
+        if op in (">=", ">", "<", "<=") and right is not None and right.type == "number_literal":
+            newer = op in (">=", ">")
+            test = ctx.text(parent)
+            target = (f"(defined(__HIP_PLATFORM_AMD__) || {test})" if newer
+                      else f"(!defined(__HIP_PLATFORM_AMD__) && {test})")
+            the_fix = fix(f"treat HIP as a recent CUDA: `{compact(target, 70)}` (check that the branch HIP then compiles "
+                          "uses nothing NVIDIA-only)", edit(parent.start_byte, parent.end_byte, target), safe=False)
+    return Hit(node.start_byte, node.end_byte, {"expr": shown, "name": name, "outcome": outcome}, the_fix)
 
 
 # ---------------------------------------------------------------- timing

@@ -3,9 +3,12 @@ porter/findings/hip_provides.json, written by scripts/gen_hip_provides.py from t
 headers, the floor of every ROCm porter targets):
 
 * PORT170: a global function with the name and parameter types of one HIP declares
-  (``double atomicMax(double*, double)``: "redefinition of 'atomicMax'"), or a free compound
-  assignment / increment operator on a HIP vector type (``operator+=(float4&, float4)``: HIP's
-  HIP_vector_type has the same operator as a non-template member, so every use is ambiguous);
+  (``double atomicMax(double*, double)``: "redefinition of 'atomicMax'"), or a free __host__
+  __device__ compound assignment / increment operator on a HIP vector type (``operator+=(float4&,
+  float4)``: HIP's HIP_vector_type has the same operator as a non-template __host__ __device__
+  member, so every use is ambiguous; a __device__-only or host-only one wins and compiles);
+* PORT176: the uses of such an operator, in the file or in one that includes the project header
+  defining it (where clang reports the ambiguity);
 * PORT171: a macro HIP's headers define too;
 * PORT172: ``h = {}`` on a ``__half2``/``half2`` (HIP's __half2 has several assignment
   operators: "use of overloaded operator '=' is ambiguous").
@@ -87,7 +90,10 @@ def function_of_definition(node):
     """(name node, parameter list) of a function definition, or None."""
     fd = node.child_by_field_name("declarator")
     while fd is not None and fd.type in ("pointer_declarator", "reference_declarator"):
-        fd = fd.child_by_field_name("declarator")
+        inner = fd.child_by_field_name("declarator")
+        if inner is None and fd.type == "reference_declarator":  # `T& f(...)`: no field names the child
+            inner = next((c for c in fd.named_children if c.type != "comment"), None)
+        fd = inner
     if fd is None or fd.type != "function_declarator":
         return None
     name = fd.child_by_field_name("declarator")
@@ -143,20 +149,26 @@ def _line_start(source: bytes, pos: int) -> int | None:
     return start if not source[start:pos].strip() else None
 
 
-def _guard_fix(ctx, node, what: str, test: str):
+def _guard_fix(ctx, node, what: str, test: str, safe: bool = False, why: str = ""):
     start = _line_start(ctx.source, node.start_byte)
     if start is None:
         return None
     # the #endif goes at the end of the definition's last line, not at the start of the next one,
     # so that a guard for the next definition (which starts there) is a separate edit
     closing = edit(node.end_byte, node.end_byte, "\n#endif")
-    return fix(f"compile it only where HIP does not provide {what} (`{test}`); on AMD GPUs HIP's own is used",
-               edit(start, start, f"{test}  // HIP provides {what}\n"), closing, safe=False)
+    return fix(f"compile it only where HIP does not provide {what} (`{test}`); on AMD GPUs HIP's own is used{why}",
+               edit(start, start, f"{test}  // HIP provides {what}\n"), closing, safe=safe)
 
 
 _COMPOUND_OP = re.compile(rb"operator\s*(?:\+=|-=|\*=|/=|\+\+|--)")
 _DEFINITION_AFTER = re.compile(rb"\s*\([^;{}]*\)\s*(?:const\s*)?\{")
 _MACRO_NAME = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)")
+_ALIAS = re.compile(rb"\btypedef\s+(?:struct\s+)?([A-Za-z_]\w*)\s+([A-Za-z_]\w*)\s*;|\busing\s+([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\s*;")
+_HEAD_WORDS = re.compile(r"[A-Za-z_]\w*")
+# words a function head may hold besides its host/device qualifiers (anything else may be an attribute macro)
+_PLAIN_HEAD = frozenset({"inline", "static", "extern", "constexpr", "__forceinline__", "__inline__", "__noinline__",
+                         "void", "const", "volatile", "friend", "template", "typename", "auto", "__attribute__",
+                         "always_inline", "operator", "int", "unsigned", "float", "double", "bool"})
 
 
 @functools.cache
@@ -236,46 +248,285 @@ def _may_define(text: bytes) -> bool:
     return False
 
 
-@file_check("PORT170")
-def redefines_hip(ctx):
+def vector_aliases(source: bytes, vectors) -> dict[str, str]:
+    """The file's own names for HIP vector types (``typedef float3 vec3;``, ``using vec4 = float4;``)."""
+    out = {}
+    for m in _ALIAS.finditer(source):
+        base, alias = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        base, alias = base.decode(), alias.decode()
+        if base in vectors or base in out:
+            out[alias] = out.get(base, base)
+    return out
+
+
+def _host_device(ctx, head: str) -> bool | None:
+    """Whether a function head is `__host__ __device__` (object-like macros expanded, as `#define HD
+    __host__ __device__`): True, False, or None when a word of it is a macro porter cannot read."""
+    words = set()
+    unknown = False
+    for w in _HEAD_WORDS.findall(head):
+        value = ctx.macro_value(w) if w in ctx.macros else w
+        found = _HEAD_WORDS.findall(value) if value != w else [w]
+        words.update(found)
+        if value == w and w not in _PLAIN_HEAD and not w.startswith("__") and w.isupper():
+            unknown = True
+    if "__host__" in words and "__device__" in words:
+        return True
+    return None if unknown else False
+
+
+_COMPONENTS = "xyzw"
+
+
+def _componentwise(ctx, node, op: str, base: str, sig_params) -> bool:
+    """The body does ``op`` component by component (``a.x += b.x; ...`` or ``a.x = a.x + b.x; ...``, or
+    ``a = a + b``): what HIP's member does."""
+    body = node.child_by_field_name("body")
+    m = re.search(r"(\d)$", base)
+    if body is None or m is None or op not in _COMPOUND or len(sig_params) != 2:
+        return False
+    a, b = sig_params
+    if not a or not b:
+        return False
+    text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", ctx.text(body), flags=re.S)
+    plain = re.escape(op[0])
+    a_, b_ = re.escape(a), re.escape(b)
+    if re.search(rf"\b{a_}\s*=\s*{a_}\s*{plain}\s*{b_}\s*;", text):
+        return True
+    rank = int(m.group(1))
+    made = r"\s*,\s*".join(rf"{a_}\s*\.\s*{c}\s*{plain}\s*{b_}\s*\.\s*{c}" for c in _COMPONENTS[:rank])
+    if re.search(rf"\b{a_}\s*=\s*make_{re.escape(base[:-1])}{rank}\s*\(\s*{made}\s*\)\s*;", text):
+        return True  # a = make_float3(a.x + b.x, a.y + b.y, a.z + b.z);
+    for c in _COMPONENTS[:int(m.group(1))]:
+        if not (re.search(rf"\b{a_}\s*\.\s*{c}\s*{plain}=\s*{b_}\s*\.\s*{c}\b", text)
+                or re.search(rf"\b{a_}\s*\.\s*{c}\s*=\s*{a_}\s*\.\s*{c}\s*{plain}\s*{b_}\s*\.\s*{c}\b", text)):
+            return False
+    return True
+
+
+def _param_names(ctx, params) -> list[str | None]:
+    out = []
+    for p in params.named_children:
+        if p.type in ("parameter_declaration", "optional_parameter_declaration"):
+            name = _identifier(p.child_by_field_name("declarator"))
+            out.append(ctx.text(name) if name is not None else None)
+    return out
+
+
+def _nodes(root, ctx, namespaced: bool = False):
+    """The global-namespace declarations (top_level) and those of named namespaces, with whether they
+    are in one (a function there is another function; an operator there is used there)."""
+    for node in top_level(root, ctx):
+        if node.type == "namespace_definition":
+            body = node.child_by_field_name("body")
+            if body is not None:
+                yield from _nodes(body, ctx, True)
+            continue
+        yield node, namespaced
+
+
+def colliding(ctx) -> list[dict]:
+    """Every definition (or, for an operator, declaration) of the file that collides with HIP: PORT170's
+    places, and the operators whose uses PORT176 reports.  Computed once per file."""
+    found = ctx.cache.get("hipdefs.colliding")
+    if found is not None:
+        return found
+    found = ctx.cache["hipdefs.colliding"] = []
     if not ctx.index.parsed and not _may_redefine(ctx.source):
-        return []  # (with the tree at hand, walking its top level is the cheaper look)
+        return found  # (with the tree at hand, walking its top level is the cheaper look)
     functions = provided()["functions"]
     vectors = set(provided()["vector_types"])
+    aliases = None  # the file's typedefs of vector types, read at the first operator
     names = _function_names()
     source = ctx.source
+    for root in ctx.index.roots(_may_define):
+        for node, namespaced in _nodes(root, ctx):
+            if node.type not in ("function_definition", "declaration"):
+                continue
+            got = function_of_definition(node)
+            if got is None:
+                continue
+            name_node, params = got
+            raw = source[name_node.start_byte:name_node.end_byte]
+            if raw not in names and not raw.startswith(b"operator"):
+                continue
+            name = re.sub(r"\s+", "", raw.decode("utf-8", "replace"))
+            operator = name.startswith("operator")
+            if operator and name[8:] not in _COMPOUND | _STEP:
+                continue
+            if not operator and (name not in functions or namespaced or node.type != "function_definition"):
+                continue  # a function in a namespace is another function; a declaration of HIP's is harmless
+            sig = signature(ctx.source, params)
+            shown = f"{name}({', '.join(sig)})"
+            head = source[node.start_byte:name_node.start_byte].decode("utf-8", "replace")
+            if operator:
+                op = name[len("operator"):]
+                if not sig or not sig[0].endswith("&"):
+                    continue
+                if aliases is None:
+                    aliases = vector_aliases(source, vectors)
+                base = _vector_base(sig[0])
+                base = aliases.get(base, base)
+                if base not in vectors:
+                    continue
+                if not ((op in _COMPOUND and len(sig) == 2 and aliases.get(_vector_base(sig[1]), _vector_base(sig[1])) == base)
+                        or (op in _STEP and len(sig) <= 2)):
+                    continue
+                hd = _host_device(ctx, head)
+                if hd is False:
+                    continue  # a __device__ (or host) operator wins over HIP's __host__ __device__ member
+                why = (f"HIP's `{base}` (HIP_vector_type) has `{name}` as a __host__ __device__ member already, so every "
+                       + (f"`{op}` on two `{base}` values" if op in _COMPOUND
+                        else f"{'postfix' if len(sig) == 2 else 'prefix'} `{op}` on a value of type `{base}`") + " is ambiguous")
+                safe = node.type == "function_definition" and _componentwise(ctx, node, op, base, _param_names(ctx, params))
+                note = "; it does the same, component by component" if safe else ""
+                use = op + ("post" if op in _STEP and len(sig) == 2 else "")  # operator++(T&, int) is the postfix one
+                record = {"op": use, "base": base, "what": shown, "why": why, "line": ctx.index.line_of(node.start_byte)}
+            else:
+                known = functions.get(name)
+                if not known or " , ".join(sig) not in known:
+                    continue
+                why = f"HIP declares `{shown}` too ({known[' , '.join(sig)]}): a redefinition error"
+                # HIP's atomics are __device__ functions with CUDA's meaning: a __device__ one of the project's goes
+                words = set(_HEAD_WORDS.findall(head))
+                safe = name.startswith("atomic") and "__device__" in words and "__host__" not in words
+                note = ", with CUDA's meaning of it" if safe else ""
+                record = {"op": None, "base": None, "what": shown, "why": why, "line": ctx.index.line_of(node.start_byte)}
+            record.update(start=name_node.start_byte, end=params.end_byte,
+                          fix=_guard_fix(ctx, node, f"`{shown}`", f"#if !defined({GUARD})", safe, note))
+            found.append(record)
+    return found
+
+
+@file_check("PORT170")
+def redefines_hip(ctx):
+    return [Hit(r["start"], r["end"], {"what": r["what"], "why": r["why"]}, r["fix"]) for r in colliding(ctx)]
+
+
+# ------------------------------------------------------------------------ PORT176
+# The uses of such an operator: clang reports the ambiguity there ("use of overloaded operator '+=' is
+# ambiguous"), often in another file than the definition (helper_math.h).  A use is `a op= b` with both
+# operands of the vector type, or `++a` / `a--`, the types read from the declarations of the function
+# and the file (a typedef of the vector type counts).
+_HEADER_OPERATOR = re.compile(
+    r"(?:^|[;}\n])((?:[^;{}\n#]*\n)?[^;{}\n]*?)\boperator\s*(\+=|-=|\*=|/=|\+\+|--)\s*\(\s*(?:const\s+)?([A-Za-z_]\w*)\s*&([^)]*)\)")
+_USE = re.compile(rb"\+=|-=|\*=|/=|\+\+|--")
+_VECTOR_WORD = re.compile(rb"\b(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]\b")
+
+
+def _header_operators(ctx) -> list[dict]:
+    """The colliding operators the project headers this file includes define (their code text is read)."""
+    if not ctx.file or not any(ctx.source[i.start_byte:i.start_byte + 1] == b'"' for i in ctx.index.includes):
+        return []
+    from porter.findings import values
+
+    vectors = set(provided()["vector_types"])
+    out = []
+    for shown, path in values.unit_of(ctx).header_paths:
+        code = values.header_code(path)
+        if not code or b"operator" not in code:
+            continue
+        text = code.decode("utf-8", "replace")
+        if re.search(r"__HIP_PLATFORM_AMD__|__HIPCC__|__HIP__", text):
+            continue  # the header chooses what HIP compiles itself
+        aliases = vector_aliases(code, vectors)
+        for m in _HEADER_OPERATOR.finditer(text):
+            base = aliases.get(m.group(3), m.group(3))
+            if base not in vectors or _host_device(ctx, m.group(1)) is False:
+                continue
+            line = text.count("\n", 0, m.start(2)) + 1
+            post = m.group(2) in _STEP and "," in m.group(4)
+            out.append({"op": m.group(2) + ("post" if post else ""), "base": base, "what": f"operator{m.group(2)}({m.group(3)}&, ...)",
+                        "where": f"{shown}:{line}", "fix": None})
+    return out
+
+
+def _use_operators(ctx) -> dict[tuple[str, str], dict]:
+    found = ctx.cache.get("hipdefs.use_ops")
+    if found is None:
+        found = {}
+        for r in colliding(ctx):
+            if r["op"]:
+                found.setdefault((r["op"], r["base"]), {**r, "where": f"line {r['line']}"})
+        for r in _header_operators(ctx):
+            found.setdefault((r["op"], r["base"]), r)
+        ctx.cache["hipdefs.use_ops"] = found
+    return found
+
+
+def _vector_type(ctx, node, vectors, aliases) -> str | None:
+    """The HIP vector type of an expression, read from declarations (None: not one, or unknown)."""
+    t = node.type
+    if t == "parenthesized_expression":
+        inner = [c for c in node.named_children if c.type != "comment"]
+        return _vector_type(ctx, inner[0], vectors, aliases) if len(inner) == 1 else None
+    if t == "call_expression":
+        fn = ctx.text(node.child_by_field_name("function"))
+        return fn[5:] if fn.startswith("make_") and fn[5:] in vectors else None
+    pointer = t == "subscript_expression" or (t == "pointer_expression" and ctx.text(node).startswith("*"))
+    if pointer:
+        node = node.child_by_field_name("argument")
+        if node is None:
+            return None
+    if node.type != "identifier":
+        return None
+    name = re.escape(ctx.text(node))
+    types = "|".join(sorted((*vectors, *aliases), key=len, reverse=True))
+    decl = re.compile(r"(?<![\w.])(" + types + r")\s*(?:const\s*)?([*&]?)\s*(?:__restrict__\s*)?" + name + r"\s*(\[)?")
+    fn = ctx.function_of(node)
+    while fn is not None and ctx.function_of(fn) is not None:
+        fn = ctx.function_of(fn)
+    texts = [ctx.text(fn)] if fn is not None else []
+    texts.append(ctx.cache.setdefault("hipdefs.code", bytes(ctx.index.blanked()).decode("utf-8", "replace")))
+    for text in texts:
+        m = None
+        for m in decl.finditer(text):
+            pass
+        if m is not None:
+            declared_pointer = m.group(2) == "*" or m.group(3) is not None
+            if declared_pointer != pointer:
+                return None
+            return aliases.get(m.group(1), m.group(1))
+    return None
+
+
+@file_check("PORT176")
+def ambiguous_operator_use(ctx):
+    source = ctx.source
+    if not _USE.search(source) or not _VECTOR_WORD.search(source):
+        return []
+    operators = _use_operators(ctx)
+    if not operators:
+        return []
+    vectors = set(provided()["vector_types"])
+    aliases = vector_aliases(source, vectors)
     hits = []
-    for node in (n for root in ctx.index.roots(_may_define) for n in top_level(root, ctx)):
-        if node.type != "function_definition":
+    for m in _USE.finditer(source):
+        if ctx.index.is_protected(m.start()):
             continue
-        found = function_of_definition(node)
-        if found is None:
+        node = ctx.index.node_at(m.start(), m.end())
+        expr = node.parent if node is not None else None
+        if expr is None or expr.type not in ("assignment_expression", "update_expression"):
             continue
-        name_node, params = found
-        raw = source[name_node.start_byte:name_node.end_byte]
-        if raw not in names and not raw.startswith(b"operator"):
-            continue
-        name = re.sub(r"\s+", "", raw.decode("utf-8", "replace"))
-        if name not in functions and not (name.startswith("operator") and name[8:] in _COMPOUND | _STEP):
-            continue
-        sig = signature(ctx.source, params)
-        shown = f"{name}({', '.join(sig)})"
-        if name.startswith("operator"):
-            op = name[len("operator"):]
-            if not sig or not sig[0].endswith("&") or _vector_base(sig[0]) not in vectors:
+        op = m.group().decode()
+        if expr.type == "assignment_expression":
+            left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
+            if left is None or right is None:
                 continue
-            base = _vector_base(sig[0])
-            if not ((op in _COMPOUND and len(sig) == 2 and _vector_base(sig[1]) == base) or (op in _STEP and len(sig) <= 2)):
+            base = _vector_type(ctx, left, vectors, aliases)
+            if base is None or _vector_type(ctx, right, vectors, aliases) != base:
                 continue
-            why = (f"HIP's `{base}` (HIP_vector_type) has `{name}` as a member already, so every `{op}` on two `{base}` "
-                   "values is ambiguous")
         else:
-            known = functions.get(name)
-            if not known or " , ".join(sig) not in known:
-                continue
-            why = f"HIP declares `{shown}` too ({known[' , '.join(sig)]}): a redefinition error"
-        hits.append(Hit(name_node.start_byte, params.end_byte, {"what": shown, "why": why},
-                        _guard_fix(ctx, node, f"`{shown}`", f"#if !defined({GUARD})")))
+            arg = expr.child_by_field_name("argument")
+            base = _vector_type(ctx, arg, vectors, aliases) if arg is not None else None
+            if arg is not None and arg.start_byte < m.start():
+                op += "post"  # c-- calls operator--(T&, int)
+        known = operators.get((op, base)) if base else None
+        if known is None:
+            continue
+        hits.append(Hit(expr.start_byte, expr.end_byte,
+                        {"expr": compact(ctx.text(expr), 40), "op": op.removesuffix("post"), "base": base, "what": known["what"],
+                         "where": known["where"]}, known["fix"]))
     return hits
 
 

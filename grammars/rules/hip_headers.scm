@@ -1,0 +1,14 @@
+; Calls that compile in CUDA and not against HIP's headers as they are (porter/findings/predicates/hipheaders.py).
+
+; PORT174: min / max with a built-in coordinate (threadIdx.x, blockDim.x ...) and an operand of another
+; integer type: ambiguous with HIP 5.2's overloads
+((call_expression function: (identifier) @fn arguments: (argument_list) @args) @PORT174
+ (#match? @fn "^(min|max)$"))
+
+; PORT175: atomicInc / atomicDec, whose HIP 5.2 definition LLVM 17+ cannot link
+((call_expression function: (identifier) @fn arguments: (argument_list) @args) @PORT175
+ (#match? @fn "^(atomicInc|atomicDec|atomicInc_block|atomicDec_block)$"))
+
+; PORT177: CUDA's integer min/max of one type (umin, umax, llmin, llmax, ullmin, ullmax): no HIP header has them
+((call_expression function: (identifier) @fn arguments: (argument_list) @args) @PORT177
+ (#match? @fn "^(umin|umax|llmin|llmax|ullmin|ullmax)$"))

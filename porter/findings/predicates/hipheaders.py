@@ -1,0 +1,315 @@
+"""Calls that compile in CUDA but not against the HIP headers of an older ROCm, each checked with Debian's
+hipcc 5.2 (gfx90a) and clang-19 (gfx942) against the HIP 5.2 headers:
+
+* PORT174: ``min(n, blockDim.x)`` with ``n`` an unsigned (or long) integer.  HIP's headers before ROCm 6.1
+  make the built-in coordinates objects of ``__HIP_Coordinates<...>::__X`` that convert to unsigned int
+  (hip-header-names.tsv: ``__HIP_Coordinates`` 5.6.0 to 6.0.2, ``__hip_builtin_threadIdx_t`` from 6.1.0;
+  HIP 5.2's amd_hip_runtime.h), so ``min``'s template cannot deduce one type, and the int, float and double
+  overloads (clang's __clang_hip_math.h) all need a user conversion for the coordinate and a standard
+  conversion for the other operand: "call to 'min' is ambiguous".  CUDA's blockDim.x is an unsigned int
+  and CUDA declares min for every integer type.  Casting the coordinate to the other operand's type picks
+  the template; the values compared are the same.
+* PORT175: ``atomicInc`` / ``atomicDec``.  HIP 5.2's amd_hip_atomic.h defines them through
+  ``__builtin_amdgcn_atomic_inc(...) __asm("llvm.amdgcn.atomic.inc.i32.p0i32")``, an intrinsic LLVM 17
+  removed: hipcc 5.2 (clang 15) links it, clang-19 (porter's gfx942 toolchain on a ROCm 5.2 machine) stops
+  with "undefined hidden symbol: llvm.amdgcn.atomic.inc.i32.p0i32".  HIP's headers call
+  ``__builtin_amdgcn_atomic_inc32(p, v, __ATOMIC_RELAXED, "agent")`` instead from ROCm 5.6 on
+  (hip-header-names.tsv); both compilers compile that, and it is what HIP's atomicInc does (relaxed order,
+  device scope).
+"""
+
+from __future__ import annotations
+
+import re
+
+from porter.findings.engine import Hit
+from porter.findings.predicates import node_check
+from porter.findings.predicates.common import args_of, compact, edit, fix
+
+# ------------------------------------------------------------------------ PORT174
+COORDINATES_UNTIL = "6.1"  # the first ROCm whose threadIdx & co. are unsigned ints (__hip_builtin_*_t)
+_COORD = re.compile(r"^(?:threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*[xyz]$")
+
+# type names as written -> (canonical type, spelled for a cast)
+_TYPES = {
+    "unsigned": "unsigned int", "unsigned int": "unsigned int", "uint32_t": "unsigned int", "uint": "unsigned int",
+    "int": "int", "signed": "int", "signed int": "int", "int32_t": "int",
+    "long": "long", "long int": "long", "signed long": "long", "int64_t": "long", "ptrdiff_t": "long",
+    "ssize_t": "long", "intptr_t": "long",
+    "unsigned long": "unsigned long", "unsigned long int": "unsigned long", "size_t": "unsigned long",
+    "uint64_t": "unsigned long", "uintptr_t": "unsigned long",
+    "long long": "long long", "long long int": "long long", "signed long long": "long long",
+    "unsigned long long": "unsigned long long", "unsigned long long int": "unsigned long long",
+    "short": "small", "unsigned short": "small", "char": "small", "signed char": "small", "unsigned char": "small",
+    "bool": "small", "int16_t": "small", "uint16_t": "small", "int8_t": "small", "uint8_t": "small",
+    "float": "float", "double": "double",
+}
+# what a coordinate cannot be compared with unambiguously: an integer type of int's rank or above but int
+AMBIGUOUS = frozenset({"unsigned int", "long", "unsigned long", "long long", "unsigned long long"})
+_RANK = {"int": 1, "unsigned int": 1, "long": 2, "unsigned long": 2, "long long": 3, "unsigned long long": 3}
+_TYPE_WORDS = sorted(_TYPES, key=len, reverse=True)
+_DECL = r"(?<![\w.>])(?:(?:const|volatile|static|register|constexpr|__restrict__)\s+)*({types})\s*(?:const\s*)?(\**)\s*(?:const\s*)?(?:__restrict__\s*)?{name}\s*(?=[=;,)\[{{])"
+
+
+def _canonical(text: str) -> tuple[str, str] | None:
+    text = re.sub(r"\b(?:const|volatile)\b", " ", text)
+    text = re.sub(r"\s+", " ", text).strip().removeprefix("std::")
+    canon = _TYPES.get(text)
+    return (canon, text) if canon else None
+
+
+def _arith(a: str, b: str) -> str | None:
+    """The type of ``a op b`` under C's usual arithmetic conversions (LP64), for the canonical types above."""
+    if a is None or b is None:
+        return None
+    if "double" in (a, b):
+        return "double"
+    if "float" in (a, b):
+        return "float"
+    a, b = ("int" if t == "small" else t for t in (a, b))
+    if a == b:
+        return a
+    ua, ub = a.startswith("unsigned"), b.startswith("unsigned")
+    if ua == ub:
+        return a if _RANK[a] >= _RANK[b] else b
+    uns, sig = (a, b) if ua else (b, a)
+    if _RANK[uns] >= _RANK[sig]:
+        return uns
+    if _RANK[sig] >= 2 and _RANK[uns] == 1:  # a 64-bit signed type holds every unsigned int
+        return sig
+    return "unsigned " + sig
+
+
+def _literal_type(text: str) -> str | None:
+    t = text.replace("'", "")
+    if re.match(r"^0[xX]", t):
+        suffix = re.search(r"([uUlL]*)$", t).group(1).lower()
+    elif re.search(r"[.eEfF]", t):
+        return "float" if t[-1] in "fF" else "double"
+    else:
+        suffix = re.search(r"([uUlL]*)$", t).group(1).lower()
+    unsigned = "u" in suffix
+    longs = suffix.count("l")
+    base = {0: "int", 1: "long", 2: "long long"}[min(longs, 2)]
+    return ("unsigned " + base) if unsigned else base
+
+
+class _Types:
+    """The declared types of names, read from the text of the enclosing function and the file."""
+
+    def __init__(self, ctx, node):
+        self.ctx = ctx
+        fn = ctx.function_of(node)
+        while fn is not None and ctx.function_of(fn) is not None:
+            fn = ctx.function_of(fn)
+        self.scope = ctx.text(fn)[:node.start_byte - fn.start_byte] if fn is not None else ""
+
+    def declared(self, name: str) -> tuple[tuple[str, str], int] | None:
+        pattern = re.compile(_DECL.format(types="|".join(re.escape(w).replace(r"\ ", r"\s+") for w in _TYPE_WORDS),
+                                          name=re.escape(name)))
+        for text in (self.scope, self._file()):
+            found = None
+            for m in pattern.finditer(text):
+                found = m
+            if found is not None:
+                canon = _canonical(found.group(1))
+                return (canon, len(found.group(2))) if canon else None
+        return None
+
+    def _file(self) -> str:
+        text = self.ctx.cache.get("hipheaders.code")
+        if text is None:
+            text = self.ctx.cache["hipheaders.code"] = bytes(self.ctx.index.blanked()).decode("utf-8", "replace")
+        return text
+
+    def of(self, node) -> tuple[str, str] | None:
+        """(canonical type, spelling) of an expression, "coord" for a built-in coordinate; None: unknown."""
+        ctx = self.ctx
+        t = node.type
+        if t == "parenthesized_expression":
+            inner = [c for c in node.named_children if c.type != "comment"]
+            return self.of(inner[0]) if len(inner) == 1 else None
+        text = ctx.text(node)
+        if t == "field_expression" and _COORD.match(re.sub(r"\s+", "", text)):
+            return ("coord", "unsigned int")
+        if t == "number_literal":
+            canon = _literal_type(text)
+            return (canon, canon) if canon else None
+        if t == "char_literal":
+            return ("small", "char")
+        if t == "sizeof_expression":
+            return ("unsigned long", "size_t")
+        if t == "cast_expression":
+            type_node = node.child_by_field_name("type")
+            return _canonical(ctx.text(type_node)) if type_node is not None else None
+        if t == "identifier":
+            found = self.declared(text)
+            return found[0] if found is not None and found[1] == 0 else None
+        if t == "subscript_expression":
+            base = node.child_by_field_name("argument")
+            if base is not None and base.type == "identifier":
+                found = self.declared(ctx.text(base))
+                return found[0] if found is not None and found[1] == 1 else None
+            return None
+        if t == "unary_expression":
+            arg = node.child_by_field_name("argument")
+            op = ctx.text(node.child_by_field_name("operator"))
+            if op == "!":
+                return ("int", "int")
+            found = self.of(arg) if arg is not None else None
+            if found is None:
+                return None
+            canon = "unsigned int" if found[0] == "coord" else "int" if found[0] == "small" else found[0]
+            return (canon, canon)
+        if t == "binary_expression":
+            op = ctx.text(node.child_by_field_name("operator"))
+            if op in ("<", ">", "<=", ">=", "==", "!=", "&&", "||"):
+                return ("int", "int")
+            left, right = (self.of(node.child_by_field_name(f)) for f in ("left", "right"))
+            if left is None or right is None:
+                return None
+            lt, rt = ("unsigned int" if x[0] == "coord" else x[0] for x in (left, right))
+            if op in ("<<", ">>"):
+                canon = "int" if lt == "small" else lt
+            else:
+                canon = _arith(lt, rt)
+            return (canon, canon) if canon else None
+        if t == "call_expression":  # a function of the file: its declared result type
+            fn = node.child_by_field_name("function")
+            if fn is None or fn.type != "identifier":
+                return None
+            types = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in _TYPE_WORDS)
+            found = None
+            for found in re.finditer(rf"(?<![\w.])({types})\s+{re.escape(ctx.text(fn))}\s*\(", self._file()):
+                pass
+            return _canonical(found.group(1)) if found is not None else None
+        if t == "conditional_expression":
+            a, b = (self.of(node.child_by_field_name(f)) for f in ("consequence", "alternative"))
+            if a is None or b is None:
+                return None
+            canon = _arith(*("unsigned int" if x[0] == "coord" else x[0] for x in (a, b)))
+            return (canon, canon) if canon else None
+        return None
+
+
+def _defines_min_max(ctx, name: str) -> bool:
+    """The file defines its own ``min``/``max`` (a macro or a function): its calls are not HIP's."""
+    key = "hipheaders.own:" + name
+    if key not in ctx.cache:
+        n = re.escape(name.encode())
+        ctx.cache[key] = bool(re.search(rb"#[ \t]*define[ \t]+" + n + rb"\b", ctx.source)
+                              or re.search(rb"\b(?:T|auto|int|unsigned|float|double|[A-Za-z_]\w*)\s+" + n + rb"\s*\([^;{}]*\)\s*\{",
+                                           ctx.source))
+    return ctx.cache[key]
+
+
+@node_check("PORT174")
+def min_max_of_a_coordinate(ctx, node, caps):
+    from porter.mapping import version_key
+
+    older = version_key(ctx.options.target) < version_key(COORDINATES_UNTIL)
+    fn = ctx.text(caps["fn"][0])
+    args = args_of(node)
+    if len(args) != 2 or _defines_min_max(ctx, fn):
+        return None
+    types = _Types(ctx, node)
+    kinds = [types.of(a) for a in args]
+    coords = [i for i, k in enumerate(kinds) if k is not None and k[0] == "coord"]
+    if not coords:
+        return None
+    if len(coords) == 2:
+        target = ("unsigned int", "unsigned int")
+    else:
+        other = kinds[1 - coords[0]]
+        if other is None or other[0] not in AMBIGUOUS:
+            return None  # an int (or a float, a short...) picks one overload; an unknown type is not guessed at
+        target = other
+    spelled = target[1]
+    # insertions around the operand, not a replacement of it: a fix inside it (a nested call) still applies
+    edits = [e for i in coords for e in (edit(args[i].start_byte, args[i].start_byte, f"({spelled})("),
+                                           edit(args[i].end_byte, args[i].end_byte, ")"))]
+    fixed = list(ctx.text(a) for a in args)
+    for i in coords:
+        fixed[i] = f"({spelled})({fixed[i]})"
+    other_text = ("another coordinate" if len(coords) == 2
+                  else f"`{compact(ctx.text(args[1 - coords[0]]), 30)}` (of type `{target[1]}`)")
+    # the values compared do not change: a coordinate converts to any of these types without loss; CUDA's
+    # overload for two operands of an unsigned type compares them as that type, as the cast does
+    safe = not target[0] in ("long", "long long")
+    return Hit(node.start_byte, node.end_byte,
+               {"call": compact(ctx.text(node), 50), "fn": fn, "coord": compact(ctx.text(args[coords[0]]), 20),
+                "other": other_text, "verdict": _verdict(ctx, older, COORDINATES_UNTIL, "does not compile")},
+               fix(f"cast the coordinate to `{spelled}`: `{fn}({', '.join(compact(f, 30) for f in fixed)})` "
+                   "(the template then takes one type; the values compared are the same)", *edits, safe=safe),
+               severity=None if older else "info")
+
+
+def _verdict(ctx, older: bool, since: str, fails: str) -> str:
+    """What the target says: the call fails with its headers (an error), or only with the older headers
+    porter's gfx942 build uses on a machine without ROCm 6 (an info: the fix is harmless everywhere)."""
+    if older:
+        return f"{fails} with the HIP headers of ROCm {ctx.options.target}, the target"
+    return (f"is fine with the HIP headers of ROCm {since} and later (the target is {ctx.options.target}) but {fails} with "
+            "older ones, such as ROCm 5.2's that porter's clang-19 build for gfx942 uses on a machine without ROCm 6")
+
+
+# ------------------------------------------------------------------------ PORT175
+ATOMIC_INC_FROM = "5.6"  # the first ROCm whose headers porter has seen call __builtin_amdgcn_atomic_inc32
+_INC = {"atomicInc": ("__builtin_amdgcn_atomic_inc32", "agent"), "atomicDec": ("__builtin_amdgcn_atomic_dec32", "agent"),
+        "atomicInc_block": ("__builtin_amdgcn_atomic_inc32", "workgroup"),
+        "atomicDec_block": ("__builtin_amdgcn_atomic_dec32", "workgroup")}
+
+
+@node_check("PORT175")
+def atomic_inc_dec(ctx, node, caps):
+    from porter.mapping import version_key
+
+    older = version_key(ctx.options.target) < version_key(ATOMIC_INC_FROM)
+    name = ctx.text(caps["fn"][0])
+    args = args_of(node)
+    if len(args) != 2 or _defines_min_max(ctx, name):
+        return None
+    builtin, scope = _INC[name]
+    fn = caps["fn"][0]
+    the_fix = fix(f"call `{builtin}(p, v, __ATOMIC_RELAXED, \"{scope}\")`, what HIP's own {name.split('_')[0]} does from "
+                  "ROCm 5.6 on (relaxed order, "
+                  f"{'device' if scope == 'agent' else 'block'} scope); hipcc 5.2 and clang-19 both compile it",
+                  edit(fn.start_byte, fn.end_byte, builtin),
+                  edit(args[-1].end_byte, args[-1].end_byte, f", __ATOMIC_RELAXED, \"{scope}\""))
+    return Hit(node.start_byte, node.end_byte, {"call": compact(ctx.text(node), 40), "name": name, "builtin": builtin,
+                                                "verdict": _verdict(ctx, older, ATOMIC_INC_FROM,
+                                                                    "does not link for gfx942 with clang-19")}, the_fix,
+               severity=None if older else "info")
+
+
+# ------------------------------------------------------------------------ PORT177
+# CUDA's integer min/max of one type (CUDA Math API, integer intrinsics).  No HIP header declares them
+# (HIP 5.2's amd_math_functions.h and clang's __clang_hip_math.h, checked; hip-header-names.tsv, ROCm 5.6 to
+# 6.3: absent) and AMD's HIPIFY tables list no HIP counterpart.  Both HIP headers declare `template <class T>
+# T min(T, T)` / `max`: with both arguments cast to CUDA's parameter type it takes that type, as CUDA's
+# function does (valid CUDA too, where the overload of that type is called).  Not database entries: `umin`
+# and `umax` are words a project uses for its own things (tests/mapping: plain words).
+INTEGER_MIN_MAX = {
+    "umin": ("min", "unsigned int"), "umax": ("max", "unsigned int"),
+    "llmin": ("min", "long long int"), "llmax": ("max", "long long int"),
+    "ullmin": ("min", "unsigned long long int"), "ullmax": ("max", "unsigned long long int"),
+}
+
+
+@node_check("PORT177")
+def integer_min_max(ctx, node, caps):
+    from porter.findings.predicates.api import defines_itself
+
+    name = ctx.text(caps["fn"][0])
+    args = args_of(node)
+    if len(args) != 2 or any(a.type == "ERROR" for a in args) or defines_itself(ctx, name):
+        return None
+    hip, ctype = INTEGER_MIN_MAX[name]
+    fn = caps["fn"][0]
+    edits = [edit(fn.start_byte, fn.end_byte, hip)]
+    # insertions around each argument, not replacements of it: a fix inside one (a nested min) still applies
+    edits += [e for a in args for e in (edit(a.start_byte, a.start_byte, f"({ctype})("), edit(a.end_byte, a.end_byte, ")"))]
+    return Hit(node.start_byte, node.end_byte, {"call": compact(ctx.text(node), 50), "name": name, "hip": hip,
+                                                "type": ctype},
+               fix(f"`{hip}` with both arguments cast to `{ctype}`, as CUDA's `{name}` converts them (HIP's {hip} "
+                   f"template then takes `{ctype}`)", *edits))
