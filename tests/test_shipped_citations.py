@@ -6,9 +6,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DEVELOPER_PATHS = re.compile(r"/work/|shared/reference/|\.\./shared/")
-# known, in a file another change owns: the docstring of porter/smoke/llamafactory.py (remove it from
-# here when that file cites the LLaMA-Factory documentation instead; this test then insists on it)
-KNOWN = {"porter/smoke/llamafactory.py"}
+KNOWN: set[str] = set()  # none left: porter/smoke/llamafactory.py now cites LLaMA-Factory's own sources
 
 
 def test_no_shipped_file_cites_the_developers_reference_folder():

@@ -19,13 +19,20 @@ def register(subparsers):
     p.add_argument("--model", default="tiny", help="'tiny' (built in, no download) or a local Hugging Face model folder")
     p.add_argument("--backend", default="builtin", choices=["builtin", "llamafactory"],
                    help="builtin loop, or llamafactory-cli train on --model PATH")
-    p.add_argument("--batch-size", type=int, default=4, help="sequences per step per rank (default 4)")
-    p.add_argument("--seq-len", type=int, default=128, help="tokens per sequence (default 128)")
-    p.add_argument("--lr", type=_learning_rate, default=2e-3, help="adapter learning rate (builtin; default 2e-3)")
+    p.add_argument("--batch-size", type=int, default=None, help="sequences per step per rank (default 4)")
+    p.add_argument("--seq-len", type=int, default=None, help="tokens per sequence (default 128)")
+    p.add_argument("--lr", type=_learning_rate, default=None, help="adapter learning rate (builtin; default 2e-3)")
     p.add_argument("--timeout", type=float, default=900.0, help="limit for multi-process and LLaMA-Factory runs, seconds")
     p.add_argument("--no-baseline", action="store_true", help="multi-process: skip the 1-process run for scaling efficiency")
-    p.add_argument("--template", default="default", help="LLaMA-Factory chat template (default 'default')")
-    p.add_argument("--deepspeed", action="store_true", help="LLaMA-Factory: add a DeepSpeed ZeRO-3 config")
+    p.add_argument("--template", default=None, help="LLaMA-Factory chat template (default 'default')")
+    p.add_argument("--deepspeed", action="store_true",
+                   help="LLaMA-Factory: add porter's DeepSpeed ZeRO-3 config (unless --config names one)")
+    p.add_argument("--config", metavar="YAML",
+                   help="LLaMA-Factory: your own training config (and the DeepSpeed JSON it names), run as it is but "
+                        "for what a smoke run must override (max_steps, output_dir, logging, report_to, saving); "
+                        "relative paths resolve from the current folder")
+    p.add_argument("--require-flash-attn", action="store_true",
+                   help="LLaMA-Factory: fail unless FlashAttention-2 ran (also when the config says flash_attn: fa2)")
     p.add_argument("--json", metavar="FILE", help="also write the report as JSON (atomically)")
     p.add_argument("--project", metavar="DIR",
                    help="build DIR's extension (porter.toml [smoke]) and train with its ops swapped in, against the "
@@ -68,10 +75,20 @@ def run(args) -> int:
     from porter.smoke import SmokeError, SmokeOptions, SmokeUsageError, run_smoke
     from porter.smoke import report as srep
 
+    if args.config:  # the user's config says these; a smoke run overrides only what it must
+        given = [flag for flag, v in (("--batch-size", args.batch_size), ("--seq-len", args.seq_len), ("--lr", args.lr),
+                                      ("--template", args.template), ("--dtype", args.dtype)) if v is not None]
+        if given:
+            raise UsageError(f"smoke: --config {args.config}: {', '.join(given)} would override your config; "
+                             "set it in the config (porter overrides only max_steps, output_dir, logging, report_to "
+                             "and saving)")
+    optional = {k: v for k, v in (("batch_size", args.batch_size), ("seq_len", args.seq_len), ("lr", args.lr),
+                                  ("template", args.template)) if v is not None}
     opts = SmokeOptions(device=args.device, steps=args.steps, nproc=args.nproc, dtype=args.dtype, model=args.model,
-                        backend=args.backend, batch_size=args.batch_size, seq_len=args.seq_len, lr=args.lr,
-                        timeout_s=args.timeout, baseline=not args.no_baseline, template=args.template,
-                        deepspeed=args.deepspeed, project=args.project, build_cache=args.build_cache)
+                        backend=args.backend, timeout_s=args.timeout, baseline=not args.no_baseline,
+                        deepspeed=args.deepspeed, project=args.project, build_cache=args.build_cache,
+                        config=args.config, require_flash_attn=args.require_flash_attn,
+                        json_path=args.json, **optional)
     try:
         rep = run_smoke(opts, emit=lambda line: print(line, flush=True))
     except SmokeUsageError as exc:

@@ -91,8 +91,10 @@ def _stop(ranks: list[_Rank]):
 
 
 def run_ranks(opts: SmokeOptions, nproc: int, *, emit: Callable[[str], None] | None, t0: float,
-              gpu: bool, timeout_s: float) -> dict:
-    """Run nproc ranks to the end (or the first failure); return rank 0's report with the others merged in."""
+              gpu: bool, timeout_s: float, module: str = "porter.smoke.worker") -> dict:
+    """Run nproc ranks to the end (or the first failure); return rank 0's report with the others merged in.
+
+    module: what each rank runs (porter.smoke.probe: the all-reduce probe alone, for the LLaMA-Factory backend)."""
     store, port = rendezvous_store(nproc, timeout_s)  # held until this function returns
     tmp = Path(tempfile.mkdtemp(prefix="porter-smoke-"))
     q: queue.Queue = queue.Queue()
@@ -113,7 +115,7 @@ def run_ranks(opts: SmokeOptions, nproc: int, *, emit: Callable[[str], None] | N
     try:
         for rank in range(nproc):
             env = dict(base_env, RANK=str(rank), LOCAL_RANK=str(rank), PORTER_SMOKE_RESULT=str(tmp / f"rank{rank}.json"))
-            proc = subprocess.Popen([sys.executable, "-m", "porter.smoke.worker"], env=env, stdin=subprocess.DEVNULL,
+            proc = subprocess.Popen([sys.executable, "-m", module], env=env, stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
                                     errors="replace", start_new_session=True)
             r = _Rank(rank, proc, tmp / f"rank{rank}.json")
@@ -255,6 +257,13 @@ def _from_progress(opts: SmokeOptions, nproc: int, progress: list[dict]) -> dict
     rep["step_times_s"] = [p["step_time_s"] for p in progress]
     rep["steps_done"] = len(progress)
     return rep
+
+
+def probe_allreduce(opts: SmokeOptions, nproc: int, *, gpu: bool, timeout_s: float) -> dict:
+    """The built-in launcher's all-reduce and transport checks alone (no training): nproc ranks of
+    porter.smoke.probe through run_ranks.  A report dict: allreduce (with transports), warnings (a
+    fabric-fallback one when peers talk over sockets/SHM), error and failed_rank when a rank failed."""
+    return run_ranks(opts, nproc, emit=None, t0=time.time(), gpu=gpu, timeout_s=timeout_s, module="porter.smoke.probe")
 
 
 def launch(opts: SmokeOptions, *, emit: Callable[[str], None] | None = print, gpu: bool = False) -> dict:

@@ -37,6 +37,9 @@ class SmokeOptions:
     baseline: bool = True           # multi-process: also time a 1-process run of the same per-rank work
     template: str = "default"       # llamafactory chat template
     deepspeed: bool = False         # llamafactory: ZeRO-3 config
+    config: str | None = None       # llamafactory: the user's own LLaMA-Factory YAML (or JSON) config, run as it is
+    require_flash_attn: bool = False  # llamafactory: FlashAttention-2 must run (a fallback fails the check)
+    json_path: str | None = None    # where the report goes (--json): llamafactory writes the effective YAML beside it
     project: str | None = None      # a project folder whose porter.toml [smoke] declares ops to swap in
     build_cache: str | None = None  # --project: where extensions are built (default: porter.smoke.extbuild.default_cache)
 
@@ -52,8 +55,14 @@ class SmokeOptions:
                 raise SmokeUsageError(f"--{name.replace('_', '-')} must be at least 1")
         if self.seq_len > 4096:
             raise SmokeUsageError("--seq-len above 4096 is not supported by the smoke test")
-        if self.backend == "llamafactory" and self.model == "tiny":
-            raise SmokeUsageError("--backend llamafactory needs --model PATH (a local Hugging Face model folder)")
+        if self.backend == "llamafactory" and self.model == "tiny" and not self.config:
+            raise SmokeUsageError("--backend llamafactory needs --model PATH (a local Hugging Face model folder) "
+                                  "or --config YOUR_LLAMAFACTORY.yaml")
+        if self.backend != "llamafactory":
+            for name, given in (("--config", self.config), ("--require-flash-attn", self.require_flash_attn)):
+                if given:
+                    raise SmokeUsageError(f"{name} is for --backend llamafactory (the built-in loop runs SDPA "
+                                          "attention and its own LoRA config)")
         return self
 
     def to_json(self) -> str:

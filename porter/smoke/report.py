@@ -68,6 +68,7 @@ SCHEMA: dict[str, tuple[type, ...]] = {
     "warnings": (list,),
     "checks": (list,),
     "port": (dict, type(None)),       # --project: the project's ops in the loop (PORT_KEYS); None otherwise
+    "llamafactory": (dict, type(None)),  # --backend llamafactory: what ran and how it was read (LF_KEYS); None otherwise
     "verdict": (str,),                # pass | fail | interrupted | not_exercised
     "reasons": (list,),
 }
@@ -95,6 +96,25 @@ PORT_KEYS: dict[str, tuple[type, ...]] = {
     "eval_loss_port": OPT_NUM,
     "eval_ok": (bool, type(None)),
     "build_error": OPT_STR,
+}
+# the "llamafactory" section of a --backend llamafactory report (porter.smoke.llamafactory)
+LF_KEYS: dict[str, tuple[type, ...]] = {
+    "cli": (str,),                    # the llamafactory-cli run (or "python -m llamafactory.cli")
+    "found": (str,),                  # where it was found: beside porter's interpreter, on PATH, in .venv-lf, ...
+    "python": OPT_STR,                # its interpreter
+    "config": OPT_STR,                # --config: the user's config as given; None: porter's own LoRA SFT config
+    "effective_config": (str,),       # the YAML LLaMA-Factory read (beside the --json report when there is one)
+    "overrides": (list,),             # [{key, old, new, why}]: every value of the user's config the run changed
+    "cwd": (str,),                    # where it ran (relative paths in the config resolve there)
+    "workdir": (str,),                # inputs, log and output of the run
+    "log": (str,),
+    "threads": OPT_STR,               # CPU threads per process, and who set them
+    "deepspeed": (dict, type(None)),  # {config, stage, version}
+    "attention": (dict,),             # {asked, used, line, fallback, required, ok}
+    "step_time_source": (str,),       # where the per-step times came from (or why there are none)
+    "step_time_mean_s": OPT_NUM,      # train_runtime / steps (a mean, kept apart from the median)
+    "scaling": OPT_STR,               # --nproc > 1: why the scaling efficiency was not measured (None when it was)
+    "warmup_steps": (int, type(None)),  # steps left out of the median and the steady-step check (None: the usual 1-2)
 }
 VERDICTS = ("pass", "fail", "interrupted", "not_exercised")
 EXIT_CODES = {"pass": 0, "fail": 1, "interrupted": 130, "not_exercised": 3}
@@ -124,6 +144,13 @@ def validate(report: dict) -> list[str]:
         for k, types in PORT_KEYS.items():
             if k in port and not isinstance(port[k], types):
                 problems.append(f"port.{k}: {type(port[k]).__name__} is not {'/'.join(t.__name__ for t in types)}")
+    lf = report.get("llamafactory")
+    if isinstance(lf, dict):
+        problems += [f"llamafactory: missing key {k}" for k in LF_KEYS if k not in lf]
+        for k, types in LF_KEYS.items():
+            if k in lf and not isinstance(lf[k], types):
+                problems.append(f"llamafactory.{k}: {type(lf[k]).__name__} is not "
+                                f"{'/'.join(t.__name__ for t in types)}")
     if report.get("verdict") not in VERDICTS:
         problems.append(f"verdict: {report.get('verdict')!r} is not one of {', '.join(VERDICTS)}")
     return problems
@@ -157,15 +184,23 @@ def warmup_steps(n: int) -> int:
     return 1 if n < 10 else 2
 
 
-def median_step_time(step_times: list[float]) -> float | None:
+def median_step_time(step_times: list[float], warmup: int | None = None) -> float | None:
+    """The median after the warm-up steps (warmup_steps(n) unless given)."""
     if not step_times:
         return None
-    return statistics.median(step_times[warmup_steps(len(step_times)):])
+    w = warmup_steps(len(step_times)) if warmup is None else min(warmup, len(step_times) - 1)
+    return statistics.median(step_times[w:])
+
+
+def report_warmup(rep: dict) -> int | None:
+    """The warm-up steps a report asks for (a LLaMA-Factory run under DeepSpeed ZeRO-3 warms up over two), or None."""
+    w = (rep.get("llamafactory") or {}).get("warmup_steps")
+    return w if isinstance(w, int) and not isinstance(w, bool) else None
 
 
 def fill_throughput(rep: dict) -> dict:
     """step_time_s, tokens_per_s, achieved_tflops and mfu from the per-step figures already in rep."""
-    med = median_step_time(rep["step_times_s"])
+    med = median_step_time(rep["step_times_s"], report_warmup(rep))
     rep["step_time_s"] = round(med, 6) if med else None
     if med:
         tokens = rep["batch_size"] * rep["seq_len"] * rep["world_size"]
@@ -212,9 +247,9 @@ def judge(rep: dict) -> dict:
     elif rep["nonfinite_step"] is None and rep["steps_done"] == 1:
         check("loss_fell", False, "only one step: cannot tell whether the loss falls")
     times = rep["step_times_s"]
-    med = median_step_time(times)
+    med = median_step_time(times, report_warmup(rep))
     if med and len(times) >= 3:
-        w = warmup_steps(len(times))
+        w = warmup_steps(len(times)) if report_warmup(rep) is None else min(report_warmup(rep), len(times) - 1)
         slow = [i + 1 for i, t in enumerate(times) if i >= w and t > SLOW_FACTOR * med]
         check("steady_steps", not slow,
               f"steps {', '.join(map(str, slow))} slower than {SLOW_FACTOR:g}x the median {med:.4f}s" if slow
@@ -354,7 +389,12 @@ def format_text(rep: dict) -> str:
     if rep["smi"]:
         lines.append(f"smi         {rep['smi'].get('tool', '?')}: " + ", ".join(
             f"{k} {v}" for k, v in rep["smi"].items() if k != "tool" and not isinstance(v, (dict, list)))[:200])
-    if rep["world_size"] > 1 or rep["scaling_efficiency"] is not None:
+    lf = rep.get("llamafactory")
+    if lf:
+        lines += _lf_lines(rep, lf)
+    if lf and rep["world_size"] > 1 and rep["scaling_efficiency"] is None:
+        lines.append(f"scaling     not measured: {lf.get('scaling') or 'no baseline step time'}")
+    elif rep["world_size"] > 1 or rep["scaling_efficiency"] is not None:
         lines.append(f"scaling     efficiency {_g(rep['scaling_efficiency'], '{:.1%}')} vs 1 process "
                      f"(baseline step {_g(rep['baseline_step_time_s'], '{:.4f}', ' s')})")
     if rep["allreduce"]:
@@ -368,6 +408,51 @@ def format_text(rep: dict) -> str:
     word = "PORT NOT EXERCISED" if rep["verdict"] == "not_exercised" else rep["verdict"].upper()
     lines.append(f"verdict     {word}: " + "; ".join(rep["reasons"]))
     return "\n".join(lines)
+
+
+def _ms(times: list, n: int = 12) -> str:
+    shown = " ".join(f"{t * 1000:.1f}" for t in times[:n] if isinstance(t, NUM))
+    return shown + (f" ... ({len(times) - n} more)" if len(times) > n else "")
+
+
+def _lf_lines(rep: dict, lf: dict) -> list[str]:
+    """LLaMA-Factory: what ran, from which config with which overrides, attention, per-step times."""
+    lines = [f"llamafactory {lf['cli']} ({lf['found']})" + (f"; threads {lf['threads']}" if lf.get("threads") else "")]
+    lines.append(f"config      {lf['config'] or 'porter LoRA SFT config'} -> effective {lf['effective_config']}"
+                 + (f" (run in {lf['cwd']})" if lf.get("config") else ""))
+    for o in lf.get("overrides") or []:
+        old = "(unset)" if o["old"] is None else _plain(o["old"])
+        lines.append(f"override    {o['key']}: {old} -> {_plain(o['new'])} ({o['why']})")
+    ds = lf.get("deepspeed")
+    if ds:
+        lines.append(f"deepspeed   {ds.get('config') or 'inline'}, ZeRO stage {ds.get('stage') if ds.get('stage') is not None else '?'}"
+                     + (f", deepspeed {ds['version']}" if ds.get("version") else ""))
+    att = lf.get("attention") or {}
+    used = att.get("used")
+    text = f"attention   {used or 'not in the log'}" + (f" ({att['line']})" if att.get("line") else "")
+    text += f"; asked flash_attn: {att.get('asked') or 'auto'}"
+    if att.get("fallback"):
+        text += f"; fell back: LLaMA-Factory logged '{att['fallback']}'"
+    if att.get("required"):
+        text += "; FlashAttention-2 required" + ("" if att.get("ok") else ": NOT RUN")
+    lines.append(text)
+    if rep["step_times_s"]:
+        med = rep["step_time_s"]
+        w = lf.get("warmup_steps")
+        lines.append(f"step times  ms {_ms(rep['step_times_s'])}"
+                     + (f"; median {med * 1000:.1f} ms" if med is not None else "")
+                     + (f" after {w} warm-up steps (ZeRO-3)" if w is not None else "") + f" ({lf['step_time_source']})")
+    else:
+        mean = lf.get("step_time_mean_s")
+        lines.append(f"step times  none per step ({lf['step_time_source']})"
+                     + (f"; mean {mean * 1000:.1f} ms (train_runtime / steps)" if mean is not None else ""))
+    if len(rep.get("ranks") or []) > 1:
+        lines.append("ranks       " + ", ".join(f"{r.get('rank')}: {r.get('device')}" for r in rep["ranks"]))
+    return lines
+
+
+def _plain(v) -> str:
+    return ("true" if v else "false") if isinstance(v, bool) else str(v)
 
 
 def _port_lines(port: dict) -> list[str]:

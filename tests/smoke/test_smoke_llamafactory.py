@@ -2,6 +2,7 @@
 against a stand-in llamafactory-cli (a small script that writes logs the way LLaMA-Factory does)."""
 
 import json
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -24,6 +25,8 @@ def model_dir(tmp_path):
 def _parse_flat_yaml(text):
     out = {}
     for line in text.splitlines():
+        if line.startswith("#"):
+            continue
         k, _, v = line.partition(": ")
         out[k] = json.loads(v) if v.startswith('"') else v
     return out
@@ -113,8 +116,14 @@ def test_reads_recorded_logs_into_the_report():
     assert rep["losses"] == [2.4817, 2.3561, 2.1902, 2.0477, 1.9934]
     assert rep["loss_first"] == 2.4817 and rep["loss_last"] == 1.9934
     assert rep["memory_allocated_gib"] == 16.05 and rep["memory_reserved_gib"] == 17.31
-    assert rep["tokens_per_s"] == 5533.0  # median logged throughput
-    assert rep["step_time_s"] == pytest.approx(3.4521 / 5)  # train_runtime / steps: the logs have whole seconds
+    # per-step times from total_tokens / throughput (the time since training began, to a fraction of a ms), not
+    # from elapsed_time's whole seconds; the step time is their median after the warm-up step, not a mean
+    since = [2048 / 2950.12, 4096 / 5021.4, 6144 / 5533.0, 8192 / 5790.8, 10240 / 5902.5]
+    steps = [since[0]] + [b - a for a, b in zip(since, since[1:])]
+    assert rep["step_times_s"] == pytest.approx(steps, abs=1e-6)
+    assert rep["step_time_s"] == pytest.approx(statistics.median(steps[1:]), abs=1e-6)
+    assert rep["llamafactory"]["step_time_mean_s"] == pytest.approx(3.4521 / 5)  # train_runtime / steps, kept apart
+    assert rep["tokens_per_s"] == pytest.approx((10240 - 2048) / (since[-1] - since[0]), rel=1e-4)  # all ranks together
     assert rep["achieved_tflops"] == pytest.approx(1.2e15 * 4 / 6 / 3.4521 / 1e12)
     assert rep["verdict"] == "pass", rep["reasons"]
 
@@ -125,8 +134,12 @@ def test_elapsed_time_forms():
     assert lf.parse_elapsed(3.5) == 3.5 and lf.parse_elapsed("soon") is None
 
 
-def test_missing_llamafactory_says_how_to_install_without_replacing_torch(model_dir, monkeypatch):
+def test_missing_llamafactory_says_how_to_install_without_replacing_torch(model_dir, monkeypatch, tmp_path):
+    from porter.smoke import lfenv
+
     monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.delenv("PORTER_LLAMAFACTORY_VENV", raising=False)
+    monkeypatch.setattr(lfenv, "SOURCE_ROOT", tmp_path)  # no .venv-lf beside these sources
     with pytest.raises(SmokeError) as err:
         lf.run(SmokeOptions(model=str(model_dir), backend="llamafactory"), emit=None)
     msg = str(err.value)
@@ -138,7 +151,7 @@ def test_missing_llamafactory_says_how_to_install_without_replacing_torch(model_
 FAKE_CLI = r'''#!{python}
 import json, os, sys, time
 assert sys.argv[1] == "train"
-cfg = dict(line.split(": ", 1) for line in open(sys.argv[2]).read().splitlines())
+cfg = dict(line.split(": ", 1) for line in open(sys.argv[2]).read().splitlines() if not line.startswith("#"))
 out = cfg["output_dir"]
 os.makedirs(out, exist_ok=True)
 steps = int(cfg["max_steps"])
@@ -168,10 +181,15 @@ def test_run_streams_progress_and_reads_the_logs(tmp_path, model_dir, fake_cli):
     lines = []
     opts = SmokeOptions(model=str(model_dir), backend="llamafactory", steps=4, device="cuda")  # as on a GPU
     rep = lf.run(opts, emit=lines.append, workdir=tmp_path / "w", cli=str(fake_cli))
-    assert [srep.parse_progress_line(ln)["step"] for ln in lines] == [1, 2, 3, 4]
+    assert [p["step"] for ln in lines if (p := srep.parse_progress_line(ln))] == [1, 2, 3, 4]
+    assert lines[0] == f"llamafactory: {fake_cli} (given)"
     assert rep["steps_done"] == 4 and rep["loss_last"] == pytest.approx(2.2)
-    assert rep["step_time_s"] == 1.0 and rep["memory_reserved_gib"] == 2.0
-    assert rep["step_times_s"] == []  # 1 s steps logged in whole seconds: not checked one by one
+    assert rep["memory_reserved_gib"] == 2.0
+    # whole-second stamps and no total_tokens/throughput: no per-step times and no median, the mean kept apart
+    assert rep["step_times_s"] == [] and rep["step_time_s"] is None
+    assert rep["llamafactory"]["step_time_mean_s"] == 1.0
+    assert any(w.startswith("per-step times unknown: trainer_log.jsonl has no total_tokens/throughput")
+               for w in rep["warnings"]), rep["warnings"]
     assert rep["time_to_first_step_s"] is not None and rep["verdict"] == "pass", rep["reasons"]
 
 
