@@ -64,6 +64,9 @@ def torch_info() -> dict:
     except Exception as exc:  # noqa: BLE001 - a driver problem is a finding, not a crash
         info["gpu_error"] = f"{type(exc).__name__}: {exc}"[:300]
     info["attention"] = _attention(torch)
+    from porter.doctor.topology import rccl_version  # noqa: PLC0415
+
+    info["rccl"] = rccl_version(torch) if hip or cuda else None
     return info
 
 
@@ -128,9 +131,18 @@ def env_info() -> dict:
             "hsa": {k: env[k] for k in HSA_VARS if k in env}}
 
 
+def topology_info(env=None) -> dict:
+    """The GPU links (amd-smi / rocm-smi) and the RCCL settings that keep traffic off xGMI."""
+    from porter.doctor.topology import comm_problems, read_links  # noqa: PLC0415
+
+    info = read_links(_run)
+    info["comm_problems"] = comm_problems(dict(os.environ if env is None else env))
+    return info
+
+
 def collect() -> dict:
     info = {"os": _os_info(), "python": _python_info(), "torch": torch_info(), "toolchain": toolchain_info(),
-            "rocm": rocm_info(), "env": env_info()}
+            "rocm": rocm_info(), "env": env_info(), "topology": topology_info()}
     info["verdict"] = verdict(info)
     return info
 
@@ -162,7 +174,31 @@ def verdict(info: dict) -> dict:
         notes.append("a *_VISIBLE_DEVICES variable is empty: no GPU is visible")
     parts = [("compile", compile_b), ("smoke", smoke_b)]
     line = "; ".join(f"{name}: " + ("BLOCKED by " + " / ".join(b) if b else "ok") for name, b in parts)
-    return {"compile": compile_b, "smoke": smoke_b, "notes": notes, "line": line}
+    multi = _multi_gpu(info.get("topology") or {})
+    if multi is not None:
+        line += f"; multi-GPU: {multi}"
+    return {"compile": compile_b, "smoke": smoke_b, "notes": notes, "line": line,
+            "multi_gpu": (info.get("topology") or {}).get("comm_problems", []) + _not_xgmi_lines(info.get("topology") or {})}
+
+
+def _not_xgmi_lines(topo: dict) -> list[str]:
+    bad = topo.get("not_xgmi") or []
+    if not bad:
+        return []
+    pairs = ", ".join(f"GPU{a}-GPU{b} {t}" for a, b, t in bad)
+    return [f"{len(bad)} GPU pair(s) not linked by xGMI ({topo['source']}): {pairs}; RCCL traffic between them "
+            "does not use Infinity Fabric"]
+
+
+def _multi_gpu(topo: dict) -> str | None:
+    """The verdict on GPU-to-GPU traffic: None when nothing is known (no tool, no setting)."""
+    problems = topo.get("comm_problems", []) + _not_xgmi_lines(topo)
+    if problems:
+        return "DEGRADED by " + " / ".join(p.split(":")[0] for p in problems)
+    if topo.get("source"):
+        gpus = {g for a, b, _ in topo["links"] for g in (a, b)}
+        return f"ok (all pairs of the {len(gpus)} GPUs on xGMI, RCCL settings leave peer-to-peer on)"
+    return None
 
 
 def _archs_text(archs: list[str]) -> str:
@@ -228,6 +264,17 @@ def format_text(info: dict) -> str:
     lines.append("visible     " + (", ".join(f"{k}={v}" for k, v in e["visible_devices"].items()) or "no *_VISIBLE_DEVICES set"))
     comm = {**e["comm"], **e["hsa"]}
     lines.append("comm/HSA    " + (", ".join(f"{k}={v}" for k, v in comm.items()) or "no NCCL_/RCCL_/HSA_ variables set"))
+    topo = info.get("topology") or {}
+    if topo.get("source"):
+        gpus = {g for a, b, _ in topo["links"] for g in (a, b)}
+        lines.append(f"topology    {topo['source']}: {len(gpus)} GPUs, "
+                     + (f"{len(topo['not_xgmi'])} pair(s) not on xGMI" if topo["not_xgmi"] else "every pair on xGMI"))
+    else:
+        lines.append("topology    unknown (neither amd-smi nor rocm-smi answered)")
+    if t.get("installed"):
+        lines.append(f"RCCL        {t.get('rccl') or 'none in this torch build'}")
+    for n in info["verdict"].get("multi_gpu", []):
+        lines.append(f"multi-GPU   {n}")
     for n in info["verdict"]["notes"]:
         lines.append(f"note        {n}")
     lines.append(f"verdict     {info['verdict']['line']}")
