@@ -10,6 +10,10 @@
   (``libs/lN/modM/copyK/<project>/...``), each copy's names suffixed the same way; each
   project's sources include its own headers first, as the samples do.
 
+``root``: where the projects come from (default: porter's ``sample_projects``); each folder under it
+is a project (a folder of loose files is one project), so that a user's own CUDA files can be the
+input (``bench_growth.py --from DIR``).
+
 Line counts are of source files (what porter convert reports); sizes are met with whole files,
 so the count is at or a little above the one asked for.
 """
@@ -49,14 +53,20 @@ def _api_names() -> frozenset[bytes]:
 
 
 @functools.cache
-def _projects() -> list[tuple[str, list[tuple[str, bytes, str]]]]:
-    """(project, [(path in the project, bytes, kind)]) of every sample project, sorted."""
+def _projects(root: Path = SAMPLES) -> list[tuple[str, list[tuple[str, bytes, str]]]]:
+    """(project, [(path in the project, bytes, kind)]) of every project under ``root``, sorted: its
+    folders, and ``root`` itself when it holds source files of its own."""
     out = []
-    for project in sorted(p for p in SAMPLES.iterdir() if p.is_dir()):
-        files = [(f.rel, f.path.read_bytes(), f.kind) for f in discover(project)]
+    loose = [(f.rel, f.path.read_bytes(), f.kind) for f in discover(root) if "/" not in f.rel]
+    candidates = [(".", loose)] if loose else []
+    for project in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        candidates.append((project.name, [(f.rel, f.path.read_bytes(), f.kind) for f in discover(project)]))
+    for name, files in candidates:
+        if not any(kind == "source" for _r, _d, kind in files):
+            continue
         # headers first, then sources, then the rest (what an amalgamation puts first)
         files.sort(key=lambda f: (f[2] != "source", not f[0].endswith(_HEADER_SUFFIXES), f[0]))
-        out.append((project.name, files))
+        out.append((name, files))
     return out
 
 
@@ -74,8 +84,8 @@ def _suffixer(names: frozenset[bytes]):
 
 
 @functools.cache
-def _project_suffixer(project: str):
-    files = dict(_projects())[project]
+def _project_suffixer(project: str, root: Path = SAMPLES):
+    files = dict(_projects(root))[project]
     names = frozenset().union(*(_defined(d) for _, d, kind in files if kind == "source"))
     return _suffixer(names)
 
@@ -84,12 +94,14 @@ def source_lines(data: bytes) -> int:
     return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
-def single_file(path: Path, lines: int) -> int:
+def single_file(path: Path, lines: int, root: Path = SAMPLES) -> int:
     """Write one source of at least ``lines`` lines to ``path``; returns its line count."""
     total, copy, parts = 0, 0, []
+    if not _projects(root):
+        raise SystemExit(f"{root}: no CUDA source files")
     while total < lines:
-        for project, files in _projects():
-            rename = _project_suffixer(project)
+        for project, files in _projects(root):
+            rename = _project_suffixer(project, root)
             for rel, data, kind in files:
                 if kind != "source" or total >= lines:
                     continue
@@ -103,15 +115,17 @@ def single_file(path: Path, lines: int) -> int:
     return total
 
 
-def tree(root: Path, lines: int) -> tuple[int, int]:
+def tree(root: Path, lines: int, source: Path = SAMPLES) -> tuple[int, int]:
     """Write a project tree of at least ``lines`` source lines under ``root``; returns (lines, files)."""
     total = files_written = copy = 0
     made: set[Path] = set()
+    if not _projects(source):
+        raise SystemExit(f"{source}: no CUDA source files")
     while total < lines:
-        for project, files in _projects():
+        for project, files in _projects(source):
             if total >= lines:
                 break
-            rename = _project_suffixer(project)
+            rename = _project_suffixer(project, source)
             base = root / "libs" / f"l{copy % 7}" / f"mod{copy % 31:02d}" / f"copy{copy:05d}" / project
             for rel, data, kind in files:
                 target = base / rel
@@ -127,6 +141,7 @@ def tree(root: Path, lines: int) -> tuple[int, int]:
     return total, files_written
 
 
-if __name__ == "__main__":  # python benchmarks/corpus.py single|tree PATH LINES
+if __name__ == "__main__":  # python benchmarks/corpus.py single|tree PATH LINES [FROM_DIR]
     kind, where, n = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
-    print(single_file(where, n) if kind == "single" else tree(where, n))
+    src = Path(sys.argv[4]).resolve() if len(sys.argv) > 4 else SAMPLES
+    print(single_file(where, n, src) if kind == "single" else tree(where, n, src))

@@ -245,6 +245,15 @@ def root_types(rule_ids: tuple[str, ...]) -> frozenset[str] | None:
     return frozenset(types)
 
 
+@functools.cache
+def _all_root_types() -> frozenset[str]:
+    """Every node type some source rule's patterns are rooted at (what ``_Narrower`` looks for)."""
+    types: set[str] = set()
+    for ids, _words, _dev, _req in rule_groups():
+        types.update(root_types(ids) or ())
+    return frozenset(types)
+
+
 class _Narrower:
     """Shrinks a rule group's query ranges from whole top-level declarations to the nodes its
     patterns can be rooted at.  Every match of a group contains one of its trigger words, so it is
@@ -252,50 +261,80 @@ class _Narrower:
     ancestor covers every match that contains the occurrence (and its whole span is queried, so no
     match is cut short)."""
 
-    def __init__(self, tree: ts.Tree, words: tuple[bytes, ...], matches: list[tuple[int, int, int]]):
+    def __init__(self, tree: ts.Tree, words: tuple[bytes, ...], matches: list[tuple[int, int, int]],
+                 limit: int = 1 << 62):
         self.tree = tree
         self.by_word: dict[bytes, list[tuple[int, int]]] = {}
         for i, start, end in matches:
             self.by_word.setdefault(words[i], []).append((start, end))
-        self._chains: dict[tuple[int, int], list[tuple[str, int, int]]] = {}
-        self.cursor: ts.TreeCursor | None = None
+        self.limit = limit
+        self.too_deep: set[tuple[int, int]] = set()  # occurrences more than ``limit`` nodes deep: left out
+        self._outer: dict[tuple[int, int], tuple[tuple[str, tuple[int, int]], ...]] = {}
+        self._depth: dict[tuple[int, int], int] = {}
 
-    def _chain(self, span: tuple[int, int]) -> list[tuple[str, int, int]]:
-        """(type, start, end) of the nodes that contain ``span``, outermost first, the translation
-        unit left out.  Found by one cursor descent from the root (a node's parent is found from
-        the root in tree-sitter, so walking up from the innermost node costs depth squared)."""
-        chain = self._chains.get(span)
-        if chain is None:
-            chain = []
+    def _place(self, spans) -> None:
+        """For each occurrence of ``spans`` not placed yet: (type, (start, end)) of the outermost node
+        of each type (of those rules are rooted at) that contains it, outermost first, the translation
+        unit left out, and how many nodes contain it.  The nodes that contain an occurrence are those
+        a cursor passes going down from the root towards its first byte, as long as they contain the
+        whole occurrence; the occurrences are visited in file order with one cursor that only climbs
+        back as far as the next one needs, so a nesting N deep costs N once, not N per occurrence
+        (10,000 nested ``#ifdef``s)."""
+        outer, depth = self._outer, self._depth
+        todo = sorted({span for span in spans if span not in outer})
+        if not todo:
+            return
+        wanted = _all_root_types()
+        cursor = self.tree.walk()
+        path: list[tuple[str, int, int]] = []  # the nodes the cursor stands under, root's children first
+        first: dict[str, int] = {}  # per wanted type: its outermost place in ``path`` (in path order)
+        snapshot: tuple | None = ()  # ``first`` as outer's values are (None: to be made again)
+        for span in todo:
             start, end = span
-            cursor = self.cursor
-            if cursor is None:
-                cursor = self.cursor = self.tree.walk()
-            else:
-                cursor.reset(self.tree.root_node)
+            while path and (path[-1][1] > start or path[-1][2] < end):
+                kind = path.pop()[0]
+                if first.get(kind) == len(path):
+                    del first[kind]
+                    snapshot = None
+                cursor.goto_parent()
             while cursor.goto_first_child_for_byte(start) is not None:
                 node = cursor.node
                 if node.start_byte > start or node.end_byte < end:
+                    cursor.goto_parent()
                     break  # the span starts between children, or runs past this one
-                chain.append((node.type, node.start_byte, node.end_byte))
-            self._chains[span] = chain
-        return chain
+                kind = node.type
+                if kind in wanted and kind not in first:
+                    first[kind] = len(path)
+                    snapshot = None
+                path.append((kind, node.start_byte, node.end_byte))
+            if snapshot is None:
+                snapshot = tuple((kind, path[i][1:]) for kind, i in first.items())
+            outer[span] = snapshot
+            depth[span] = len(path)
 
     def ranges(self, ids: tuple[str, ...], words: tuple[bytes, ...], ranges: list[tuple[int, int]]):
         types = root_types(ids)
         if types is None or not words:
             return ranges
         starts = [r[0] for r in ranges]
-        out = []
+        wanted = []
         for w in words:
             for span in self.by_word.get(w, ()):
                 i = bisect.bisect_right(starts, span[0]) - 1
                 if i < 0 or span[0] >= ranges[i][1]:
                     continue  # outside the declarations this group looks at (a host function, say)
-                for kind, start, end in self._chain(span):
-                    if kind in types:  # the outermost one
-                        out.append((start, end))
-                        break
+                wanted.append(span)
+        self._place(wanted)
+        outer, depth, limit = self._outer, self._depth, self.limit
+        out = []
+        for span in wanted:
+            if depth[span] > limit:
+                self.too_deep.add(span)
+                continue
+            for kind, place in outer[span]:
+                if kind in types:  # the outermost one
+                    out.append(place)
+                    break
         return _merge_spans(out)
 
 
@@ -520,18 +559,29 @@ def _internal_error(ctx: Context, path: str, rule_id: str, exc: BaseException, p
                    {"failed_rule": rule_id})
 
 
+# occurrences of trigger words nested deeper than this many syntax nodes are not analysed (tree-sitter's
+# query cursor walks down from the root for every range it is given, and a predicate's walk up to the
+# enclosing function is as long: 10,000 nested ``#ifdef``s would cost depth squared).  Real code stays far
+# below: the deepest trigger occurrence in the samples, the tests' fixtures and 32 outside CUDA programs
+# (HeCBench, wave64) is 26 nodes deep; tests/parse/test_deep_nesting.py checks the guard and its note
+MAX_DEPTH = 1000
+
+
 def _query_pass(source: bytes, tree: ts.Tree, triggers: tuple[bytes, ...], matches: list[tuple[int, int, int]],
-                queried: list[tuple[tuple[str, ...], tuple[bytes, ...], bool]], active: set[str]) -> list:
+                queried: list[tuple[tuple[str, ...], tuple[bytes, ...], bool]], active: set[str],
+                too_deep: list | None = None) -> list:
     """The query matches of the live rule groups ``queried`` in ``tree`` (the whole file's, or one
     region's), around the trigger occurrences ``matches`` that lie in it; adds the groups whose
     triggers occur here to ``active``.
 
     Every live group's ranges (rule_ranges, narrowed), then one pass of each query file's query over
     the union of its live rules' ranges; a match counts for its rule where it meets one of that
-    rule's own ranges (what a query of that rule alone over its ranges returns)."""
+    rule's own ranges (what a query of that rule alone over its ranges returns).  Occurrences more
+    than MAX_DEPTH nodes deep are left out of the narrowed ranges, and added to ``too_deep`` as
+    (start, end)."""
     tops = _TopLevel(source, tree)
     hits = trigger_hits(tops, triggers, matches)
-    narrow = _Narrower(tree, triggers, matches)
+    narrow = _Narrower(tree, triggers, matches, MAX_DEPTH)
     rule_spans: dict[str, tuple[list[tuple[int, int]], list[int]]] = {}
     for ids, words, device_only in queried:
         ranges = rule_ranges(source, tops, words, device_only, hits)
@@ -543,6 +593,8 @@ def _query_pass(source: bytes, tree: ts.Tree, triggers: tuple[bytes, ...], match
         ranges = narrow.ranges(ids, words, ranges)
         for rid in ids:
             rule_spans[rid] = (ranges, [e for _s, e in ranges])
+    if narrow.too_deep and too_deep is not None:
+        too_deep.extend(sorted(narrow.too_deep))
     by_file: dict[str, list[tuple[int, int]]] = {}
     files = _query_files()
     for rid, (spans, _ends) in rule_spans.items():
@@ -562,13 +614,15 @@ def _query_pass(source: bytes, tree: ts.Tree, triggers: tuple[bytes, ...], match
 
 
 def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None, options=None,
-         file: str | os.PathLike | None = None) -> list[Finding]:
+         file: str | os.PathLike | None = None, notes: list[str] | None = None) -> list[Finding]:
     """Every finding in one source file, sorted by position.  Never raises on odd input.
 
     ``options``: the conversion's ``TranslateOptions`` (the target ROCm release decides which
     names are too new for it; default: the newest release porter knows).  ``file``: where the
     file lies on disk, so that the project headers it includes (``#include "..."``) are read
-    for their constants and macros (default: ``path`` when that names an existing file)."""
+    for their constants and macros (default: ``path`` when that names an existing file).
+    ``notes``: where a one-line note goes when part of the file is not analysed (code nested
+    deeper than MAX_DEPTH syntax nodes); the findings of the rest are returned as usual."""
     from porter.findings import predicates  # registers the predicates
 
     if isinstance(source, str):
@@ -587,13 +641,19 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None,
     # region again per check; a bigger one holds one region's tree at a time
     index.keep_bytes = SCAN_KEEPS_BYTES
     try:
-        return _scan(ctx, rules, predicates)
+        too_deep: list[tuple[int, int]] = []
+        found = _scan(ctx, rules, predicates, too_deep)
+        if too_deep and notes is not None:
+            first, last = index.line_of(min(too_deep)[0]), index.line_of(max(too_deep)[0])
+            notes.append(f"not analysed: {len(too_deep)} place{'s' if len(too_deep) > 1 else ''} nested deeper "
+                         f"than {MAX_DEPTH} syntax levels (lines {first}-{last}); the rest of the file was scanned")
+        return found
     finally:
         index.keep_bytes = 0
         index.forget_trees()  # a big file's region trees (up to 150 MB of them) go with the scan
 
 
-def _scan(ctx: Context, rules: dict, predicates) -> list[Finding]:
+def _scan(ctx: Context, rules: dict, predicates, too_deep: list | None = None) -> list[Finding]:
     source, index, path = ctx.source, ctx.index, ctx.path
     out: list[Finding] = []
     failed: set[str] = set()
@@ -670,7 +730,7 @@ def _scan(ctx: Context, rules: dict, predicates) -> list[Finding]:
                 continue  # nothing to query here: the region is not parsed
             tree = index.tree if whole else index.tree_at(r_start)
             try:
-                found = _query_pass(source, tree, triggers, here, queried, active)
+                found = _query_pass(source, tree, triggers, here, queried, active, too_deep)
             except Exception as exc:  # pragma: no cover - a broken query file
                 out.append(_internal_error(ctx, path, queried[0][0][0], exc))
                 continue

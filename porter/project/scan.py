@@ -48,7 +48,9 @@ def _scan_one(options, item: tuple[Path, str, str]) -> tuple[list[Finding], str 
         except UnicodeDecodeError:
             text = data.decode("latin-1")
         return scan_build_file(text, rel), None, lines, note
-    return scan(data, rel, options=options, file=path), None, lines, note
+    notes: list[str] = []  # a part of the file not analysed (nested too deep) is said so in one line
+    findings = scan(data, rel, options=options, file=path, notes=notes)
+    return findings, None, lines, "; ".join(([note] if note else []) + notes) or None
 
 
 # beyond porter.project.files' classes: converted HIP sources, and setup.py (nvcc flags of a torch extension)
