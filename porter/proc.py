@@ -3,6 +3,13 @@
 Every tool porter runs goes through :func:`run`: the child gets its own
 session, so a timeout or a cancel kills the whole group (hipcc is a perl
 script that starts clang, which starts lld ...), not only the direct child.
+
+Those groups also die with porter however porter ends, SIGKILL included: a
+small reaper process (started with the first tool) is told each group's id
+through a pipe whose only writer is porter; when porter is gone the pipe reads
+end-of-file and the reaper kills every group still registered (see
+:func:`track`).  A parent-death signal would reach only the direct child
+(hipcc's perl), not the clang it started.
 """
 
 from __future__ import annotations
@@ -29,6 +36,77 @@ class Result:
     @property
     def ok(self) -> bool:
         return self.returncode == 0 and not self.timed_out and not self.cancelled
+
+
+# The reaper: reads "+PGID" / "-PGID" lines on stdin; at end of input (porter is gone) it sends SIGTERM, then
+# SIGKILL, to every group still registered.  Started with -S -E -I: nothing from the user's site or environment.
+_REAPER_CODE = r"""
+import os, signal, sys, time
+live = set()
+for line in sys.stdin:
+    line = line.strip()
+    if line[:1] in "+-" and line[1:].isdigit():
+        (live.add if line[0] == "+" else live.discard)(int(line[1:]))
+for sig in (signal.SIGTERM, signal.SIGKILL):
+    for pgid in list(live):
+        try:
+            os.killpg(pgid, sig)
+        except OSError:
+            live.discard(pgid)
+    if not live:
+        break
+    time.sleep(1.0)
+"""
+_reaper_lock = threading.Lock()
+_reaper_pipe: int | None = None  # the write end; -1: could not start one
+_reaper_pid = 0  # the process that started it (a forked child does not share it)
+
+
+def _reaper_fd() -> int | None:
+    global _reaper_pipe, _reaper_pid
+    with _reaper_lock:
+        if _reaper_pipe is not None and _reaper_pid == os.getpid():
+            return _reaper_pipe if _reaper_pipe >= 0 else None
+        import sys
+
+        read_end, write_end = os.pipe()
+        try:
+            subprocess.Popen([sys.executable, "-S", "-E", "-I", "-c", _REAPER_CODE], stdin=read_end,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                             close_fds=True)
+        except OSError:
+            os.close(write_end)
+            write_end = -1
+        finally:
+            os.close(read_end)
+        if write_end >= 0:
+            os.set_inheritable(write_end, False)  # only porter holds it: its end is porter's end
+        _reaper_pipe, _reaper_pid = write_end, os.getpid()
+        return write_end if write_end >= 0 else None
+
+
+def track(pgid: int, alive: bool) -> None:
+    """Register (``alive``) or forget a child's process group with the reaper, which kills the groups
+    still registered when porter ends, however it ends."""
+    fd = _reaper_fd()
+    if fd is None:
+        return
+    try:
+        os.write(fd, f"{'+' if alive else '-'}{pgid}\n".encode())
+    except OSError:
+        pass
+
+
+def popen(argv, **kwargs) -> subprocess.Popen:
+    """``subprocess.Popen`` in a new session, its group registered with the reaper; pair with :func:`untrack`
+    once the process has been waited for."""
+    proc = subprocess.Popen(argv, start_new_session=True, **kwargs)
+    track(proc.pid, True)
+    return proc
+
+
+def untrack(proc: subprocess.Popen) -> None:
+    track(proc.pid, False)
 
 
 def kill_group(proc: subprocess.Popen) -> None:
@@ -60,15 +138,22 @@ def run(argv: list[str], *, timeout: float = 60.0, cwd: str | os.PathLike | None
     """Run ``argv`` (no shell) with a wall-clock limit; never raises for a failing tool."""
     start = time.monotonic()
     try:
-        proc = subprocess.Popen(
+        proc = popen(
             argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
-            text=True, errors="replace", start_new_session=True,
+            text=True, errors="replace",
         )
     except FileNotFoundError:
         return Result(list(argv), None, "", "", 0.0, error=f"not found: {argv[0]}")
     except OSError as exc:
         return Result(list(argv), None, "", "", 0.0, error=f"cannot run {argv[0]}: {exc.strerror or exc}")
+    try:
+        return _communicate(proc, argv, start, timeout, cancel, stdin_text)
+    finally:
+        untrack(proc)
+
+
+def _communicate(proc, argv, start, timeout, cancel, stdin_text) -> Result:
     timed_out = cancelled = False
     out = err = ""
     deadline = start + timeout
@@ -92,7 +177,7 @@ def run(argv: list[str], *, timeout: float = 60.0, cwd: str | os.PathLike | None
             except (subprocess.TimeoutExpired, ValueError):
                 out, err = "", ""
             break
-        except KeyboardInterrupt:
+        except BaseException:
             kill_group(proc)
             raise
     return Result(list(argv), proc.returncode, out or "", err or "", time.monotonic() - start,
@@ -106,9 +191,8 @@ def stream(argv: list[str], *, timeout: float = 600.0, cwd: str | os.PathLike | 
     ``on_line(str)`` as it arrives (from a reader thread)."""
     start = time.monotonic()
     try:
-        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, text=True, errors="replace", bufsize=1,
-                                start_new_session=True)
+        proc = popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                     stdin=subprocess.DEVNULL, text=True, errors="replace", bufsize=1)
     except FileNotFoundError:
         return Result(list(argv), None, "", "", 0.0, error=f"not found: {argv[0]}")
     except OSError as exc:
@@ -144,6 +228,8 @@ def stream(argv: list[str], *, timeout: float = 600.0, cwd: str | os.PathLike | 
     except BaseException:
         kill_group(proc)
         raise
+    finally:
+        untrack(proc)
     t.join(timeout=5)
     return Result(list(argv), proc.returncode, "".join(lines), "", time.monotonic() - start,
                   timed_out=timed_out, cancelled=cancelled)

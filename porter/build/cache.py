@@ -127,7 +127,7 @@ def read_depfile(path: str, cwd: str) -> list[str]:
         except ValueError:
             words = rest.split()
         for w in words:
-            w = w.replace("\0", " ")
+            w = w.replace("\0", " ").replace("$$", "$")  # make's escape for a $ in a name
             p = os.path.normpath(w if os.path.isabs(w) else os.path.join(cwd, w))
             if p not in deps:
                 deps.append(p)

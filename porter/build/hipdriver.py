@@ -32,7 +32,8 @@ def argv_for(cfg: dict, args: list[str]) -> list[str]:
     for a in args:
         # a source (not the value of -o/-MF/...): compile it as HIP, as hipcc does
         if a.endswith(SOURCES) and not a.startswith("-") and prev not in VALUED:
-            out += ["-x", "hip", a, "-x", "none"]
+            # a source named @x.cu would be read by clang as a response file (options from the project)
+            out += ["-x", "hip", "./" + a if a.startswith("@") else a, "-x", "none"]
         else:
             out.append(a)
         prev = a

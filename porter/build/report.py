@@ -26,11 +26,34 @@ class UnitResult:
 
 
 @dataclass(slots=True)
+class ProjectResult:
+    """One project of a folder of several (porter/build/subprojects.py), built on its own."""
+    path: str  # its folder, relative to the build folder
+    system: str  # make | cmake | per-file
+    ok: bool
+    cancelled: bool = False
+    errors: int = 0
+    warnings: int = 0
+    duration_s: float = 0.0
+    outputs: list[str] = field(default_factory=list)  # its programs, relative to the build folder
+    messages: list[str] = field(default_factory=list)
+
+    @property
+    def verdict(self) -> str:
+        return "ok" if self.ok else "cancelled" if self.cancelled else "failed"
+
+    def as_dict(self) -> dict:
+        return {"path": self.path, "system": self.system, "ok": self.ok, "verdict": self.verdict,
+                "errors": self.errors, "warnings": self.warnings, "duration_s": round(self.duration_s, 3),
+                "outputs": list(self.outputs), "messages": list(self.messages)}
+
+
+@dataclass(slots=True)
 class BuildReport:
     ok: bool
     arch: str
     compiler: str | None
-    system: str  # per-file | make | cmake | none
+    system: str  # per-file | make | cmake | projects (a folder of several) | none
     directory: str
     duration_s: float = 0.0
     units: list[UnitResult] = field(default_factory=list)
@@ -42,6 +65,8 @@ class BuildReport:
     toolchain: str = ""  # e.g. "clang++-19 (clang 19.1.7)"
     code_objects: dict[str, list[str]] = field(default_factory=dict)  # output -> GPU targets in its fat binary
     target_rocm: str | None = None  # the ROCm release the port was converted for, as the build was told
+    # a folder of several projects (system "projects"): each one's result, in build order; [] for one project
+    projects: list[ProjectResult] = field(default_factory=list)
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -67,5 +92,5 @@ class BuildReport:
             "diagnostics": [d.as_dict() for d in self.diagnostics],
             "messages": list(self.messages), "outputs": list(self.outputs),
             "compile_commands": self.compile_commands, "code_objects": dict(self.code_objects),
-            "target_rocm": self.target_rocm,
+            "target_rocm": self.target_rocm, "projects": [p.as_dict() for p in self.projects],
         }

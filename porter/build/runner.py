@@ -32,7 +32,8 @@ from pathlib import Path
 from porter import proc
 from porter.build.cache import Cache, read_depfile, sha256_bytes
 from porter.build.diagnostics import Diagnostic, SourceMap, parse
-from porter.build.report import BuildReport, UnitResult
+from porter.build.report import BuildReport, ProjectResult, UnitResult
+from porter.build.subprojects import SubProject, find_subprojects, project_of
 from porter.build.toolchain import KINDS, Toolchain, detect_toolchain, find_plain_clangs, valid_arch_name
 from porter.build.tree_kind import MAKEFILES, SKIP_DIRS, UNIT_SUFFIXES, _still_cuda, cuda_source
 
@@ -68,6 +69,9 @@ class BuildOptions:
     target_rocm: str | None = None  # the ROCm the port was converted for (--target-rocm); None: not said
     # where target_rocm comes from, for the note (e.g. "recorded by porter convert --target-rocm 5.2"); "": no note
     target_from: str = ""
+    # a folder of several projects: build only the one holding this path (a folder or a file in it,
+    # relative to the build folder); None: all of them (porter/build/subprojects.py)
+    project: str | None = None
 
 
 # ---------------------------------------------------------------- toolchain (cached)
@@ -193,7 +197,8 @@ def _rel(path: str, root: Path) -> str:
 
 
 class _Runner:
-    def __init__(self, root: Path, options: BuildOptions, tc: Toolchain, arch: str, on_line, cancel):
+    def __init__(self, root: Path, options: BuildOptions, tc: Toolchain, arch: str, on_line, cancel,
+                 state: Path | None = None):
         self.root = root
         self.options = options
         self.tc = tc
@@ -201,7 +206,7 @@ class _Runner:
         self.on_line = on_line
         self.cancel = cancel
         self.env = _env(tc, arch)
-        self.state = root / STATE_DIR
+        self.state = state or root / STATE_DIR  # (a sub-project's: under the top folder's, _build_projects)
         self.state.mkdir(parents=True, exist_ok=True)
         self.smap = SourceMap.load(root)
         self.lock = threading.Lock()
@@ -229,13 +234,70 @@ class _Runner:
 
 # ---------------------------------------------------------------- per file
 
-def _compile_argv(run: _Runner, rel: str, obj: str, dep: str, defines: list[str]) -> list[str]:
+# Names a shell, a compiler driver or make reads as they are: letters, digits and _ . + / - (not leading).
+# Any other name reaches no compiler command line as it is (Debian's hipcc runs its clang through `sh -c`,
+# quoting the -o value in double quotes; clang reads an argument starting with @ as a response file).
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.+][A-Za-z0-9_.+/-]*")
+_NAME_MAX = 255
+
+
+def plain_name(rel: str) -> bool:
+    """Whether ``rel`` can go on a compiler command line as it is (in any driver, through any shell),
+    with ``.o`` / ``.d`` added to each part still a legal file name."""
+    return (_PLAIN_NAME.fullmatch(rel) is not None and "/-" not in rel
+            and all(len(part.encode()) + 2 <= _NAME_MAX for part in rel.split("/")))
+
+
+def _object_stem(rel: str) -> str:
+    """Where a unit's object and depfile go under the arch's obj/ folder, without the suffix: the unit's own
+    path when it is plain, else its letters and a hash of its name (one level, short, shell-inert)."""
+    if plain_name(rel):
+        return rel
+    tail = re.sub(r"[^A-Za-z0-9_.+-]", "_", rel).lstrip("-.")[-80:]
+    return f"_named/{tail}.{sha256_bytes(rel.encode())[:12]}"
+
+
+def _arg_path(path: str, root: Path) -> str:
+    """``path`` as a command-line argument relative to ``root`` (the compilers run there): the project's
+    own location (which may hold any character) never reaches a command line."""
+    return os.path.relpath(path, root)
+
+
+def unit_argument(run: _Runner, rel: str) -> tuple[str | None, str]:
+    """(what names the unit on the compile command line, why it cannot be compiled safely or "").
+
+    A plain name goes as it is; through a plain clang (no shell) any other name goes with a ``./`` prefix;
+    through a driver that may use a shell (hipcc) such a unit is compiled through a one-line file under
+    porter's build folder that includes it by its absolute path (includes beside it still resolve)."""
+    if plain_name(rel):
+        return rel, ""
+    if run.tc.compiler_kind == "clang":
+        return "./" + rel, ""
+    target = str(run.root / rel)
+    if any(c in target for c in '"\n\r'):
+        return None, (f"{rel!r}: a name with a quote or a line break cannot be compiled safely through "
+                      f"{os.path.basename(run.tc.compiler)} (it hands names to a shell); rename it")
+    stub = run.state / arch_dir(run.arch) / "names" / (sha256_bytes(rel.encode())[:16] + os.path.splitext(rel)[1])
+    text = f'#include "{target}"\n'
+    try:
+        if not stub.is_file() or stub.read_text(encoding="utf-8", errors="replace") != text:
+            stub.parent.mkdir(parents=True, exist_ok=True)
+            tmp = stub.with_name(stub.name + f".{os.getpid()}.tmp")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, stub)
+    except OSError as exc:
+        return None, f"{rel!r}: cannot write {stub}: {exc.strerror or exc}"
+    return _arg_path(str(stub), run.root), ""
+
+
+def _compile_argv(run: _Runner, rel: str, obj: str, dep: str, defines: list[str], source: str | None = None) -> list[str]:
     o = run.options
     argv = run.tc.compile_prefix(run.arch)
     if not rel.endswith(".c"):
         argv.append(f"-std={o.std}")
     argv += [o.opt, *defines, "-I.", *(f"-I{d}" for d in ("include", "src") if (run.root / d).is_dir()),
-             *o.extra_flags, "-MD", "-MF", dep, "-c", rel, "-o", obj]
+             *o.extra_flags, "-MD", "-MF", _arg_path(dep, run.root), "-c", source or rel,
+             "-o", _arg_path(obj, run.root)]
     return argv
 
 
@@ -251,10 +313,15 @@ def _build_per_file(run: _Runner, report: BuildReport) -> None:
     # objects per arch: switching arch compiles into another folder, switching back finds its objects
     objdir = run.state / arch_dir(run.arch) / "obj"
     plans = []
+    refused: dict[str, str] = {}
     for rel in units:
-        obj = str(objdir / (rel + ".o"))
-        dep = str(objdir / (rel + ".d"))
-        argv = _compile_argv(run, rel, obj, dep, defines)
+        stem = _object_stem(rel)
+        obj = str(objdir / (stem + ".o"))
+        dep = str(objdir / (stem + ".d"))
+        source, why = unit_argument(run, rel)
+        if why:
+            refused[rel] = why
+        argv = _compile_argv(run, rel, obj, dep, defines, source)
         plans.append((rel, obj, dep, argv))
     commands = [{"directory": str(root), "arguments": argv, "file": rel, "output": obj}
                 for rel, obj, dep, argv in plans]
@@ -274,6 +341,8 @@ def _build_per_file(run: _Runner, report: BuildReport) -> None:
         rel, obj, dep, argv = plan
         if run.cancel.is_set():
             return UnitResult(rel, "cancelled", 0.0, _rel(obj, root)), []
+        if rel in refused:
+            return UnitResult(rel, "failed", 0.0, _rel(obj, root)), [Diagnostic(rel, 0, 0, "error", refused[rel], unit=rel)]
         uid = f"{run.arch}/{rel}"  # one cache entry per arch and unit
         key = cache.unit_key(argv, str(root / rel))
         keys[rel] = key or ""
@@ -362,9 +431,11 @@ def _link(run: _Runner, report: BuildReport, plans, keys, cache: Cache, make_lib
     bindir.mkdir(parents=True, exist_ok=True)
     for rel, obj in mains:
         name = root.name if len(mains) == 1 else Path(rel).stem
+        if not plain_name(name):  # the program's name reaches the link command line: shell-inert letters only
+            name = re.sub(r"[^A-Za-z0-9_.+-]", "_", name).lstrip("-.")[:200] or "program"
         out = str(bindir / name)
-        objs = [obj] + [o for _, o in others]
-        argv = [*run.tc.link_prefix(run.arch), *objs, "-o", out, *libs, *run.tc.link_libs()]
+        objs = [_arg_path(o, root) for o in [obj] + [o for _, o in others]]
+        argv = [*run.tc.link_prefix(run.arch), *objs, "-o", _arg_path(out, root), *libs, *run.tc.link_libs()]
         key = sha256_bytes(json.dumps([argv, [keys.get(r, "") for r, _ in [(rel, obj), *others]]]).encode())
         link_id = f"link:{run.arch}/{name}"
         if cache.units.get(link_id, {}).get("key") == key and os.path.exists(out):
@@ -708,9 +779,128 @@ def _cmake_objects(bdir: Path) -> list[str]:
     return out
 
 
+# ---------------------------------------------------------------- a folder of several projects
+
+def _project_rel(root: Path, project: str) -> str:
+    """``--project PATH`` as a path relative to ``root`` ("" for the root itself): PATH relative to the
+    build folder, or to the current folder, or absolute, inside the build folder and existing."""
+    given = Path(project)
+    for cand in ([given] if given.is_absolute() else [root / given, Path.cwd() / given]):
+        try:
+            full = cand.resolve()
+            rel = full.relative_to(root)
+        except (OSError, ValueError):
+            continue
+        if full.exists():
+            return "" if rel == Path(".") else rel.as_posix()
+    raise BuildError(f"--project {project}: no such file or folder in {root}")
+
+
+def select_projects(root: Path, options: BuildOptions, notes: list[str] | None = None) -> list[SubProject]:
+    """The sub-projects to build: all of a folder of several, or the one holding ``options.project``
+    (all, with a note, when that path is in none of them: a header shared from Common/); [] when
+    ``root`` is one project.  BuildError (before anything is written) for a --project path not in the folder."""
+    rel = _project_rel(root, options.project) if options.project is not None else None
+    subs = find_subprojects(root)
+    if not subs or not rel:
+        return subs
+    sub = project_of(subs, rel)
+    if sub is not None:
+        return [sub]
+    if notes is not None:
+        notes.append(f"{rel} is in none of the {len(subs)} projects of this folder: building all of them")
+    return subs
+
+
+def _rebase_path(path: str, root: Path, sub: str) -> str:
+    """A path a sub-project's build reported (relative to its folder, or absolute) -> relative to the
+    top folder when inside it, else absolute."""
+    if not path:
+        return path
+    full = os.path.normpath(path if os.path.isabs(path) else os.path.join(root, sub, path))
+    rel = _rel(full, root)
+    return full if rel.startswith("..") else rel
+
+
+def _rebase(rep: BuildReport, root: Path, sub: str, smap: SourceMap) -> None:
+    """A sub-project's report in the top folder's terms: paths relative to it, diagnostics mapped back to
+    the reviewed CUDA lines through the top folder's manifest (a shared Common/ header's too)."""
+    diags = [x for d in rep.diagnostics for x in (d, *d.notes)]
+    for d in diags:
+        d.file = _rebase_path(d.file, root, sub)
+        d.included_from = [(_rebase_path(f, root, sub), n) for f, n in d.included_from]
+    smap.apply(rep.diagnostics)
+    for u in rep.units:
+        u.file = _rebase_path(u.file, root, sub) if u.kind == "compile" else f"{sub}: {u.file}"
+        u.output = _rebase_path(u.output, root, sub)
+    rep.outputs = [_rebase_path(o, root, sub) for o in rep.outputs]
+    rep.code_objects = {_rebase_path(k, root, sub): v for k, v in rep.code_objects.items()}
+
+
+def _build_projects(root: Path, subs: list[SubProject], options: BuildOptions, tc: Toolchain, on_line,
+                    cancel: threading.Event, report: BuildReport) -> None:
+    """Build each project of a folder of several in its own folder, with its own build file and flags;
+    the report holds each one's result, and is ok only when every one built."""
+    smap = SourceMap.load(root)
+    report.system = "projects"
+    for sub in subs:
+        sub_root = root / sub.rel
+        rep = BuildReport(False, report.arch, tc.compiler, "none", str(sub_root), toolchain=report.toolchain)
+        if cancel.is_set():
+            report.projects.append(ProjectResult(sub.rel, "none", False, cancelled=True))
+            continue
+        start = time.monotonic()
+        # its build state (objects, caches, the hipcc front) under the top folder's .porter/build/
+        run = _Runner(sub_root, options, tc, report.arch, on_line, cancel,
+                      state=root / STATE_DIR / "projects" / sub.rel)
+        run.emit(f"[project] {sub.rel}")
+        rep.system = choose_system(sub_root, options, tc, rep.messages)
+        _build_system(run, rep)
+        if not rep.cancelled:
+            check_code_objects(rep)
+        if rep.errors and not rep.cancelled:
+            rep.ok = False
+        _rebase(rep, root, sub.rel, smap)
+        report.projects.append(ProjectResult(
+            sub.rel, rep.system, rep.ok, rep.cancelled, len(rep.errors),
+            sum(1 for d in rep.diagnostics if d.severity == "warning"), time.monotonic() - start,
+            list(rep.outputs), list(rep.messages)))
+        report.units.extend(rep.units)
+        report.diagnostics.extend(rep.diagnostics)
+        report.outputs.extend(rep.outputs)
+        report.code_objects.update(rep.code_objects)
+        report.messages.extend(f"{sub.rel}: {m}" for m in rep.messages)
+        report.cancelled = report.cancelled or rep.cancelled
+    report.ok = bool(report.projects) and all(p.ok for p in report.projects)
+
+
+def _build_system(run: _Runner, report: BuildReport) -> None:
+    """Build ``run.root`` with ``report.system`` (make, cmake, else per file); CMake that cannot
+    configure falls back to per file."""
+    if report.system == "make" and not run.tc.make:
+        raise BuildError("make is not installed (apt-get install make)")
+    if report.system == "cmake" and not run.tc.cmake:
+        raise BuildError("cmake is not installed (apt-get install cmake)")
+    if report.system == "make":
+        makefile = next(m for m in MAKEFILES if (run.root / m).is_file())
+        _build_make(run, report, makefile)
+    elif report.system == "cmake":
+        if not _build_cmake(run, report):
+            report.system = "per-file"
+            report.messages.append("building per file instead, with the definitions, include folders and "
+                                   "libraries of CMakeLists.txt (porter build --per-file)")
+            _build_per_file(run, report)
+    else:
+        _build_per_file(run, report)
+
+
 # ---------------------------------------------------------------- entry point
 
 def choose_system(root: Path, options: BuildOptions, tc: Toolchain, notes: list[str] | None = None) -> str:
+    """How to build ``root``: "projects" for a folder of several (each then gets its own choice), else
+    the Makefile, else CMake, else per file (--per-file / --system say which for each project)."""
+    if find_subprojects(root):
+        return "projects"
     if options.per_file or options.system == "per-file":
         return "per-file"
     if options.system in ("make", "cmake"):
@@ -760,6 +950,8 @@ def run_build(directory: str | os.PathLike, options: BuildOptions = BuildOptions
         raise BuildError(f"--arch {options.arch!r} is not an AMD GPU target (e.g. gfx942, gfx90a)")
     if options.toolchain not in KINDS:
         raise BuildError(f"--toolchain {options.toolchain!r}: one of {', '.join(KINDS)}")
+    project_notes: list[str] = []
+    projects = select_projects(root, options, project_notes)  # a bad --project: refused before any write
     cancel = cancel or threading.Event()
     tc = toolchain or _toolchain(root, options.arch, options.toolchain)
     if options.arch and tc.arch != options.arch:
@@ -775,30 +967,19 @@ def run_build(directory: str | os.PathLike, options: BuildOptions = BuildOptions
     if tc.reason:
         report.messages.append(f"toolchain: {tc.reason}")
     run.emit(f"[toolchain] {tc.reason or tc.name} for {arch}")
+    report.messages.extend(project_notes)
     report.target_rocm = options.target_rocm
     mismatch = target_mismatch(tc.hip_version, options.target_rocm)
     if mismatch:
         report.messages.append(mismatch)
     elif options.target_rocm and options.target_from:
         report.messages.append(f"the port targets ROCm {options.target_rocm} ({options.target_from})")
-    system = choose_system(root, options, tc, report.messages)
-    if system == "make" and not tc.make:
-        raise BuildError("make is not installed (apt-get install make)")
-    if system == "cmake" and not tc.cmake:
-        raise BuildError("cmake is not installed (apt-get install cmake)")
-    report.system = system
-    if system == "make":
-        makefile = next(m for m in MAKEFILES if (root / m).is_file())
-        _build_make(run, report, makefile)
-    elif system == "cmake":
-        if not _build_cmake(run, report):
-            report.system = "per-file"
-            report.messages.append("building per file instead, with the definitions, include folders and "
-                                   "libraries of CMakeLists.txt (porter build --per-file)")
-            _build_per_file(run, report)
+    report.system = choose_system(root, options, tc, report.messages)
+    if report.system == "projects":  # a folder of several: each built on its own (subprojects.py)
+        _build_projects(root, projects, options, tc, on_line, cancel, report)
     else:
-        _build_per_file(run, report)
-    if not report.cancelled:
+        _build_system(run, report)
+    if not report.cancelled and report.system != "projects":  # (each project checked its own)
         check_code_objects(report)
     if report.errors and not report.cancelled:
         report.ok = False

@@ -9,7 +9,7 @@ import sys
 import threading
 
 from porter.cli.main import UsageError
-from porter.cli.target import add_target_argument
+from porter.cli.target import add_target_argument, check_arch
 
 
 def register(sub) -> None:
@@ -29,6 +29,10 @@ def register(sub) -> None:
     p.add_argument("--per-file", action="store_true", help="ignore Makefile/CMake and compile unit by unit")
     p.add_argument("--system", choices=("auto", "make", "cmake", "per-file"), default="auto",
                    help="which build to run (default: Makefile, else CMake, else per file)")
+    p.add_argument("--project", metavar="PATH",
+                   help="a folder of several projects (each with its own Makefile or CMakeLists.txt, e.g. a "
+                        "samples tree with a shared Common/): build only the one holding PATH, a folder or a file "
+                        "in it (default: each of them, on its own)")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds one compile or build step may take (default 600)")
     p.add_argument("--flag", action="append", default=[], metavar="FLAG",
                    help="extra hipcc flag for per-file builds (repeatable), e.g. --flag=-DUSE_X")
@@ -52,6 +56,14 @@ def _print_text(report, out) -> None:
     for u in report.units:
         counts[u.status] = counts.get(u.status, 0) + 1
     states = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing built"
+    for proj in report.projects:  # a folder of several: one line per project
+        what = f"{proj.errors} error{'s' if proj.errors != 1 else ''}" if proj.errors else ""
+        progs = f"programs: {', '.join(proj.outputs)}" if proj.outputs else ""
+        extra = "; ".join(x for x in (what, progs) if x)
+        print(f"project {proj.path}: {proj.verdict} ({proj.system})" + (f", {extra}" if extra else ""), file=out)
+    if report.projects:
+        built = sum(1 for proj in report.projects if proj.ok)
+        states = f"{built} of {len(report.projects)} projects built, " + states
     verdict = "ok" if report.ok else ("cancelled" if report.cancelled else "FAILED")
     with_tc = f" with {report.toolchain}" if report.toolchain else ""
     print(f"build {verdict}: {report.system} for {report.arch}{with_tc}, {states}, {len(report.errors)} errors, "
@@ -75,6 +87,17 @@ def _target(args) -> tuple[str, str]:
     return options.target, "from porter.toml" if options.target_rocm else ""
 
 
+def _cannot_write(args, exc: OSError) -> int:
+    """One line (and, with --json, a report that says so), exit 1."""
+    where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+    line = f"cannot write porter's build state{where}: {exc.strerror or exc}"
+    if args.json:
+        print(json.dumps({"ok": False, "verdict": "FAILED", "directory": args.directory, "error": line,
+                          "diagnostics": [{"file": "", "line": 0, "column": 0, "severity": "error", "message": line}]}))
+    print(f"porter: error: {line}", file=sys.stderr)
+    return 1
+
+
 def run(args) -> int:
     from porter.build import BuildError, BuildOptions, run_build
 
@@ -82,10 +105,12 @@ def run(args) -> int:
         raise UsageError("--jobs must be 0 (all cores) or more")
     if args.timeout <= 0:
         raise UsageError("--timeout must be more than 0 seconds")
+    check_arch(args.arch)
     target, target_from = _target(args)
     options = BuildOptions(arch=args.arch, jobs=args.jobs, per_file=args.per_file, system=args.system,
                            timeout=args.timeout, extra_flags=tuple(args.flag), link=not args.no_link,
-                           toolchain=args.toolchain, target_rocm=target, target_from=target_from)
+                           toolchain=args.toolchain, target_rocm=target, target_from=target_from,
+                           project=args.project)
     cancel = threading.Event()
     on_line = (lambda line: print(line, file=sys.stderr, flush=True)) if args.verbose else None
     # SIGTERM (how a UI or a job runner cancels) behaves like Ctrl-C: the
@@ -99,6 +124,8 @@ def run(args) -> int:
         report = run_build(args.directory, options, on_line=on_line, cancel=cancel)
     except BuildError as exc:
         raise UsageError(str(exc)) from None
+    except OSError as exc:  # porter's build state cannot be written (a read-only folder, a full disk)
+        return _cannot_write(args, exc)
     except KeyboardInterrupt:
         cancel.set()
         print("porter: build interrupted; compilers stopped", file=sys.stderr)

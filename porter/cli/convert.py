@@ -6,7 +6,7 @@ import json
 import sys
 
 from porter.cli.main import UsageError
-from porter.cli.target import add_target_argument, project_options
+from porter.cli.target import add_target_argument, check_arch, project_options
 from porter.mapping import user_note
 
 
@@ -58,6 +58,20 @@ def _print_stats(report, out) -> None:
         print("by category: " + ", ".join(f"{k} {v}" for k, v in t["by_category"].items()), file=out)
 
 
+def _findings_part(totals: dict, options, out, src, args) -> str:
+    """The summary's end: whether the port has findings, and the command that lists them."""
+    if not options.findings:
+        return " (findings not checked: --no-findings)"
+    n = totals["findings"]
+    if not n:
+        return ", no findings (--print-stats for details)"
+    sev = totals.get("findings_by_severity", {})
+    parts = [f"{sev[k]} {k}{'s' if sev[k] != 1 and k != 'info' else ''}" for k in ("error", "warning", "info")
+             if sev.get(k)]
+    where = src if args.inplace else out
+    return f"; the port has {n} finding{'s' if n != 1 else ''} ({', '.join(parts)}): porter scan {where}"
+
+
 def run(args) -> int:
     from pathlib import Path
 
@@ -67,6 +81,7 @@ def run(args) -> int:
         raise UsageError("--inplace and --output are exclusive")
     if args.jobs < 0:
         raise UsageError("--jobs must be >= 0")
+    check_arch(args.arch)
     src = Path(args.path)
     to_stdout = False
     out = Path(args.output) if args.output else None
@@ -78,8 +93,10 @@ def run(args) -> int:
     options = ConvertOptions(
         translate=project_options(src, args, kernel_launch_syntax=args.hip_kernel_execution_syntax),
         fix=args.fix, annotate=args.annotate,
-        # the rules run only when their result is used: fixes, annotations or statistics
-        findings=not args.no_findings and (args.fix or args.annotate or args.print_stats or args.json or args.examine),
+        # the rules run only when their result is used: fixes, annotations, statistics, or the summary line of a
+        # folder's port (it says whether the port has findings); not for one file to stdout or with -q
+        findings=not args.no_findings and (args.fix or args.annotate or args.print_stats or args.json or args.examine
+                                           or (not to_stdout and not args.quiet)),
         write=not (args.examine or to_stdout), inplace=args.inplace, arch=args.arch, jobs=args.jobs)
 
     if to_stdout:
@@ -121,8 +138,7 @@ def run(args) -> int:
     elif not args.quiet:
         t = report.totals()
         where = "in place" if args.inplace else f"into {out}"
-        found = f", {t['findings']} findings" if options.findings else ""
         files = sum(1 for f in report.files if f.kind != "path")  # not the paths left out (links, unreadable folders)
         print(f"porter: converted {files} files {where}: {t['converted']} references converted, "
-              f"{t['unsupported']} unsupported{found}, {len(report.errors)} errors (--print-stats for details)")
+              f"{t['unsupported']} unsupported, {len(report.errors)} files failed{_findings_part(t, options, out, src, args)}")
     return report.exit_code

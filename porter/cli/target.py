@@ -20,9 +20,38 @@ def target_from(args) -> str | None:
     if value is None:
         return None
     try:
-        return parse_target(value)
+        value = parse_target(value)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    note = newer_than_data(value)
+    if note:
+        import sys
+
+        print(f"porter: note: {note}", file=sys.stderr)
+    return value
+
+
+def newer_than_data(target: str) -> str | None:
+    """A one-line note when ``target`` is newer than the newest ROCm porter's mapping data describes."""
+    from porter.mapping import NEWEST_ROCM, version_key
+
+    if version_key(target)[:2] <= version_key(NEWEST_ROCM)[:2]:
+        return None
+    return (f"--target-rocm {target} is newer than porter's data (ROCm {NEWEST_ROCM}): porter assumes "
+            f"{target} has the HIP APIs of {NEWEST_ROCM}, none added or removed since")
+
+
+def check_arch(value: str | None, option: str = "--arch") -> None:
+    """Raise UsageError (one line, exit 2) when ``value`` is not an AMD GPU target; None passes.
+    The one check for every command's --arch (convert, build, the review app)."""
+    if value is None:
+        return
+    from porter.build.targets import arch_problem_line
+    from porter.cli.main import UsageError
+
+    problem = arch_problem_line(value, option)
+    if problem:
+        raise UsageError(problem)
 
 
 def project_options(root, args, **overrides):

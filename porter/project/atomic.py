@@ -27,7 +27,11 @@ def atomic_write(path: str | os.PathLike, data: bytes, mode: int | None = None, 
     if parent not in _made_dirs:
         os.makedirs(parent, exist_ok=True)
         _made_dirs.add(parent)
-    tmp = f"{parent}/.{name}.{os.getpid()}.{next(_counter)}.tmp"
+    tail = f".{os.getpid()}.{next(_counter)}.tmp"
+    # the temporary name must fit NAME_MAX (255 bytes) where the file's own name does: a long name is cut
+    # (by bytes, as the file system counts), so that a legal 254-byte name can be written
+    head = os.fsdecode(os.fsencode(name)[:255 - 1 - len(tail)])
+    tmp = f"{parent}/.{head}{tail}"
     flags, perms = os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600 if mode is None else mode & 0o777
     try:
         try:

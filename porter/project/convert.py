@@ -284,6 +284,11 @@ def _check_paths(src: Path, out: Path | None, options: ConvertOptions) -> None:
         raise ConvertError("no output given (use -o OUT, --inplace or --examine)")
     if out.resolve() == src.resolve():
         raise ConvertError(f"output {out} is the input; use --inplace to convert in place (keeps .prehip backups)")
+    from porter.project.output_path import overlap_problem
+
+    problem = overlap_problem(src, out)
+    if problem:
+        raise ConvertError(problem)
     if src.is_dir() and out.exists() and not out.is_dir():
         raise ConvertError(f"output {out} exists and is not a folder")
 

@@ -50,7 +50,7 @@ def run_smoke(opts: SmokeOptions, emit: Callable[[str], None] | None = print) ->
 
         hf.check_model_folder(opts.model)  # before the slow imports
         hf.import_hf()
-    if opts.nproc == 1:
+    if opts.nproc == 1 and opts.nnodes == 1:
         from porter.smoke import train  # noqa: PLC0415
 
         return train.run(opts, emit=emit)

@@ -21,15 +21,18 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from porter.proc import popen, untrack
 from porter.smoke import nccl
 from porter.smoke import report as srep
-from porter.smoke.options import SmokeOptions, process_start_time
+from porter.smoke.netroute import route_to
+from porter.smoke.options import SmokeError, SmokeOptions, process_start_time, rendezvous
 
 GRACE_S = 3.0
 
 
-def rendezvous_store(world_size: int, timeout_s: float):
-    """(store, port): the ranks' rendezvous server, in this process, on a port the system picks.
+def rendezvous_store(world_size: int, timeout_s: float, host: str = "127.0.0.1", port: int = 0):
+    """(store, port): the ranks' rendezvous server, in this process, on ``port`` (0: one the system
+    picks; several nodes: the --rdzv-endpoint's, which the other nodes' ranks connect to).
 
     The port is bound here before any rank starts and stays held until the run ends; the ranks
     connect to it as clients (TORCHELASTIC_USE_AGENT_STORE, what torchrun's agent does).  Picking a
@@ -40,8 +43,12 @@ def rendezvous_store(world_size: int, timeout_s: float):
     from porter.smoke.torchload import import_torch  # noqa: PLC0415
 
     torch = import_torch()
-    store = torch.distributed.TCPStore("127.0.0.1", 0, world_size, is_master=True, wait_for_workers=False,
-                                       timeout=timedelta(seconds=max(30.0, min(timeout_s, 300.0))))
+    try:
+        store = torch.distributed.TCPStore(host, port, world_size, is_master=True, wait_for_workers=False,
+                                           timeout=timedelta(seconds=max(30.0, min(timeout_s, 300.0))))
+    except (RuntimeError, OSError) as exc:  # the port is taken, or not ours to bind
+        first = (str(exc).strip().splitlines() or [""])[0][:200]
+        raise SmokeError(f"cannot listen for the rendezvous on port {port}: {first}") from None
     return store, store.port
 
 
@@ -57,8 +64,9 @@ def _describe_exit(code: int | None) -> str:
 
 
 class _Rank:
-    def __init__(self, rank: int, proc: subprocess.Popen, result: Path):
+    def __init__(self, rank: int, proc: subprocess.Popen, result: Path, local: int | None = None):
         self.rank, self.proc, self.result = rank, proc, result
+        self.local = rank if local is None else local  # its index on this node
         self.tail: collections.deque[str] = collections.deque(maxlen=30)
         self.reader: threading.Thread | None = None
 
@@ -66,8 +74,8 @@ class _Rank:
 def _reader(r: _Rank, q: queue.Queue):
     assert r.proc.stdout is not None
     for line in r.proc.stdout:
-        q.put((r.rank, line.rstrip("\n")))
-    q.put((r.rank, None))
+        q.put((r.local, line.rstrip("\n")))
+    q.put((r.local, None))
 
 
 def _stop(ranks: list[_Rank]):
@@ -88,6 +96,12 @@ def _stop(ranks: list[_Rank]):
             except (ProcessLookupError, PermissionError):
                 pass
             r.proc.wait()
+    for r in ranks:
+        try:
+            os.killpg(r.proc.pid, signal.SIGKILL)  # what a rank started, if anything is left of its group
+        except (ProcessLookupError, PermissionError):
+            pass
+        untrack(r.proc)
 
 
 def run_ranks(opts: SmokeOptions, nproc: int, *, emit: Callable[[str], None] | None, t0: float,
@@ -95,14 +109,26 @@ def run_ranks(opts: SmokeOptions, nproc: int, *, emit: Callable[[str], None] | N
     """Run nproc ranks to the end (or the first failure); return rank 0's report with the others merged in.
 
     module: what each rank runs (porter.smoke.probe: the all-reduce probe alone, for the LLaMA-Factory backend)."""
-    store, port = rendezvous_store(nproc, timeout_s)  # held until this function returns
+    world, first = nproc * opts.nnodes, opts.node_rank * nproc  # this node's ranks: first .. first + nproc - 1
+    node_env: dict[str, str] = {}
+    if opts.nnodes == 1:
+        master = "127.0.0.1"
+        store, port = rendezvous_store(nproc, timeout_s)  # held until this function returns
+    else:  # torchrun's c10d shape: node 0 holds the store at the endpoint, every node's ranks connect to it
+        master, port = rendezvous(opts.rdzv_endpoint)
+        store = rendezvous_store(world, timeout_s, master, port)[0] if opts.node_rank == 0 else None
+        address, ifname = route_to(master, port)
+        node_env.update(NODE_RANK=str(opts.node_rank), GROUP_RANK=str(opts.node_rank),
+                        PORTER_SMOKE_NODE_ADDR=address or "")
+        if ifname and not gpu and "GLOO_SOCKET_IFNAME" not in os.environ:
+            node_env["GLOO_SOCKET_IFNAME"] = ifname  # else gloo takes the host name's address, often a loopback one
     tmp = Path(tempfile.mkdtemp(prefix="porter-smoke-"))
     q: queue.Queue = queue.Queue()
     ranks: list[_Rank] = []
     base_env = dict(os.environ)
-    base_env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), TORCHELASTIC_USE_AGENT_STORE="True",
-                    WORLD_SIZE=str(nproc), LOCAL_WORLD_SIZE=str(nproc), PORTER_SMOKE_OPTIONS=opts.to_json(),
-                    PORTER_SMOKE_LAUNCH_T0=repr(t0), PYTHONUNBUFFERED="1")
+    base_env.update(MASTER_ADDR=master, MASTER_PORT=str(port), TORCHELASTIC_USE_AGENT_STORE="True",
+                    WORLD_SIZE=str(world), LOCAL_WORLD_SIZE=str(nproc), PORTER_SMOKE_OPTIONS=opts.to_json(),
+                    PORTER_SMOKE_LAUNCH_T0=repr(t0), PYTHONUNBUFFERED="1", **node_env)
     if gpu:
         base_env.setdefault("NCCL_DEBUG", "INFO")
     else:
@@ -113,12 +139,13 @@ def run_ranks(opts: SmokeOptions, nproc: int, *, emit: Callable[[str], None] | N
     interrupted = False
     teardown: list[_Rank] = []  # ranks that crashed after writing a successful report
     try:
-        for rank in range(nproc):
-            env = dict(base_env, RANK=str(rank), LOCAL_RANK=str(rank), PORTER_SMOKE_RESULT=str(tmp / f"rank{rank}.json"))
-            proc = subprocess.Popen([sys.executable, "-m", module], env=env, stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
-                                    errors="replace", start_new_session=True)
-            r = _Rank(rank, proc, tmp / f"rank{rank}.json")
+        for local in range(nproc):
+            rank = first + local
+            env = dict(base_env, RANK=str(rank), LOCAL_RANK=str(local), PORTER_SMOKE_RESULT=str(tmp / f"rank{rank}.json"))
+            # own group, registered with porter's reaper: the rank dies with the launcher, SIGKILL included
+            proc = popen([sys.executable, "-m", module], env=env, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1, errors="replace")
+            r = _Rank(rank, proc, tmp / f"rank{rank}.json", local)
             r.reader = threading.Thread(target=_reader, args=(r, q), daemon=True)
             r.reader.start()
             ranks.append(r)
@@ -148,6 +175,22 @@ def run_ranks(opts: SmokeOptions, nproc: int, *, emit: Callable[[str], None] | N
             bad = [r for r, c in zip(ranks, codes) if c not in (None, 0) and r not in teardown]
             if bad:
                 time.sleep(0.5)  # let the rank that caused it and its peers' reactions settle
+                while True:  # the lines printed meanwhile count: "after step N" is what rank 0 had finished
+                    try:
+                        rank, line = q.get_nowait()
+                    except queue.Empty:
+                        break
+                    if line is not None and rank == 0 and not ("NCCL INFO" in line or "NCCL WARN" in line):
+                        ranks[0].tail.append(line)
+                        p = srep.parse_progress_line(line)
+                        if p:
+                            progress.append(p)
+                            if emit:
+                                emit(line)
+                    elif line is not None and ("NCCL INFO" in line or "NCCL WARN" in line):
+                        nccl_lines.append(line)
+                    elif line is not None:
+                        ranks[rank].tail.append(line)
                 failed_rank, error = _blame(ranks, len(progress))
                 break
             ended = all(c == 0 or r in teardown for r, c in zip(ranks, codes))
@@ -182,8 +225,8 @@ def run_ranks(opts: SmokeOptions, nproc: int, *, emit: Callable[[str], None] | N
             reports[r.rank] = srep.from_json_safe(json.loads(r.result.read_text()))
         except (OSError, ValueError):
             pass
-    rep = reports.get(0) or _from_progress(opts, nproc, progress)
-    rep["world_size"] = nproc
+    rep = reports.get(first) or _from_progress(opts, world, progress)
+    rep["world_size"] = world
     rep["ranks"] = [_rank_summary(r, reports.get(r.rank)) for r in ranks]
     if error:
         rep["error"] = error
@@ -200,10 +243,27 @@ def run_ranks(opts: SmokeOptions, nproc: int, *, emit: Callable[[str], None] | N
     for f in tmp.iterdir():
         f.unlink(missing_ok=True)
     tmp.rmdir()
+    if opts.nnodes > 1:
+        _check_nodes(rep, opts, f"{master}:{port}")
     if interrupted:
         rep["error"] = "interrupted"
     del store  # every rank has ended: the rendezvous port is free again
     return rep
+
+
+def _check_nodes(rep: dict, opts: SmokeOptions, endpoint: str) -> None:
+    """A multi-node run passes only when every node's ranks took part: node 0's report lists them
+    (gathered from every rank at the end); a failed run says where the rendezvous was."""
+    if rep.get("error"):
+        rep["error"] += (f" (several nodes: each of the {opts.nnodes} hosts runs porter smoke with the same --nnodes, "
+                         f"its own --node-rank and --rdzv-endpoint {endpoint}, where node 0 listens)")
+        return
+    seen = sorted(n.get("node_rank") for n in rep.get("nodes") or [])
+    if seen != list(range(opts.nnodes)):
+        rep["error"] = f"{opts.nnodes} nodes were asked for, the ranks that finished came from node(s) {seen or 'none'}"
+    if opts.node_rank != 0:
+        rep["warnings"].append(f"node {opts.node_rank} of {opts.nnodes}: this report holds this node's ranks; "
+                               "node 0's report holds the run's figures")
 
 
 def _reported_success(r: _Rank) -> bool:
@@ -272,7 +332,7 @@ def launch(opts: SmokeOptions, *, emit: Callable[[str], None] | None = print, gp
     The baseline runs in this process (no process group, no DDP: what one rank computes, alone)."""
     t0 = process_start_time()
     rep = run_ranks(opts, opts.nproc, emit=emit, t0=t0, gpu=gpu, timeout_s=opts.timeout_s)
-    if not rep.get("error") and opts.baseline and rep.get("step_time_s"):
+    if not rep.get("error") and opts.baseline and rep.get("step_time_s") and opts.node_rank == 0:
         if emit:
             emit(f"baseline: timing 1 process with the same per-rank work ({opts.steps} steps)")
         from porter.smoke import train  # noqa: PLC0415

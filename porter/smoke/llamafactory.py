@@ -28,7 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-from porter.proc import kill_group
+from porter.proc import kill_group, popen, untrack
 from porter.smoke import data as sdata
 from porter.smoke import lfconfig, lfenv, lflog
 from porter.smoke import report as srep
@@ -533,9 +533,8 @@ def _train(inst: lfenv.Install, eff: dict, opts: SmokeOptions, *, nproc: int, cp
     code = None
     with open(log_file, "w", encoding="utf-8") as logfh:
         try:
-            proc = subprocess.Popen([*inst.argv, "train", str(eff["yaml"])], env=env, cwd=eff["cwd"],
-                                    stdin=subprocess.DEVNULL, stdout=logfh, stderr=subprocess.STDOUT,
-                                    start_new_session=True)
+            proc = popen([*inst.argv, "train", str(eff["yaml"])], env=env, cwd=eff["cwd"],
+                         stdin=subprocess.DEVNULL, stdout=logfh, stderr=subprocess.STDOUT)
         except OSError as exc:
             raise SmokeError(f"cannot run {inst.argv[0]} (found {inst.where}): {exc.strerror or exc}") from None
         deadline = time.monotonic() + opts.timeout_s
@@ -563,6 +562,8 @@ def _train(inst: lfenv.Install, eff: dict, opts: SmokeOptions, *, nproc: int, cp
         except KeyboardInterrupt:
             kill_group(proc)
             error = "interrupted"
+        finally:
+            untrack(proc)
     logs = read_logs(out, log_file)
     rep = logs_to_report(logs, opts, time_to_first_step_s=round(first_step_at - t0, 3) if first_step_at else None,
                          cpu=cpu, lf=lf, start_time=t0, world_size=nproc, config=eff["cfg"])

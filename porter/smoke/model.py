@@ -33,6 +33,35 @@ class TinyConfig:
         return asdict(self)
 
 
+# Model shapes --size chooses, built in code with random weights (nothing is downloaded).
+# llama3-8b: Meta-Llama-3-8B's config.json (hidden 4096, 32 layers, 32 heads, 8 KV heads,
+# intermediate 14336, vocabulary 128256, rope theta 500000, 8192 positions; 8,030,261,248
+# parameters, untied embeddings).  --layers keeps the first N layers of the shape.
+SHAPES = {
+    "tiny": TinyConfig(),
+    "llama3-8b": TinyConfig(vocab_size=128256, dim=4096, n_layers=32, n_heads=32, n_kv_heads=8, ffn_dim=14336,
+                            max_seq_len=8192, rope_theta=500000.0),
+}
+
+
+def shape_config(size: str, layers: int | None = None) -> TinyConfig:
+    """The TinyConfig of a --size, cut to ``layers`` layers (None: all of them)."""
+    from dataclasses import replace  # noqa: PLC0415
+
+    cfg = SHAPES[size]
+    return cfg if layers is None else replace(cfg, n_layers=layers)
+
+
+def params_of(cfg: TinyConfig, lora: "LoraConfig | None" = None) -> tuple[int, int]:
+    """(total, trainable) parameters of the model a config builds, counted on PyTorch's meta
+    device (no memory is allocated)."""
+    with torch.device("meta"):
+        model = TinyLlama(cfg)
+        if lora is not None:
+            apply_lora(model, lora)
+    return count_params(model)
+
+
 @dataclass(frozen=True)
 class LoraConfig:
     rank: int = 8

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, fields
 ENGINES = ("builtin", "llamafactory")
 DEVICES = ("auto", "cpu", "cuda")
 DTYPES = ("bf16", "fp32")
+SIZES = ("tiny", "llama3-8b")       # porter.smoke.model.SHAPES (kept here so options need no torch)
 
 
 class SmokeError(RuntimeError):
@@ -27,6 +28,11 @@ class SmokeOptions:
     nproc: int = 1
     dtype: str | None = None        # None: bf16 where the device supports it, else fp32
     model: str = "tiny"             # "tiny" or a local Hugging Face model folder
+    size: str = "tiny"              # the built-in model's shape: tiny | llama3-8b (porter.smoke.model.SHAPES)
+    layers: int | None = None       # --size: keep the first N layers of the shape (None: all)
+    nnodes: int = 1                 # hosts taking part (torchrun's --nnodes); each runs `porter smoke` itself
+    node_rank: int = 0              # this host's place among them (torchrun's --node-rank)
+    rdzv_endpoint: str | None = None  # HOST:PORT node 0 listens on for the rendezvous (torchrun's --rdzv-endpoint)
     backend: str = "builtin"        # builtin | llamafactory
     batch_size: int = 4
     seq_len: int = 128
@@ -53,6 +59,26 @@ class SmokeOptions:
         for name in ("steps", "nproc", "batch_size", "seq_len", "lora_rank"):
             if getattr(self, name) < 1:
                 raise SmokeUsageError(f"--{name.replace('_', '-')} must be at least 1")
+        if self.size not in SIZES:
+            raise SmokeUsageError(f"--size must be one of {', '.join(SIZES)}, not {self.size!r}")
+        if self.layers is not None and self.layers < 1:
+            raise SmokeUsageError("--layers must be at least 1")
+        if (self.size != "tiny" or self.layers is not None) and (self.model != "tiny" or self.backend != "builtin"):
+            raise SmokeUsageError("--size and --layers shape the built-in model: they do not apply to --model PATH "
+                                  "or --backend llamafactory")
+        if self.nnodes < 1:
+            raise SmokeUsageError("--nnodes must be at least 1")
+        if not 0 <= self.node_rank < self.nnodes:
+            raise SmokeUsageError(f"--node-rank {self.node_rank} is not in 0..{self.nnodes - 1} (--nnodes {self.nnodes})")
+        if self.nnodes > 1:
+            if self.backend != "builtin" or self.project is not None:
+                raise SmokeUsageError("several nodes (--nnodes / NNODES) run the built-in loop only: not "
+                                      + ("--project" if self.project is not None else "--backend llamafactory")
+                                      + "; run it on one node")
+            if rendezvous(self.rdzv_endpoint) is None:
+                raise SmokeUsageError(f"--nnodes {self.nnodes} needs --rdzv-endpoint HOST:PORT (or MASTER_ADDR and "
+                                      "MASTER_PORT): the address node 0 listens on"
+                                      + (f", not {self.rdzv_endpoint!r}" if self.rdzv_endpoint else ""))
         if self.seq_len > 4096:
             raise SmokeUsageError("--seq-len above 4096 is not supported by the smoke test")
         if self.backend == "llamafactory" and self.model == "tiny" and not self.config:
@@ -73,6 +99,17 @@ class SmokeOptions:
         data = json.loads(text)
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def rendezvous(endpoint: str | None) -> tuple[str, int] | None:
+    """("host", port) of a HOST:PORT (``[v6addr]:port`` too); None when it is not one."""
+    if not endpoint or ":" not in endpoint:
+        return None
+    host, _, port = endpoint.rpartition(":")
+    host = host.strip("[]")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        return None
+    return host, int(port)
 
 
 def process_start_time() -> float:

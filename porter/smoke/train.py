@@ -54,6 +54,47 @@ def _max_rss_gib() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 4)  # KiB on Linux
 
 
+def _shape(opts: SmokeOptions, smodel):
+    full = smodel.SHAPES[opts.size]
+    if opts.layers is not None and opts.layers > full.n_layers:
+        raise SmokeUsageError(f"--layers {opts.layers}: the {opts.size} shape has {full.n_layers} layers")
+    return smodel.shape_config(opts.size, opts.layers)
+
+
+def _shape_name(opts: SmokeOptions, cfg) -> str:
+    full = cfg if opts.layers is None else None
+    layers = f"{cfg.n_layers} layers" if full is not None else f"{cfg.n_layers} of its layers"
+    return f"{opts.size} shape ({layers}, random weights)"
+
+
+def _available_memory(dev, torch) -> tuple[float | None, str]:
+    """(bytes free for the model, where): the GPU's free memory, or the host's MemAvailable."""
+    if dev.backend != "cpu":
+        try:
+            return float(torch.cuda.mem_get_info(torch.device(dev.device))[0]), f"free on {dev.name}"
+        except Exception:  # noqa: BLE001 - a driver that cannot say: no check
+            return None, ""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return float(line.split()[1]) * 1024, "available on this host"
+    except OSError:
+        pass
+    return None, ""
+
+
+def _check_memory(params: int, dev, copies: int, torch) -> None:
+    """Refuse, before anything is allocated, a shape whose fp32 weights (one copy per CPU rank)
+    do not fit in the memory the device has free."""
+    need = params * 4 * copies
+    free, where = _available_memory(dev, torch)
+    if free is not None and need > 0.9 * free:
+        raise SmokeUsageError(f"the model's fp32 weights need {need / 2**30:.1f} GiB ({params / 1e9:.2f} B parameters"
+                              + (f" x {copies} ranks" if copies > 1 else "") + f"), {free / 2**30:.1f} GiB is {where}: "
+                              "keep fewer layers with --layers N")
+
+
 def run(opts: SmokeOptions, *, rank: int = 0, world_size: int = 1, local_rank: int = 0,
         emit: Emit | None = print, start_time: float | None = None, distributed: bool = False,
         collect_smi: bool = True, tiny_config=None, patch_model: Callable | None = None,
@@ -91,10 +132,14 @@ def run(opts: SmokeOptions, *, rank: int = 0, world_size: int = 1, local_rank: i
         from porter.smoke import model as smodel  # noqa: PLC0415
         from porter.smoke.tokenizer import ByteTokenizer  # noqa: PLC0415
 
-        if opts.seq_len > smodel.TinyConfig.max_seq_len:
-            raise SmokeUsageError(f"--seq-len {opts.seq_len} exceeds the tiny model's {smodel.TinyConfig.max_seq_len}")
-        net = smodel.build_tiny(opts.seed, cfg=tiny_config or smodel.TinyConfig(),
-                                lora=smodel.LoraConfig(rank=opts.lora_rank))
+        cfg = tiny_config or _shape(opts, smodel)
+        if opts.seq_len > cfg.max_seq_len:
+            raise SmokeUsageError(f"--seq-len {opts.seq_len} exceeds the {opts.size} model's {cfg.max_seq_len}")
+        lora = smodel.LoraConfig(rank=opts.lora_rank)
+        if opts.size != "tiny" or opts.layers is not None:
+            rep["model"] = _shape_name(opts, cfg)
+            _check_memory(smodel.params_of(cfg, lora)[0], dev, world_size if dev.backend == "cpu" else 1, torch)
+        net = smodel.build_tiny(opts.seed, cfg=cfg, lora=lora)
         if patch_model is not None:
             patch_model(net)
         tok = ByteTokenizer()

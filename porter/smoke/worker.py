@@ -48,7 +48,7 @@ def main() -> int:
     out = os.environ["PORTER_SMOKE_RESULT"]
     t_launch = float(os.environ.get("PORTER_SMOKE_LAUNCH_T0", time.time()))
     opts = SmokeOptions.from_json(os.environ["PORTER_SMOKE_OPTIONS"])
-    emit = (lambda line: print(line, flush=True)) if rank == 0 else None
+    emit = (lambda line: print(line, flush=True)) if local == 0 else None  # each node's first rank
     rep = None
     try:
         from porter.smoke.torchload import import_torch  # noqa: PLC0415
@@ -75,6 +75,8 @@ def main() -> int:
         if world > 1 and rep["error"] is None and rep["nonfinite_step"] is None:
             device = torch.device(dev.device)
             rep["allreduce"] = allreduce_probe(torch, dist, device, world, size_mib=64 if dev.backend != "cpu" else 4)
+        if opts.nnodes > 1 and rep["error"] is None and rep["nonfinite_step"] is None:
+            rep["nodes"] = gather_nodes(dist, rep, rank, world, opts.node_rank)
         rep["ranks"] = [{"rank": rank, "pid": os.getpid(), "first_step_wall": (t_launch + rep["time_to_first_step_s"])
                          if rep["time_to_first_step_s"] is not None else None}]
         if rep["error"] and rep["error"] != "interrupted":
@@ -96,6 +98,27 @@ def main() -> int:
         comm = any(h in msg.lower() for h in COMM_HINTS) or "distributed" in type(exc).__module__
         _write_error(out, opts, rank, world, msg, comm=comm)
         return 1
+
+
+def gather_nodes(dist, rep: dict, rank: int, world: int, node_rank: int) -> list[dict]:
+    """Every rank's node, address and figures, gathered from all ranks (every node's report lists
+    every node): [{node_rank, host, address, ranks, steps_done, step_time_s}] by node."""
+    import socket  # noqa: PLC0415
+
+    mine = {"rank": rank, "node_rank": node_rank, "host": socket.gethostname(),
+            "address": os.environ.get("PORTER_SMOKE_NODE_ADDR") or None,
+            "steps_done": rep["steps_done"], "step_time_s": rep["step_time_s"]}
+    everyone: list = [None] * world
+    dist.all_gather_object(everyone, mine)
+    nodes: dict[int, dict] = {}
+    for r in sorted((e for e in everyone if e), key=lambda e: e["rank"]):
+        n = nodes.setdefault(r["node_rank"], {"node_rank": r["node_rank"], "host": r["host"], "address": r["address"],
+                                              "ranks": [], "steps_done": r["steps_done"], "step_time_s": r["step_time_s"]})
+        n["ranks"].append(r["rank"])
+        n["steps_done"] = min(n["steps_done"] or 0, r["steps_done"] or 0)
+        if r["step_time_s"] is not None:
+            n["step_time_s"] = max(n["step_time_s"] or 0.0, r["step_time_s"])  # the node's slowest rank
+    return [nodes[k] for k in sorted(nodes)]
 
 
 def _teardown(dist, *, barrier: bool) -> None:

@@ -230,7 +230,8 @@ def test_unknown_arch_stops_with_one_line(built):
     root, *_ = built
     p = subprocess.run([sys.executable, "-m", "porter", "build", str(root), "--arch", "gfx9999"],
                        capture_output=True, text=True, timeout=120)
-    assert p.returncode == 1 and p.stderr.count("\n") == 1 and "gfx9999" in p.stderr and "--arch" in p.stderr
+    # a usage error (issue 32 item 9): exit 2, as for every other bad option
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "gfx9999" in p.stderr and "--arch" in p.stderr
 
 
 def test_map_line():

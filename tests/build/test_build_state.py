@@ -262,7 +262,7 @@ def test_the_converted_tree_of_the_same_project_is_not_refused(tmp_path):
     for tree in (out, hip):
         p = _porter("build", tree, "--arch", "sm_80", timeout=120)
         assert p.returncode == 2 and "CUDA source" not in p.stderr and "'sm_80' is not an AMD GPU" in p.stderr
-    p = _porter("build", src, "--arch", "sm_80", timeout=120)  # the same arch on the CUDA tree: refused first
+    p = _porter("build", src, "--arch", "gfx90a", timeout=120)  # a good arch on the CUDA tree: refused first
     assert p.returncode == 2 and "is CUDA source" in p.stderr
 
 

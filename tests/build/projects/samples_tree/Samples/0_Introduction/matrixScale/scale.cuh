@@ -1,0 +1,2 @@
+#pragma once
+void scaleOnDevice(float *d, int rows, int cols, float s);
