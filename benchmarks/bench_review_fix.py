@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 import corpus  # noqa: E402
 
-from porter.project.review import FileReview  # noqa: E402
+from porter.project.file_review import FileReview  # noqa: E402
 
 
 def main(argv: list[str]) -> int:

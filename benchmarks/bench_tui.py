@@ -88,7 +88,7 @@ async def _keys(app, pilot, keys: list[str]) -> tuple[list[float], list[float]]:
 
 
 async def bench(root: Path, big_rel: str) -> dict:
-    from porter.project.review import ReviewProject
+    from porter.project.review_project import ReviewProject
     from porter.project.session import SessionStore
     from porter.tui.app import PorterApp
 

@@ -15,6 +15,15 @@ def register(sub) -> None:
     p.set_defaults(run=run)
 
 
+def rule_id(text: str) -> str:
+    """A rule id as written on the command line, as the catalogue names it: 20, port20, PORT020 -> PORT020."""
+    rid = text.strip().upper()
+    digits = rid.removeprefix("PORT")
+    if digits.isdigit():
+        rid = f"PORT{int(digits):03d}"
+    return rid
+
+
 def run(args) -> int:
     from porter.findings import catalogue
 
@@ -25,9 +34,7 @@ def run(args) -> int:
         for r in rules.values():
             print(f"{r.id}  {r.severity:<7}  {r.category:<19}  {r.title}")
         return 0
-    rid = args.rule.strip().upper()
-    if rid.isdigit():
-        rid = f"PORT{int(rid):03d}"
+    rid = rule_id(args.rule)
     rule = rules.get(rid)
     if rule is None:
         raise UsageError(f"unknown rule {args.rule} (porter explain --list shows them)")

@@ -1,7 +1,7 @@
 """``porter`` entry point: dispatches to the sub-command modules.
 
 ``porter [PATH] [--output DIR]`` with no sub-command opens the review app.
-Exit codes: 0 success, 1 some files/steps failed, 2 bad usage, 130 interrupted, 143 terminated (SIGTERM).
+Exit codes: EXIT_CODES below (``porter --help`` prints them).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import argparse
 import errno
 import importlib
 import sys
+import textwrap
 
 # sub-command name -> module under porter.cli (each has register() and run())
 COMMANDS = {
@@ -22,6 +23,16 @@ COMMANDS = {
     "doctor": "doctor",
     "review": "review",
 }
+
+
+EXIT_CODES = (
+    ("0", "success"),
+    ("1", "some files or steps failed (scan --fail-on: a finding at that severity; query: an unknown name)"),
+    ("2", "bad usage (a bad option or value, a missing path, an output folder that cannot be written)"),
+    ("3", "smoke --project: the port could not run here ('port not exercised'), never a pass"),
+    ("130", "interrupted (Ctrl-C)"),
+    ("143", "terminated (SIGTERM)"),
+)
 
 
 class UsageError(Exception):
@@ -45,14 +56,34 @@ def _available() -> dict[str, object]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="porter", description="Port CUDA code to HIP/ROCm, review it, build it and smoke-test it.")
+    parser = _Parser(prog="porter", description="Port CUDA code to HIP/ROCm, review it, build it and smoke-test it.",
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
     from porter import __version__
 
     parser.add_argument("--version", action="version", version=f"porter {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, mod in _available().items():
         mod.register(sub)
+    parser.epilog = _epilog(sub.choices.get("review"))
     return parser
+
+
+def _epilog(review: argparse.ArgumentParser | None) -> str:
+    """The review app's options (it is what `porter PATH` runs) and the exit codes, for `porter --help`."""
+    parts = []
+    if review is not None:
+        text = review.format_help()
+        options = text[text.find("positional arguments:"):] if "positional arguments:" in text else ""
+        options = "\n".join(line for line in options.splitlines()
+                            if "show this help message" not in line and line.strip()
+                            and line not in ("positional arguments:", "options:"))
+        parts.append("the review app, the default command (as porter review; ? in the app lists its keys):\n"
+                     "  porter [PATH] [-o OUTPUT] [--target-rocm X.Y] [--arch ARCH]\n" + options.rstrip())
+    width = max(len(code) for code, _ in EXIT_CODES)
+    lines = [textwrap.fill(what, 76, initial_indent=f"  {code:>{width}}  ", subsequent_indent=" " * (width + 4))
+             for code, what in EXIT_CODES]
+    parts.append("exit codes:\n" + "\n".join(lines))
+    return "\n\n".join(parts)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -37,6 +37,21 @@ def _normalise(name: str) -> str:
     return name
 
 
+def _status_words(e, target: str | None) -> str | None:
+    """What a deprecated or removed status is about: the status is NVIDIA's, of the CUDA name; the
+    HIP name porter writes instead has its own dates (the rocm line)."""
+    if e.status not in ("deprecated", "removed"):
+        return None
+    what = "deprecates" if e.status == "deprecated" else "has removed"
+    text = f"{e.status}: NVIDIA {what} {e.cuda} (the CUDA name, not the HIP one)"
+    if e.alternative:
+        text += f"; use {e.alternative}"
+    if e.renames and target:
+        hip = f"deprecated in ROCm since {e.deprecated_hip}" if e.deprecated_hip else "current (not deprecated)"
+        text += f"; in its place porter writes {target}, which is {hip}"
+    return text
+
+
 def run(args) -> int:
     from porter.mapping import MappingError, load_database  # not at import: every `porter` start loads this module
 
@@ -81,6 +96,9 @@ def run(args) -> int:
         arrow = f"{e.cuda} -> {target}" if e.renames and target != e.cuda else (
             f"{e.cuda} (kept: same name on HIP)" if e.renames else f"{e.cuda} (no HIP rename)")
         print(f"{arrow}    [{e.kind}, {e.category}, {e.status}]")
+        why = _status_words(e, target)
+        if why:
+            print(f"  {'status':<12}{why}")
         if e.hip and (args.roc and e.roc and e.roc != target or e.hip != target):
             print(f"  {'hip':<12}{e.hip}")
         for key in _FIELDS:

@@ -28,14 +28,14 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    import contextlib
+
     from porter.cli.main import UsageError
 
     arch = getattr(args, "arch", None)
-    if arch is not None:
-        from porter.build.toolchain import valid_arch_name
+    from porter.cli.target import check_arch
 
-        if not valid_arch_name(arch):
-            raise UsageError(f"--arch {arch!r} is not an AMD GPU target (e.g. gfx942, gfx90a)")
+    check_arch(arch)  # the one --arch check of every command (gfx9999: one line, exit 2)
     src = Path(args.path) if args.path else _sample()
     if not src.exists():
         raise UsageError(f"no such folder: {src}")
@@ -45,16 +45,57 @@ def run(args) -> int:
     out = Path(args.output).resolve() if args.output else default_output(src)
     if out == src:
         raise UsageError("the output folder must not be the source folder")
+    from porter.project.output_path import overlap_problem
+
+    problem = overlap_problem(src, out, "--output" if args.output else "the output") or \
+        output_problem(out, "--output" if args.output else "the output")
+    if problem:
+        raise UsageError(problem)
     try:
         from porter.tui.app import PorterApp
     except ImportError as exc:
         raise UsageError(f"the review app needs textual: {exc}") from None
-    options = project_options(src, args)
-    project, store, messages = prepare(src, out, options)
-    if arch is not None:
-        project.build_arch = arch
-    PorterApp(project, store, messages).run()
+    from porter.project.lock import FolderLocked, folder_lock
+
+    made = not out.exists()
+    try:
+        # the output's lock, held while the app runs (as porter convert holds it): a second app (or a
+        # convert) on this folder is refused, instead of the last to save wiping the other's decisions
+        with folder_lock(out, "output folder"):
+            options = project_options(src, args)
+            project, store, messages = prepare(src, out, options)
+            if arch is not None:
+                project.build_arch = arch
+            PorterApp(project, store, messages).run()
+    except FolderLocked as exc:
+        raise UsageError(str(exc).replace("by another porter convert", "by another porter (a review app or a "
+                                          "convert)")) from None
+    finally:
+        if made:
+            with contextlib.suppress(OSError):
+                out.rmdir()  # only if the app wrote nothing there
     return 0
+
+
+def output_problem(out: Path, what: str = "--output") -> str | None:
+    """Why the review cannot keep its session and write the port in ``out`` (None: it can):
+    ``out`` or a folder above it is a file, or the nearest existing folder cannot be written.
+    Said at start: the app would open, keep nothing and fail at `w`."""
+    import os
+
+    if out.exists() and not out.is_dir():
+        return f"{what} {out} is a file; the port is written into a folder (give a folder's path with -o)"
+    parent = out
+    while not parent.exists():
+        if parent.parent == parent:
+            return None
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"{what} {out}: {parent} is a file, so no folder can be made there"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        where = "" if parent == out else f" (nor can {out} be made in it)"
+        return f"{what} {out}: {parent} cannot be written{where}"
+    return None
 
 
 def default_output(src: Path, cwd: Path | None = None) -> Path:
@@ -70,7 +111,7 @@ def default_output(src: Path, cwd: Path | None = None) -> Path:
 def prepare(src: Path, out: Path, options=None):
     """The project under review, its session store, and the messages to show at start
     (a restored or an unreadable session)."""
-    from porter.project.review import ReviewProject
+    from porter.project.review_project import ReviewProject
     from porter.project.session import SessionStore
 
     project = ReviewProject(src, out, options)

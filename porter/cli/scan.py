@@ -20,7 +20,7 @@ def register(sub) -> None:
     p.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="output format (default text)")
     p.add_argument("--fail-on", choices=("warning", "error"),
                    help="exit 1 when a finding at or above this severity exists (for CI)")
-    p.add_argument("--rule", action="append", metavar="PORTnnn", help="only these rules (repeatable)")
+    p.add_argument("--rule", action="append", metavar="PORTnnn", help="only these rules (repeatable; 20 is PORT020)")
     p.add_argument("--category", action="append", metavar="NAME", help="only these categories (repeatable)")
     p.add_argument("-o", "--output", help="write the report to this file instead of stdout")
     p.add_argument("-j", "--jobs", type=int, default=0, help="worker processes for a folder (default: all cores)")
@@ -41,9 +41,12 @@ def run(args) -> int:
         raise UsageError("--jobs must be >= 0")
     if not target.exists():
         raise UsageError(f"{args.path}: no such file or folder")
+    from porter.cli.explain import rule_id
+
     rules = catalogue()
-    for rid in args.rule or ():
-        if rid.upper() not in rules:
+    args.rule = [rule_id(r) for r in args.rule or ()]  # 20 or PORT020, as `porter explain` takes them
+    for rid in args.rule:
+        if rid not in rules:
             raise UsageError(f"unknown rule {rid} (see `porter explain --list`)")
     for cat in args.category or ():
         if cat not in CATEGORIES:

@@ -69,6 +69,9 @@ def _check_shape(data: dict) -> None:
     for key, kind in (("project", str), ("build_arch", str)):
         if key in data and data[key] is not None and not isinstance(data[key], kind):
             raise ValueError(f"{key} is not a {kind.__name__}")
+    trusted = data.get("trusted")
+    if trusted is not None and not (isinstance(trusted, list) and all(isinstance(k, str) for k in trusted)):
+        raise ValueError("trusted is not a list of text")
     for rel, entry in data.get("files", {}).items():
         if not isinstance(entry, dict):
             raise ValueError(f"files[{rel!r}] is not an object")
@@ -89,7 +92,7 @@ def unwritten(project) -> list[str]:
     differ from it.  Computed from the review against the output on disk, so it
     holds after a restart too.  Files still converting are not counted (their
     text is not known yet); pending files are not written and are not counted."""
-    from porter.project.review import S_ACCEPTED, S_EDITED, S_UNCHANGED
+    from porter.project.file_review import S_ACCEPTED, S_EDITED, S_UNCHANGED
 
     out: list[str] = []
     for fr in project.files:

@@ -1,7 +1,7 @@
 """Undo for review decisions, fixes and edits: a bounded stack of per-file
 snapshots taken before each change.  Pure Python, no UI.
 
-    >>> from porter.project.review import FileReview, ACCEPTED
+    >>> from porter.project.file_review import ACCEPTED, FileReview
     >>> fr = FileReview.from_text("a.cu", "cudaFree(p);\\n")
     >>> undo = UndoStack(); undo.record(fr); fr.decide(0, ACCEPTED)
     >>> undo.undo() is fr, fr.decision(0)

@@ -13,8 +13,10 @@ state, showing the current file, and the message handlers.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import gc
+import time
 from pathlib import Path
 from typing import Iterable
 
@@ -22,12 +24,15 @@ from rich.text import Text
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.screen import Screen
-from textual.widgets import OptionList
+from textual.markup import escape
+from textual.widgets import Input, OptionList, Static
 from textual.worker import Worker, WorkerState
 
-from porter.project.review import S_WAITING, FileReview, ReviewProject, finding_key
+from porter.project.file_conversion import finding_key
+from porter.project.file_review import S_WAITING, FileReview
+from porter.project.review_project import ReviewProject
 from porter.project.session import SessionStore, unwritten
-from porter.project.undo import UndoStack
+from porter.tui.history import UndoRedo
 from porter.tui.actions.findings import FindingActions
 from porter.tui.actions.jobs import COMPILE_ARCHS, JobActions
 from porter.tui.actions.panes import PaneActions
@@ -38,15 +43,17 @@ from porter.tui.highlight import highlight_pair
 from porter.tui.jobs import Diagnostic
 from porter.tui.keymap import KEYS, Key, label, read_user_keymap, user_keymap_path
 from porter.tui.persistence import SessionSaver, saved_diff_layout, saved_theme
+from porter.tui.trust import saved_trusted
 from porter.tui.screens.editor import EditorScreen
 from porter.tui.screens.main import MainScreen
 from porter.tui.widgets.diff_view import DiffView
-from porter.tui.widgets.file_tree import FileTree
+from porter.tui.widgets.file_tree import FileTree, FilterInput, shown_state
 from porter.tui.widgets.findings_list import FindingsList
 from porter.tui.widgets.info_bar import InfoBar
 from porter.tui.widgets.text_pane import TextPane
 
 GOTO_FILE_LIMIT = 5000  # "Go to file" palette entries up to this many files
+MESSAGES_KEPT = 1000  # the message history (m) keeps this many, the oldest dropped first
 
 
 class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
@@ -65,7 +72,9 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
                                              is_current=lambda fr: fr is self.current,
                                              on_current_ready=self._flush_ready)
         self.saver = SessionSaver(self, project, self.store)
-        self.undo_stack = UndoStack()
+        self.undo_stack = UndoRedo()
+        self.messages: list[tuple[str, str, str]] = []  # (time, severity, text) of every toast, for m
+        self.quitting = False  # exit() was called: no screen is pushed any more
         self._asked_stale: set[str] = set()
         self._hl_cache: dict[tuple, tuple] = {}
         self._rechecks_asked: dict[str, tuple] = {}  # file -> the fixes its last re-check was asked for
@@ -76,6 +85,9 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         self.started = False  # the main screen and its widgets are up
         self.palette = DEFAULT  # the colours of the active theme (apply_theme_colours)
         self.diff_layout = "side-by-side"  # or "unified" (v toggles; kept in the session)
+        # project code (build files, [test] command, [smoke] module) the user allowed: kept in the session
+        self.trusted: set[str] = saved_trusted(self.store.load(str(project.root))[0])
+        self.ask_before_project_code = True
         self.user_keys, self._keymap_problems = read_user_keymap(user_keymap_path())
         if self.user_keys:
             self.set_keymap(self.user_keys)
@@ -85,6 +97,27 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
     def key_label(self, key: Key) -> str:
         """How ``key`` is pressed here: the user's keymap, else the default."""
         return ", ".join(label(part) for part in self.user_keys.get(key.id, key.key).split(","))
+
+    def notify(self, message, *, title: str = "", severity: str = "information", timeout: float | None = None,
+               **kwargs) -> None:
+        """A toast, also kept in the message history (m): toasts go in seconds."""
+        self.messages.append((time.strftime("%H:%M:%S"), severity, str(message)))
+        if len(self.messages) > MESSAGES_KEPT:
+            del self.messages[0]
+        super().notify(message, title=title, severity=severity, timeout=timeout, **kwargs)
+
+    def exit(self, *args, **kwargs) -> None:
+        self.quitting = True
+        super().exit(*args, **kwargs)
+
+    def push_screen(self, screen, *args, **kwargs):
+        """As Textual's, but nothing is pushed once the app is quitting: a key typed right after
+        `q` (`tmux send-keys q e`) would mount a screen on an app that is tearing down."""
+        if self.quitting:
+            done = asyncio.get_running_loop().create_future()
+            done.set_result(None)
+            return done
+        return super().push_screen(screen, *args, **kwargs)
 
     @property
     def unwritten(self) -> bool:
@@ -230,6 +263,7 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
             return
         if fr is not self.current:
             self._asked_stale.discard(fr.rel)
+            self._search_on = ""  # a search is of one file: n is the next hunk again
         self.current = fr
         if fr.changed_on_disk():
             self.read_again([fr])
@@ -302,11 +336,16 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         if fr is None:
             info.update("")
             return
-        parts = [(fr.rel, "bold"), (f"  {fr.state}", "")]
+        parts = [(fr.rel, "bold"), (f"  {shown_state(fr)}", "")]
         if fr.status == "ready":
             h = self.diff.current_hunk_at_cursor() if self.diff.file is fr else None
             decided = len(fr.hunks) - fr.pending_hunks
-            parts.append((f"  {decided}/{len(fr.hunks)} hunks decided", ""))
+            rejected = sum(1 for x in fr.hunks if fr.decisions.get(x.key) == "rejected")
+            parts.append((f"  {decided}/{len(fr.hunks)} hunks decided" + (f" ({rejected} rejected)" if rejected else ""),
+                          ""))
+            search = self.search_status()
+            if search:
+                parts.append((f"  {search}", "bold"))
             if h is not None:
                 parts.append((f"  hunk {h + 1}: {fr.decision(h)}", "italic"))
             elif fr.hunks and self.diff.file is fr:
@@ -332,6 +371,7 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
             text = "" if fr is None or fr.status != "ready" else \
                 "checking findings …" if fr.findings_pending else "no findings"
             preview.update(Text(text, style="dim"))
+            self.update_finding_bar()
             return
         opts = []
         marks = {"error": ("E", self.palette.error), "warning": ("W", self.palette.warning),
@@ -354,9 +394,11 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
                                       (n.message, ""), (" (new after the fixes)", "dim")))
         if keep:
             ol.restyle(opts)
+            self.update_finding_bar()
             return
         ol.set_items(opts)
-        preview.update(Text("] / [ move through the findings", style="dim"))
+        preview.update(Text("] / [ move through the findings; i shows one in full", style="dim"))
+        self.update_finding_bar()
 
     @work(thread=True, exclusive=True, group="highlight", exit_on_error=False, description="highlight")
     def _highlight_worker(self, fr: FileReview) -> None:
@@ -382,6 +424,41 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
     def _tree_selected(self, event: FileTree.Selected) -> None:
         self.open_file(event.rel)
         self.diff.focus()
+
+    @on(FileTree.FilterAsked)
+    def _filter_asked(self) -> None:
+        line = self.main.query_one("#file-filter", FilterInput)
+        line.set_class(True, "-shown")
+        line.value = self.file_tree.filter
+        line.focus()
+
+    @on(Input.Changed, "#file-filter")
+    def _filter_typed(self, event: Input.Changed) -> None:
+        self.file_tree.set_filter(event.value)
+
+    @on(Input.Submitted, "#file-filter")
+    def _filter_kept(self, event: Input.Submitted) -> None:
+        event.stop()
+        line = self.main.query_one("#file-filter", FilterInput)
+        line.set_class(bool(event.value), "-shown")  # the line stays while a filter holds
+        self.file_tree.focus()
+        n, total = self.file_tree.shown_files, len(self.project.files)
+        if event.value:
+            self.notify(f"{n} of {total} files match {event.value!r} (escape in the list clears it)", timeout=2)
+
+    @on(FilterInput.Cleared)
+    def _filter_cleared(self) -> None:
+        line = self.main.query_one("#file-filter", FilterInput)
+        line.value = ""
+        line.set_class(False, "-shown")
+        self.file_tree.set_filter("")
+        if self.current is not None:
+            self.file_tree.select_file(self.current.rel)
+        self.file_tree.focus()
+
+    @on(FindingsList.Opened)
+    def _finding_opened(self) -> None:
+        self.action_explain()
 
     @on(DiffView.CursorMoved)
     def _cursor_moved(self) -> None:
@@ -429,7 +506,7 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
 
     @work(thread=True, group="recheck", exit_on_error=False, description="re-check findings")
     def _recheck_worker(self, fr: FileReview, job) -> None:
-        from porter.project.review import scan_fixed
+        from porter.project.file_conversion import scan_fixed
 
         pool = self.converter.pool()
         try:
@@ -465,6 +542,13 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         return fr
 
     # ---- the rest ----------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Once the app is quitting, the keys read with `q` (``q e`` in one read) do nothing: an
+        editor opened on the way out was torn down half-built (NoMatches: TextArea)."""
+        if getattr(self, "_exit", False):
+            return False
+        return super().check_action(action, parameters)
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """The one place worker errors are reported."""
         if event.state == WorkerState.ERROR and event.worker.error is not None:
@@ -477,7 +561,8 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
             for k in KEYS:
                 if k.id == "quit":
                     continue
-                yield SystemCommand(f"{k.description} ({self.key_label(k)})", k.help or k.description,
+                # the palette reads its help as markup: "[test]" would vanish
+                yield SystemCommand(f"{k.description} ({self.key_label(k)})", escape(k.help or k.description),
                                     functools.partial(screen.run_action, f"app.{k.action}"))
             for arch, what in COMPILE_ARCHS:
                 yield SystemCommand(f"Compile for {arch} ({what})", f"build with --arch {arch} from now on "
@@ -488,12 +573,12 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
                                 self.action_apply_project_safe_fixes)
             if len(self.project.files) <= GOTO_FILE_LIMIT:
                 for f in self.project.files:
-                    yield SystemCommand(f"Go to file {f.rel}", f"open {f.rel} ({f.state})",
+                    yield SystemCommand(f"Go to file {f.rel}", escape(f"open {f.rel} ({f.state})"),
                                         functools.partial(self._goto_file, f.rel))
             cur = self.current
             if cur is not None and cur.status == "ready":
                 for i, f in enumerate(cur.findings[:500]):
-                    yield SystemCommand(f"Go to finding {f.rule} line {f.line}", f.message[:120],
+                    yield SystemCommand(f"Go to finding {f.rule} line {f.line}", escape(f.message[:120]),
                                         functools.partial(setattr, self.findings_list, "highlighted", i))
             fr = self.current
             if fr is not None and fr.edit_stale:

@@ -17,7 +17,9 @@ from typing import Callable
 
 from textual.app import App
 
-from porter.project.review import S_WAITING, FileReview, ReviewProject
+from porter.project.file_conversion import source_bytes
+from porter.project.file_review import S_WAITING, FileReview
+from porter.project.review_project import ReviewProject
 
 # The file on screen at least this big is translated first and scanned for findings in a second
 # job, so that its diff does not wait for the scan (a 50,000-line file: ~0.5 s against ~1.5 s).
@@ -83,7 +85,7 @@ class BackgroundConverter:
     def prewarm(self) -> None:
         """Start the worker processes now, and have them import the engine and load its data
         while the app draws its first screen."""
-        from porter.project.review import warm_up
+        from porter.project.file_conversion import warm_up
 
         pool = self.pool()
         if pool is not None:
@@ -197,7 +199,7 @@ class BackgroundConverter:
         from concurrent.futures import FIRST_COMPLETED
         from concurrent.futures import wait as wait_futures
 
-        from porter.project.review import convert_file, scan_file
+        from porter.project.file_conversion import convert_file, scan_file
 
         pool = self.pool()
         futures: dict = {}  # future -> (file, "convert" or "scan")
@@ -218,7 +220,7 @@ class BackgroundConverter:
                     with self._lock:
                         self._in_flight.discard(fr.rel)
                 if fr.findings_pending:
-                    self._scanned_now(fr, scan_file(fr.rel, fr.cuda.encode("utf-8"), fr.source_hash,
+                    self._scanned_now(fr, scan_file(fr.rel, source_bytes(fr.cuda), fr.source_hash,
                                                     fr.options, fr.path))
                 continue
             while len(futures) < 2 * self._pool_size:
@@ -259,7 +261,7 @@ class BackgroundConverter:
                 self._loaded(fr, res)
                 if fr.findings_pending:  # next, before any other file: its findings
                     try:
-                        scan = pool.submit(scan_file, fr.rel, fr.cuda.encode("utf-8"), fr.source_hash,
+                        scan = pool.submit(scan_file, fr.rel, source_bytes(fr.cuda), fr.source_hash,
                                            fr.options, fr.path)
                     except RuntimeError:  # shut down
                         return

@@ -27,55 +27,61 @@ class Key:
     key: str
     action: str  # an action of the app
     description: str  # help and the command palette
-    short: str = ""  # the footer (narrow terminals keep more keys); "" = not in the footer
+    short: str = ""  # its word in the key bar ("" = not in the key bar; FOOTER orders them)
     help: str = ""  # what the palette entry does
     priority: bool = False
-    tier: int = 1  # 1: in the footer at any width, 2: from 100 columns, 3: from 150 columns
 
     @property
     def show(self) -> bool:
         return bool(self.short)
 
 
-# footer order = how often the loop needs the key (the footer cuts off the right end at narrow widths)
+# help and palette order: by what they act on; the key bar's order is FOOTER below
 KEYS: tuple[Key, ...] = (
     Key("accept_hunk", "a", "decide('accepted')", "Accept hunk", "accept",
         "take the HIP side of the hunk at the cursor"),
     Key("reject_hunk", "x", "decide('rejected')", "Reject hunk", "reject",
         "keep the CUDA lines of the hunk at the cursor"),
-    Key("next_hunk", "n", "next_hunk", "Next hunk", "hunk", "move the cursor to the next changed hunk", tier=2),
+    Key("next_hunk", "n", "next_hunk", "Next hunk", "hunk", "move the cursor to the next changed hunk"),
     Key("prev_hunk", "p", "prev_hunk", "Prev hunk", "", "move the cursor to the previous changed hunk"),
     Key("accept_file", "A", "accept_file", "Accept file", "all", "accept every undecided hunk of this file"),
     Key("next_file", "tab", "next_file(1)", "Next file", "file", "open the next file that needs review",
-        priority=True, tier=3),
+        priority=True),
     Key("prev_file", "shift+tab", "next_file(-1)", "Prev file", "", "open the previous file that needs review",
         priority=True),
     Key("next_finding", "right_square_bracket", "finding(1)", "Next finding", "finding",
-        "put the findings cursor on the next finding (from the diff cursor)", tier=3),
+        "put the findings cursor on the next finding (from the diff cursor)"),
     Key("prev_finding", "left_square_bracket", "finding(-1)", "Prev finding", "", "the previous finding"),
     Key("apply_fix", "f", "apply_fix", "Apply fix", "fix",
-        "apply the chosen finding's fix to the CUDA and re-convert", tier=2),
+        "apply the chosen finding's fix to the CUDA and re-convert"),
     Key("apply_safe_fixes", "F", "apply_safe_fixes", "Apply every safe fix in this file", "",
         "apply every fix marked safe in this file, after a preview"),
-    Key("explain", "i", "explain", "Explain finding", "", "the rule page of the chosen finding"),
+    Key("explain", "i", "explain", "Finding in full", "explain",
+        "the chosen finding's whole message, its fix as before / after lines, and its rule's page"),
     Key("edit", "e", "edit", "Edit HIP", "edit", "edit the HIP text at the current hunk (ctrl+s saves)"),
     Key("external_edit", "E", "external_edit", "Edit in $EDITOR", "",
         "edit the HIP text in $VISUAL / $EDITOR at the current hunk (a temporary copy)"),
     Key("undo", "u", "undo", "Undo", "undo", "undo the last decision, fix or edit"),
+    Key("redo", "ctrl+r", "redo", "Redo", "redo", "do again what u undid (a new change drops what is left to redo)"),
     Key("write", "w", "write", "Write", "write", "write the reviewed files to the output folder"),
     Key("compile_and_test", "T", "compile_and_test", "Compile and test", "test",
         "write, compile, run porter.toml's [test] command, then the smoke test; stop at the first failure"),
-    Key("compile", "c", "compile", "Compile", "compile", "compile the written output for the target arch", tier=2),
-    Key("smoke", "t", "smoke", "Smoke test", "smoke", "run the smoke test", tier=2),
+    Key("compile", "c", "compile", "Compile", "compile", "compile the written output for the target arch"),
+    Key("smoke", "t", "smoke", "Smoke test", "smoke", "run the smoke test"),
     Key("next_error", "right_curly_bracket", "error(1)", "Next error", "error",
-        "jump to the next error of the last compile, findings cursor there", tier=3),
+        "jump to the next error of the last compile, findings cursor there"),
     Key("prev_error", "left_curly_bracket", "error(-1)", "Prev error", "", "jump to the previous error"),
-    Key("search", "slash", "search", "Search the diff", "",
-        "find text on either side of the diff (empty: the next match)"),
-    Key("goto_line", "colon", "goto_line", "Go to line", "", "go to a CUDA line (123) or a HIP line (h123)"),
-    Key("toggle_log", "l", "toggle_log", "Log", "log", "show or hide the log and diagnostics", tier=3),
-    Key("zoom", "z", "zoom", "Zoom diff", "zoom", "hide or show the file list and findings (narrow terminals)", tier=3),
-    Key("toggle_unified", "v", "toggle_unified", "Unified / side-by-side", "",
+    Key("search", "slash", "search", "Search the diff", "search",
+        "find text on either side of the diff; then n / N go to the next / previous match, escape ends the search "
+        "(in the file list / filters the files)"),
+    Key("prev_match", "N", "prev_match", "Previous match", "",
+        "the previous match of the search (n: the next one, while a search is on)"),
+    Key("end_search", "escape", "end_search", "End the search", "", "n goes to the next hunk again"),
+    Key("goto_line", "colon", "goto_line", "Go to line", "line", "go to a CUDA line (123) or a HIP line (h123)"),
+    Key("toggle_log", "l", "toggle_log", "Log", "log", "show or hide the log and diagnostics"),
+    Key("zoom", "z", "zoom", "Zoom diff", "zoom", "hide or show the file list and findings (narrow terminals)"),
+    Key("messages", "m", "messages", "Messages", "messages", "every message shown since the start, newest last"),
+    Key("toggle_unified", "v", "toggle_unified", "Unified / side-by-side", "unified",
         "the diff in one column (- CUDA, + HIP lines, for narrow terminals) or side by side; kept in the session"),
     Key("focus_files", "1", "focus_pane('files')", "Focus files", "", "move the keyboard focus to the file list"),
     Key("focus_diff", "2", "focus_pane('diff')", "Focus diff", "", "move the keyboard focus to the diff"),
@@ -89,7 +95,13 @@ KEYS: tuple[Key, ...] = (
 )
 
 LABEL = {"slash": "/", "colon": ":", "right_square_bracket": "]", "left_square_bracket": "[", "question_mark": "?",
-         "right_curly_bracket": "}", "left_curly_bracket": "{"}
+         "right_curly_bracket": "}", "left_curly_bracket": "{", "ctrl+r": "^r"}
+
+# the key bar, most needed first (it wraps onto a second line, and cuts the end where both are full):
+# the review loop (decide, next file, findings, fix, write, compile and test, errors), then the rest
+FOOTER = ("accept_hunk", "reject_hunk", "next_hunk", "accept_file", "next_file", "next_finding", "apply_fix", "edit",
+          "undo", "write", "compile_and_test", "compile", "next_error", "zoom", "help", "quit", "explain", "search",
+          "toggle_unified", "smoke", "toggle_log", "messages", "redo", "goto_line")
 
 
 def label(key: str) -> str:
@@ -150,11 +162,6 @@ def read_user_keymap(path: Path) -> tuple[dict[str, str], list[str]]:
 
 def by_id(binding_id: str) -> Key:
     return next(k for k in KEYS if k.id == binding_id)
-
-
-def footer_tier(width: int) -> int:
-    """How many tiers of keys the footer shows at ``width`` columns."""
-    return 3 if width >= 150 else 2 if width >= 100 else 1
 
 
 def bindings(prefix: str = "app.") -> list[Binding]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.app import App
 
-from porter.project.review import ReviewProject
+from porter.project.review_project import ReviewProject
 from porter.project.session import SessionStore
 
 SAVE_DELAY_S = 0.2
@@ -33,6 +33,16 @@ class SessionSaver:
         self.store = store
         self.pending = False
         self._warned = False
+        self.failed = False  # the last save failed (read-only or full disk): the session does not hold the work
+
+    def kept_words(self) -> str:
+        """How the quit question and a failed write speak of the session: it keeps the work only
+        while saving it works (saved now, when a save is due)."""
+        if self.pending:
+            self.save_now()
+        if self.failed:
+            return f"the session could not be saved either ({self.store.path.parent}): quitting loses it"
+        return "it is kept in the session either way"
 
     def save_soon(self) -> None:
         if not self.pending:
@@ -49,9 +59,14 @@ class SessionSaver:
             data["theme"] = theme  # the palette's "Change theme", kept for the next start
         if getattr(self.app, "diff_layout", "side-by-side") == "unified":
             data["diff_layout"] = "unified"  # v, kept for the next start
+        trusted = getattr(self.app, "trusted", None)
+        if trusted:
+            data["trusted"] = sorted(trusted)  # the project code allowed to run (porter.tui.trust)
         try:
             self.store.save(data)
+            self.failed = False
         except OSError as exc:
+            self.failed = True
             if not self._warned:
                 self._warned = True
                 self.app.notify(f"session not saved: {exc.strerror or exc} ({self.store.path.parent})",

@@ -102,3 +102,14 @@ def test_porter_scan_as_a_subprocess(project):
                           capture_output=True, timeout=120)
     assert proc.returncode == 0, proc.stderr.decode()
     assert json.loads(proc.stdout)["summary"]["total"] >= 3
+
+
+def test_scan_rule_takes_a_rule_number_as_explain_does(project, capsys):
+    """Issue 32: `explain 20` worked, `scan --rule 20` was refused as an unknown rule."""
+    assert main(["scan", str(project), "--rule", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "PORT020" in out and "PORT140" not in out
+    assert main(["scan", str(project), "--rule", "PORT020"]) == 0
+    assert capsys.readouterr().out == out
+    assert main(["scan", str(project), "--rule", "999"]) == 2
+    assert "unknown rule PORT999" in capsys.readouterr().err

@@ -133,7 +133,7 @@ def _build(out: Path, arch: str, cache: Path) -> dict:
 @pytest.mark.hipcc
 @pytest.mark.parametrize("arch", ["gfx90a", "gfx942"])
 def test_the_cvt_fix_applied_in_the_app_compiles(tmp_path, arch, amd_compilers):
-    from porter.project.review import ReviewProject
+    from porter.project.review_project import ReviewProject
 
     root = tmp_path / "proj"
     root.mkdir()
@@ -175,7 +175,7 @@ FIXTURES = Path(__file__).with_name("fixtures")
 def test_the_fixes_of_every_fixture_applied_in_the_app_compile_for_gfx90a_and_gfx942(tmp_path, which, amd_compilers):
     """The positive C++ fixture of every rule with a fix, through the review app's engine path
     (FileReview.apply_fixes: F applies the safe ones; f any one), written and built by porter build."""
-    from porter.project.review import ReviewProject
+    from porter.project.review_project import ReviewProject
 
     root = tmp_path / "fixtures"
     root.mkdir()

@@ -57,3 +57,15 @@ def test_qualified_unsupported_namespace_is_explained(capsys):
     assert main(["query", "nvcuda::wmma::fragment"]) == 0
     out = capsys.readouterr().out
     assert "unsupported" in out and "wmma" in out
+
+
+def test_a_deprecated_name_says_what_is_deprecated_and_what_porter_writes_instead(capsys):
+    """Issue 32: the status said "deprecated" and nothing else: it is NVIDIA's deprecation of the CUDA
+    name, while the MIOpen name porter writes in its place is current."""
+    assert main(["query", "cudnnConvolutionForward"]) == 0
+    out = capsys.readouterr().out
+    status = next(line for line in out.splitlines() if line.strip().startswith("status"))
+    assert "NVIDIA deprecates cudnnConvolutionForward" in status
+    assert "porter writes miopenConvolutionForward" in status and "not deprecated" in status
+    assert main(["query", "cudaMalloc"]) == 0
+    assert "status" not in capsys.readouterr().out  # a supported name needs no word on it

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 from porter.project.convert import ConvertOptions, convert_tree
-from porter.project.review import convert_file
+from porter.project.file_conversion import convert_file
 from porter.project.scan import scan_path
 
 PROJECT = Path(__file__).resolve().parents[1] / "findings" / "projects" / "named_width"

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-import porter.project.review as review
-from porter.project.review import FileReview, convert_file, finding_key, scan_file
+import porter.project.file_conversion as file_conversion
+from porter.project.file_conversion import convert_file, finding_key, scan_file
+from porter.project.file_review import FileReview
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted(p for p in (ROOT / "sample_projects").rglob("*") if p.suffix in (".cu", ".cuh", ".cpp", ".h"))
@@ -27,7 +28,7 @@ def test_translated_first_then_scanned_equals_one_conversion(path):
     assert (first["hip"], first["inserted"], first["source_hash"]) == (whole["hip"], whole["inserted"], whole["source_hash"])
     later = scan_file(rel, path.read_bytes(), first["source_hash"], None, path)  # the index kept by the call above
     assert _shape(later["findings"]) == _shape(whole["findings"])
-    review._KEPT_INDEX = None  # another process: parsed again, the same findings
+    file_conversion._KEPT_INDEX = None  # another process: parsed again, the same findings
     assert _shape(scan_file(rel, path.read_bytes(), first["source_hash"], None, path)["findings"]) == \
         _shape(whole["findings"])
 
@@ -84,7 +85,7 @@ def test_the_header_says_the_error_count_is_not_final_while_findings_are_checked
     """Issue 32: at 80 columns the top line was cut before "(converting …)", and a file whose
     findings were still being checked counted 0 errors: the line read "0 error findings" for a
     project with errors.  What is still running comes first, then the counts."""
-    from porter.project.review import ReviewProject
+    from porter.project.review_project import ReviewProject
 
     src = tmp_path / "proj"
     src.mkdir()

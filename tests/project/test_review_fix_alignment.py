@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-import porter.project.review as review
-from porter.project.review import ACCEPTED, FileReview, align_by_diff, convert_file
+import porter.project.alignment as alignment
+from porter.project.alignment import align_by_diff
+from porter.project.file_conversion import convert_file
+from porter.project.file_review import ACCEPTED, FileReview
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "findings" / "fixtures"
@@ -33,7 +35,7 @@ def _check_rows(fr: FileReview) -> None:
 
 
 def test_decisions_after_a_line_adding_fix_survive_in_a_file_too_long_to_diff(monkeypatch):
-    monkeypatch.setattr(review, "DIFFLIB_LIMIT", 50)  # the file below has 203 lines
+    monkeypatch.setattr(alignment, "DIFFLIB_LIMIT", 50)  # the file below has 203 lines
     fr = FileReview.from_text("big.cu", _project(50))
     assert len(fr.hunks) == 51  # the include and each cudaFree -> hipFree
     fr.accept_all()

@@ -5,7 +5,8 @@ result is the one a full conversion with that fix gives."""
 from __future__ import annotations
 
 import porter.findings
-from porter.project.review import FileReview, convert_file, finding_key
+from porter.project.file_conversion import convert_file, finding_key
+from porter.project.file_review import FileReview
 
 CUDA = """#include <cuda_runtime.h>
 __device__ float warp_sum(float v)

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from porter.findings import scan
-from porter.project.review import FileReview, _mapped, _unmapped, finding_key
+from porter.project.file_conversion import finding_key
+from porter.project.file_review import FileReview, _mapped, _unmapped
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -80,7 +80,7 @@ def test_a_bad_target_on_the_command_line_is_a_usage_error(tmp_path, capsys):
 
 
 def test_the_review_model_uses_the_projects_target(tmp_path):
-    from porter.project.review import ReviewProject
+    from porter.project.review_project import ReviewProject
     from porter.translate import TranslateOptions
 
     root = _project(tmp_path)

@@ -13,7 +13,8 @@ import threading
 
 from tui_helpers import SAMPLE, SIZE, make_app, quit_app, started, sync
 
-import porter.project.review as review
+import porter.project.file_conversion as file_conversion
+import porter.project.file_review as file_review
 
 
 @sync
@@ -42,14 +43,14 @@ async def test_without_processes_each_file_is_converted_once(tmp_path, monkeypat
     project, store, messages = prepare(src, tmp_path / "out")
     loads: list[str] = []
     lock = threading.Lock()
-    real = review.FileReview.load
+    real = file_review.FileReview.load
 
     def counted(self):
         with lock:
             loads.append(self.rel)
         real(self)
 
-    monkeypatch.setattr(review.FileReview, "load", counted)
+    monkeypatch.setattr(file_review.FileReview, "load", counted)
     app = PorterApp(project, store, messages, convert_in_background=True, processes=False)
     app.animation_level = "none"
     async with app.run_test(size=SIZE) as pilot:
@@ -74,13 +75,13 @@ async def test_a_big_file_on_screen_shows_its_diff_before_its_findings(tmp_path,
         shutil.copy(SAMPLE / name, src / name)
     monkeypatch.setattr(conversion, "SPLIT_BYTES", 0)  # every file on screen counts as big
     release = threading.Event()
-    real_scan = review.scan_file
+    real_scan = file_conversion.scan_file
 
     def held_scan(*args, **kwargs):
         assert release.wait(60)
         return real_scan(*args, **kwargs)
 
-    monkeypatch.setattr(review, "scan_file", held_scan)
+    monkeypatch.setattr(file_conversion, "scan_file", held_scan)
     project, store, messages = prepare(src, tmp_path / "out")
     app = PorterApp(project, store, messages, convert_in_background=True, processes=False)
     app.animation_level = "none"
@@ -91,7 +92,7 @@ async def test_a_big_file_on_screen_shows_its_diff_before_its_findings(tmp_path,
         while fr.status != "ready":
             await pilot.pause(0.02)
         await pilot.pause()
-        expected = review.convert_file(fr.rel, fr.path, fr.kind)
+        expected = file_conversion.convert_file(fr.rel, fr.path, fr.kind)
         assert expected["findings"], "the sample's kernels have findings"
         # the diff is up, the findings are not
         assert app.diff.file is fr and fr.hip == expected["hip"] and fr.findings_pending
@@ -127,7 +128,7 @@ async def test_in_worker_processes_the_findings_follow_the_diff(tmp_path, monkey
         while fr.status != "ready" or fr.findings_pending:
             await pilot.pause(0.05)
         await pilot.pause()
-        expected = review.convert_file(fr.rel, fr.path, fr.kind)
+        expected = file_conversion.convert_file(fr.rel, fr.path, fr.kind)
         assert [(f.rule, f.start_byte) for f in fr.findings] == [(f.rule, f.start_byte) for f in expected["findings"]]
         assert expected["findings"] and app.findings_list.option_count == len(fr.findings)
         while any(f.status == "converting" for f in app.project.files):

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 import sys
 
+from rich.console import Console
 from textual.widgets import OptionList, RichLog, TextArea
 
-from porter.project.review import ACCEPTED, REJECTED, S_ACCEPTED, S_EDITED
+from porter.project.file_review import ACCEPTED, REJECTED, S_ACCEPTED, S_EDITED
 from tui_helpers import SIZE, make_app, notes, open_file, settle, started, sync, tree_bytes
 
 @sync
@@ -82,7 +83,7 @@ async def test_quit_asks_only_with_unwritten_work(project_dir):
         await open_file(app, pilot, "main.cu")
         await pilot.press("A", "q")
         await pilot.pause()
-        assert type(app.screen).__name__ == "ConfirmScreen"
+        assert type(app.screen).__name__ == "ChoiceScreen"
         await pilot.press("n")
         await pilot.pause()
         assert app.is_running and type(app.screen).__name__ == "MainScreen"
@@ -95,10 +96,10 @@ async def test_quit_asks_only_with_unwritten_work(project_dir):
         await started(pilot)
         await pilot.press("q")
         await pilot.pause()
-        assert type(app2.screen).__name__ == "ConfirmScreen"
+        assert type(app2.screen).__name__ == "ChoiceScreen"
         assert "main.cu" in str(app2.screen.query_one("#question").render())
         await pilot.press("n", "w")
-        await app2.workers.wait_for_complete()
+        await settle(app2, pilot)
         await pilot.pause()
         await pilot.press("q")  # written: no question
         await pilot.pause()
@@ -110,7 +111,7 @@ async def test_quit_asks_only_with_unwritten_work(project_dir):
         await started(pilot)
         await pilot.press("q")
         await pilot.pause()
-        assert type(app3.screen).__name__ == "ConfirmScreen"
+        assert type(app3.screen).__name__ == "ChoiceScreen"
 
 
 @sync
@@ -209,7 +210,7 @@ async def test_the_editor_opens_at_the_current_hunk_and_quitting_asks_about_unsa
         assert type(app.screen).__name__ == "ChoiceScreen"
         await pilot.press("s")  # save, then the unwritten-work question
         await pilot.pause()
-        assert type(app.screen).__name__ == "ConfirmScreen"
+        assert type(app.screen).__name__ == "ChoiceScreen"
         await pilot.press("y")
         await pilot.pause()
     assert app.return_code == 0
@@ -230,7 +231,9 @@ async def test_l_toggles_log_and_help_opens(project_dir):
         await pilot.press("question_mark")
         await pilot.pause()
         assert type(app.screen).__name__ == "TextScreen"
-        body = " ".join(str(w.render()) for w in app.screen.query("Static"))
+        console = Console(width=200, color_system=None, record=True, legacy_windows=False)
+        console.print(app.screen.body)
+        body = " ".join(console.export_text().split())  # what the help shows, as text
         assert "Accept hunk" in body and "Smoke test" in body
         # every kind of badge the file list can show is explained (issue 14: "Help explains the file badges")
         for legend in ("5h = 5 hunks", "4E 8W 1I = findings by severity", "1✗ = rejected hunks",

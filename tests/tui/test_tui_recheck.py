@@ -11,7 +11,7 @@ from __future__ import annotations
 from tui_helpers import SIZE, make_app, notes, open_file, settle, sync
 
 from porter.findings import scan
-from porter.project.review import finding_key
+from porter.project.file_conversion import finding_key
 
 
 @sync

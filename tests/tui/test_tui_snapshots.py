@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import sys
 
-from tui_helpers import make_app
+from tui_helpers import make_app, settle
 
 SIZE = (150, 40)
 
 
 async def _settle(pilot):
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    await settle(pilot.app, pilot)  # (a superseded highlighting worker is cancelled, not waited for)
 
 
 def _app(project_dir, rel="kernels.cu"):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from porter.project.review import S_EDITED
+from porter.project.file_review import S_EDITED
 from tui_helpers import SIZE, add_cuda_line, edit_top, make_app, open_file, sync
 
 

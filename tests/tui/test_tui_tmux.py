@@ -119,6 +119,13 @@ def _send(session: str, *keys: str, pause: float = 0.3) -> None:
         time.sleep(pause)
 
 
+def _allow(session: str) -> None:
+    """Answer yes to the question c / T / t ask before running the project's own code (its build
+    files, porter.toml's [test] command or [smoke] module): once per project, kept in the session."""
+    _wait_for(session, "y: yes    n / escape: no")
+    _send(session, "y")
+
+
 def test_the_review_loop_in_tmux_keeps_every_piece_of_work(tmp_path, amd_compilers):
     """The default sample from a fresh folder: accept every file, reopen one from the
     file list, edit it (escape asks to save), T (write, compile, test), } to the
@@ -163,6 +170,7 @@ def test_the_review_loop_in_tmux_keeps_every_piece_of_work(tmp_path, amd_compile
         _send(session, "s")
         _wait_for(session, "main.cu  edited")
         _send(session, "T")
+        _allow(session)  # the project's CMakeLists.txt and Makefile run: asked once, kept in the session
         screen = _wait_for(session, "compile and test stopped at the build", timeout=120)
         assert "errors" in screen
         _send(session, "}")
@@ -195,7 +203,7 @@ def test_the_review_loop_in_tmux_keeps_every_piece_of_work(tmp_path, amd_compile
         for _ in range(6):
             _send(session, "A", "Tab")
         _wait_for(session, "every file is reviewed")
-        _send(session, "T")
+        _send(session, "T")  # allowed before the restart, and the build files did not change: no question
         screen = _wait_for(session, "compile and test passed", timeout=240)
         # the steps that ran (no [test] command in the sample: none is claimed) and the smoke verdict
         assert "compile and test passed: build, smoke test" in screen and "verdict     PASS" in screen, screen
@@ -297,3 +305,170 @@ def test_closing_the_terminal_saves_the_last_decision_and_leaves_nothing_behind(
     assert "accepted" in decided, saved
     time.sleep(0.5)  # the tracker unlinks as it ends
     assert _sems() <= before, f"named semaphores left in /dev/shm: {sorted(_sems() - before)}"
+
+
+def _start(session: str, folder: Path, name: str, cols: int, rows: int, tail: str = "") -> None:
+    """porter on ``folder/name`` in a ``cols`` x ``rows`` tmux pane (``tail``: a command run after it
+    in the same pane, so that what porter leaves on the terminal can be read)."""
+    cmd = (f"cd {shlex.quote(str(folder))} && COLUMNS={cols} LINES={rows} PORTER_KEYMAP=/nonexistent "
+           f"{shlex.quote(sys.executable)} -m porter {shlex.quote(name)}{tail}")
+    subprocess.run(["tmux", "-L", SOCKET, "-f", "/dev/null", "new-session", "-d", "-s", session,
+                    "-x", str(cols), "-y", str(rows), cmd], check=True, timeout=20)
+
+
+def _ready(screen: str) -> bool:
+    """Every file converted and its findings checked (the header's counts are final)."""
+    return "files reviewed" in screen and "converting" not in screen and "checking findings" not in screen \
+        and "│" in screen
+
+
+def test_keys_typed_right_after_q_do_not_crash_the_quit(project_dir):
+    """Issue 32: `tmux send-keys q e` (two keys in one read) raised NoMatches (TextArea) from the editor
+    screen that `e` pushed onto the app `q` was ending."""
+    session = f"porter-qe-{os.getpid()}"
+    _start(session, project_dir.parent, project_dir.name, 80, 24, tail="; echo porter-exit=$?; sleep 30")
+    try:
+        _wait_until(session, _ready)
+        _tmux("send-keys", "-t", session, "q", "e")  # one send-keys: both keys in one read
+        screen = _wait_for(session, "porter-exit=")
+        assert "porter-exit=0" in screen and "Traceback" not in screen and "NoMatches" not in screen, screen
+    finally:
+        if _alive(session):
+            _tmux("kill-session", "-t", session)
+        _tmux("kill-server")
+
+
+LOOP_WORDS = ("a accept", "x reject", "n hunk", "A all", "tab file", "] finding", "f fix", "w write", "T test",
+              "c compile", "} error", "q quit")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 45)])
+def test_the_review_loop_on_a_multi_file_project_at_80x24_and_160x45(project_dir, size, amd_compilers):
+    """Issue 32, end to end: the loop's keys are all on screen at both sizes; the file list's filter
+    opens a file; the chosen finding is readable (at 80x24 in the zoomed diff); every file accepted;
+    T writes, compiles for gfx942 and stops at the build's errors, said on screen; } jumps to the
+    first error with its finding; q quits at once (everything is written)."""
+    import re
+
+    cols, rows = size
+    session = f"porter-loop32-{os.getpid()}-{cols}"
+    _start(session, project_dir.parent, project_dir.name, cols, rows)
+    try:
+        screen = _wait_until(session, _ready)
+        bar = " ".join(screen.splitlines()[-2:])
+        for word in LOOP_WORDS:
+            assert word in bar, (word, bar)
+        _send(session, "1", "/")
+        _send(session, "warp_u", "Enter", "Enter")  # filter the list, then open what it keeps
+        _wait_for(session, "warp_utils.cuh  pending")
+        if cols == 80:
+            _send(session, "z")  # the diff alone: the finding bar under it holds the message
+        _send(session, "]")
+        screen = _wait_until(session, lambda sc: re.search(r"PORT\d{3} (error|warning|info) line \d+", sc))
+        if cols == 80:
+            _send(session, "z")
+        for _ in range(8):
+            _send(session, "A", "Tab")
+        _wait_for(session, "every file is reviewed")
+        _send(session, "T")
+        _allow(session)
+        # the result, said in the log and in a toast (wrapped at 80 columns: read across the lines)
+        _wait_until(session, lambda sc: re.search(r"compile and test stopped at the build: \d+ errors?",
+                                                  " ".join(sc.split())), timeout=180)
+        _send(session, "}")
+        screen = _wait_until(session, lambda sc: "PORT020 error line" in sc)
+        assert "warp_utils.cuh  accepted" in screen  # the first error's file, its finding chosen
+        _send(session, "q")  # T wrote every accepted file: nothing to ask
+        _wait_gone(session, "porter did not quit on q with everything written")
+    finally:
+        if _alive(session):
+            _tmux("kill-session", "-t", session)
+        _tmux("kill-server")
+    out = project_dir.with_name("warp_reduce-hip")
+    assert "hip/hip_runtime.h" in (out / "warp_utils.cuh").read_text()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 45)])
+def test_accept_write_compile_then_test_with_the_projects_test_command_at_80x24_and_160x45(project_dir, size,
+                                                                                          amd_compilers):
+    """Issue 32 "done when", end to end on the multi-file sample (6 files) with a porter.toml [test]
+    command: every file accepted, `w` writes them, `c` compiles for gfx942 and shows its errors
+    (the sample's 32-bit lane masks: PORT020), every safe fix (palette), every file accepted again,
+    then `T` builds, runs the project's test command in the output folder and says it passed."""
+    import re
+
+    cols, rows = size
+    code = "import pathlib; pathlib.Path('test-ran.txt').write_text('ok'); print('project tests passed')"
+    (project_dir / "porter.toml").write_text(f"[test]\ncommand = '''{sys.executable} -c \"{code}\"'''\n")
+    out = project_dir.with_name("warp_reduce-hip")
+    session = f"porter-done32-{os.getpid()}-{cols}"
+    _start(session, project_dir.parent, project_dir.name, cols, rows)
+    try:
+        _wait_until(session, _ready)
+        for _ in range(8):
+            _send(session, "A", "Tab")
+        _wait_for(session, "every file is reviewed")
+        _send(session, "w")
+        _wait_for(session, "wrote")
+        assert "hipMalloc" in (out / "main.cu").read_text()
+        _send(session, "c")
+        screen = _wait_for(session, "y: yes    n / escape: no")  # the project's Makefile may run anything
+        assert "Makefile" in screen  # what would run is shown
+        _send(session, "y")
+        # the verdict, in a toast and the log (wrapped at 80 columns: read across the lines)
+        _wait_until(session, lambda sc: re.search(r"build failed|gfx942[^:│]*: failed", " ".join(sc.split())),
+                    timeout=180)
+        _send(session, "}")  # the first error, with its finding chosen
+        _wait_until(session, lambda sc: "PORT020 error line" in sc)
+        assert not (out / "test-ran.txt").exists()
+        _send(session, "C-p")
+        _send(session, "every safe fix in the project", "Enter")
+        _wait_for(session, "(u takes them all back)")
+        _send(session, "y")
+        _wait_for(session, "applied")
+        for _ in range(8):
+            _send(session, "A", "Tab")
+        _wait_for(session, "every file is reviewed")
+        _send(session, "T")
+        _allow(session)  # the build files are allowed; the [test] command is new: asked about alone
+        screen = _wait_until(session, lambda sc: "compile and test passed" in " ".join(sc.split()), timeout=300)
+        flat = " ".join(screen.split())
+        assert "compile and test passed: build, test" in flat, screen
+        _send(session, "q")  # T wrote everything: no question
+        _wait_gone(session, "porter did not quit on q with everything written")
+    finally:
+        if _alive(session):
+            _tmux("kill-session", "-t", session)
+        _tmux("kill-server")
+    assert (out / "test-ran.txt").read_text() == "ok"  # the project's test command ran, in the output folder
+    assert "0xffffffffffffffff" in (out / "warp_utils.cuh").read_text() or \
+        "__shfl_down(" in (out / "warp_utils.cuh").read_text()  # the fixes were written before the build
+
+
+def test_a_second_app_on_the_same_output_folder_is_refused_in_one_line(project_dir):
+    """Issue 33 item 6: two apps on one output folder each saved the session, the last one wiping the
+    other's decisions.  The app holds the output folder's lock while it runs, as porter convert does:
+    a second app is refused at once, in one line, exit 2; once the first quits, the folder is free."""
+    session = f"porter-lock-{os.getpid()}"
+    out = project_dir.with_name("warp_reduce-hip")
+    second = [sys.executable, "-m", "porter", project_dir.name, "-o", str(out)]
+    _start(session, project_dir.parent, project_dir.name, 120, 40)
+    try:
+        _wait_until(session, _ready)
+        _send(session, "2", "A")  # a decision of the first app, saved in its session
+        _wait_until(session, lambda sc: "1/6 files reviewed" in sc)
+        r = subprocess.run(second, cwd=project_dir.parent, capture_output=True, text=True, timeout=60,
+                           stdin=subprocess.DEVNULL)
+        assert r.returncode == 2, r
+        assert r.stderr.count("\n") == 1 and "is being written by another porter (a review app or a convert)" \
+            in r.stderr, r.stderr
+        assert r.stdout == ""
+        _send(session, "q", "y")
+        _wait_gone(session, "porter did not quit on q y")
+    finally:
+        if _alive(session):
+            _tmux("kill-session", "-t", session)
+        _tmux("kill-server")
+    saved = json.loads((out / ".porter" / "session.json").read_text())
+    assert "accepted" in [d for f in saved["files"].values() for d in (f.get("decisions") or {}).values()]
+    assert not (out / ".porter" / "lock").exists()  # released with the app

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from porter.project.review import ACCEPTED, REJECTED, S_EDITED, S_PENDING
+from porter.project.file_review import ACCEPTED, REJECTED, S_EDITED, S_PENDING
 from tui_helpers import SIZE, add_cuda_line, edit_top, make_app, notes, open_file, settle, started, sync
 
 
@@ -234,7 +234,7 @@ def test_a_file_saved_unchanged_is_not_converted_again(project_dir):
     """A touch, a save without changes or a checkout of the same text changes the file's time only."""
     import os
 
-    from porter.project.review import FileReview
+    from porter.project.file_review import FileReview
 
     src = project_dir / "reduce_kernels.h"
     fr = FileReview("reduce_kernels.h", src)
@@ -248,7 +248,7 @@ def test_a_file_saved_unchanged_is_not_converted_again(project_dir):
 
 
 def test_a_deleted_file_is_not_changed_but_one_made_unreadable_is(project_dir):
-    from porter.project.review import FileReview
+    from porter.project.file_review import FileReview
 
     src = project_dir / "reduce_kernels.h"
     fr = FileReview("reduce_kernels.h", src)

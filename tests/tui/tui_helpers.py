@@ -4,6 +4,7 @@ porter.findings.model)."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from porter.findings.model import Finding, Fix, FixEdit
@@ -37,9 +38,12 @@ def notes(app) -> list[str]:
     return [str(n.message) for n in app._notifications]
 
 
-def make_app(root: Path, out: Path | None = None, preload: bool = True):
+def make_app(root: Path, out: Path | None = None, preload: bool = True, ask_to_run: bool = False):
     """The app as `porter ROOT --output OUT` builds it; ``preload`` converts every file first
-    (deterministic tests), else files are converted in the background as in real use."""
+    (deterministic tests), else files are converted in the background as in real use.
+    ``ask_to_run``: c / T / t ask before running the project's code, as in real use; off by default,
+    as if the user had allowed it in an earlier session (the question has its own tests,
+    test_tui_trust.py; the tmux tests answer it)."""
     from porter.cli.review import prepare
     from porter.tui.app import PorterApp
 
@@ -51,6 +55,7 @@ def make_app(root: Path, out: Path | None = None, preload: bool = True):
     # preloaded tests run without worker processes (faster to start); the others use them as in real use
     app = PorterApp(project, store, messages, convert_in_background=not preload, processes=not preload)
     app.animation_level = "none"
+    app.ask_before_project_code = ask_to_run
     return app
 
 
@@ -85,8 +90,23 @@ async def open_file(app, pilot, rel):
 
 
 async def settle(app, pilot) -> None:
-    """Let the app's workers finish and the screen catch up."""
-    await app.workers.wait_for_complete()
+    """Let the app's workers finish and the screen catch up.  A worker of an exclusive group
+    (the highlighting) is cancelled by design when a newer one replaces it: the newer one is
+    waited for, the cancelled one is not (Textual's ``wait_for_complete`` raises on it); a worker
+    that failed still fails the test."""
+    from textual.worker import WorkerFailed, WorkerState
+
+    while True:
+        live = [w for w in app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
+        if not live:
+            break
+        if any(w.state == WorkerState.PENDING for w in live):
+            await pilot.pause()  # (a pending worker cannot be waited for yet)
+            continue
+        results = await asyncio.gather(*(w.wait() for w in live), return_exceptions=True)
+        for r in results:
+            if isinstance(r, WorkerFailed):
+                raise r
     await pilot.pause()
 
 

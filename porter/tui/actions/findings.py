@@ -5,8 +5,12 @@ from __future__ import annotations
 from rich.text import Text
 from textual import work
 
-from porter.project.review import FileReview, finding_key
+from porter.project.file_conversion import finding_key
+from porter.project.file_review import FileReview
+from porter.tui.finding_text import finding_page, fix_lines
 from porter.tui.screens.dialogs import ConfirmScreen, TextScreen
+
+BAR_BELOW = 30  # the bar under the diff shows the chosen finding while the fix preview is narrower (columns)
 
 FIX_UNDER_EDIT = "fix"  # an edit_base no source hash equals: the edit predates a fix
 
@@ -45,6 +49,7 @@ class FindingActions:
         fr = self.current
         if fr is None or fr.status != "ready":
             return
+        self.update_finding_bar()
         if index >= len(fr.findings):
             new = self.current_introduced()
             if new is not None:
@@ -67,13 +72,7 @@ class FindingActions:
             t.append("\nno automatic fix (i explains)\n", style="dim")
             return t
         t.append(f"\nfix ({'safe' if f.fix.safe else 'review it'}): {f.fix.description}\n", style="italic")
-        src = fr.cuda.encode("utf-8")
-        for e in f.fix.edits[:6]:
-            old = src[e.start_byte:e.end_byte].decode("utf-8", "replace")
-            if old:
-                t.append("- " + old.replace("\n", "\n- ") + "\n", style="#ff8787")
-            if e.replacement:
-                t.append("+ " + e.replacement.replace("\n", "\n+ ") + "\n", style="#87d787")
+        t.append_text(fix_lines(fr.cuda, f.fix))
         if finding_key(f) in fr.applied_fixes:
             t.append("(applied)\n", style="green")
         else:
@@ -198,18 +197,47 @@ class FindingActions:
         return new[idx - len(fr.findings)] if idx - len(fr.findings) < len(new) else None
 
     def action_explain(self) -> None:
+        """i (or enter in the findings): the finding in full, full width: its whole message, its
+        fix as before / after lines, then its rule's page."""
         f = self.current_finding() or self.current_introduced()
         if f is None:
             self.notify("select a finding first (] / [)", timeout=2)
             return
-        body = f"{f.rule}: {f.message}"
+        page = None
         try:
             from porter.findings import catalogue
 
             rules = catalogue()
             rule = rules.get(f.rule) if isinstance(rules, dict) else None
             if rule is not None:
-                body = rule.page_text() if hasattr(rule, "page_text") else str(rule)
+                page = rule.page_text() if hasattr(rule, "page_text") else str(rule)
         except Exception:
             pass
-        self.push_screen(TextScreen(f"porter explain {f.rule}", body))
+        fr = self.current
+        severity = fr.severity_of(f) if self.current_finding() is f else f.severity
+        self.push_screen(TextScreen(f"{f.rule} line {f.line}: the finding in full", finding_page(fr, f, severity, page)))
+
+    def update_finding_bar(self) -> None:
+        """The bar under the diff: the chosen finding's whole message while the findings pane is
+        hidden (z) or too narrow to read it; with none chosen, while hidden, how to choose one."""
+        from textual.widgets import Static
+
+        bar = self.main.query_one("#finding-bar", Static)
+        side = self.main.query_one("#side")
+        hidden = not side.display
+        narrow = hidden or self.main.query_one("#fix-preview").content_region.width < BAR_BELOW
+        fr = self.current
+        f = self.current_finding() or self.current_introduced()
+        if not narrow or fr is None or fr.status != "ready" or not (fr.findings or fr.introduced) or \
+                (f is None and not hidden):
+            bar.set_class(False, "-shown")
+            return
+        if f is None:
+            n = len(fr.findings) + len(fr.introduced)
+            text = Text(f"{n} finding{'s' if n != 1 else ''} here: ] shows the next one", style="dim")
+        else:
+            sev = fr.severity_of(f) if self.current_finding() is f else f.severity
+            keys = "i: in full" + (", with its fix; f applies it" if getattr(f, "fix", None) is not None else "")
+            text = Text.assemble((f"{f.rule} {sev} line {f.line}", "bold"), (f" ({keys}): ", "dim"), f.message)
+        bar.update(text)
+        bar.set_class(True, "-shown")

@@ -14,6 +14,8 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
 from porter.tui.jobs import Diagnostic, build_report, parse_diagnostics, report_summary, stream
+from porter.tui.screens.dialogs import ChoiceScreen
+from porter.tui.trust import ask_then, build_piece, smoke_piece, test_piece
 
 BUILD_TIMEOUT_S = 900.0
 SMOKE_TIMEOUT_S = 1800.0
@@ -25,6 +27,10 @@ SMOKE_NOT_EXERCISED = 3
 COMPILE_ARCHS = (("gfx942", "MI300X"), ("gfx90a", "MI250X / MI210"), ("gfx950", "MI355X"))
 
 
+# c / T with reviewed work not written yet: write it first, or build the output on disk as it is (asked once,
+# the answer kept for the rest of the session)
+STALE_CHOICES = [("w", "write first, then compile", "write"), ("b", "compile what is on disk", "disk")]
+
 SEVERITY_RANK = {"error": 0, "warning": 1, "note": 2}
 DIAG_STYLE = {"error": "#ff8787", "warning": "#ffaf00"}
 
@@ -32,13 +38,17 @@ DIAG_STYLE = {"error": "#ff8787", "warning": "#ffaf00"}
 class JobActions:
     _job_worker: Worker | None = None
     _error_pos: int | None = None  # the diagnostic } / { are at
+    stale_build: str | None = None  # "write" / "disk": what c and T do with work not written (STALE_CHOICES)
 
-    def build_argv(self) -> list[str] | None:
-        """porter build for the output folder and the target arch; None (and said) when not installed."""
+    def build_argv(self, project: str | None = None) -> list[str] | None:
+        """porter build for the output folder and the target arch; None (and said) when not installed.
+        ``project``: a file of the port, whose project alone is built in a folder of several."""
         if importlib.util.find_spec("porter.cli.build") is None:
             self.notify("compile: not available yet (porter build is not installed)", severity="warning")
             return None
         argv = [sys.executable, "-m", "porter", "build", str(self.project.output), "--json"]
+        if project:
+            argv += ["--project", project]
         if self.project.build_arch:
             argv += ["--arch", self.project.build_arch]
         target = getattr(self.project.options, "target_rocm", None)
@@ -60,14 +70,68 @@ class JobActions:
         argv, self.smoke_label = smoke_command(output if output.is_dir() else None, steps=SMOKE_STEPS)
         return argv
 
+    def _compile_scope(self, write: bool) -> str | None:
+        """The open file (or its folder) when the output holds it (or will, once written): porter build
+        --project builds its project."""
+        from porter.project.session import unwritten
+
+        fr = getattr(self, "current", None)
+        if fr is None:
+            return None
+        if write and fr.rel in unwritten(self.project):
+            return fr.rel
+        for rel in (fr.rel, Path(fr.rel).parent.as_posix()):
+            if rel not in ("", ".") and (self.project.output / rel).exists():
+                return rel
+        return None
+
     def action_compile(self) -> None:
-        argv = self.build_argv()
+        if self.build_argv() is None:  # (not installed: said)
+            return
+        ask_then(self, "compile", [build_piece(self.project)],  # the project's Makefile may run anything
+                 lambda: self.before_build(lambda choice: self._compile(choice == "write"), ask=True))
+
+    def _compile(self, write: bool) -> None:
+        argv = self.build_argv(project=self._compile_scope(write))
         if argv is None:
             return
-        if not self.project.output.exists():
+        if write:
+            self._start(self._run_job("build", argv, BUILD_TIMEOUT_S, self._job_worker, write=True))
+        elif not self.project.output.exists():
             self.notify("nothing written yet: w writes the output first", severity="warning")
+        else:
+            self.start_job("build", argv, BUILD_TIMEOUT_S)
+
+    def before_build(self, then, ask: bool) -> None:
+        """c and T with reviewed work the output folder does not hold yet: write it first, or build what
+        is on disk and say so, as the user chose (asked once with ``ask``, else T's default, write; the
+        answer is kept for the session).  ``then(choice)`` goes on: "write", "disk", or None when the output
+        holds all the reviewed work."""
+        from porter.project.session import unwritten
+
+        files = unwritten(self.project)
+        if not files:
+            then(None)
             return
-        self.start_job("build", argv, BUILD_TIMEOUT_S)
+
+        def go(choice: str | None, chosen: bool = True) -> None:
+            if choice is None:
+                return
+            if chosen:
+                self.stale_build = choice
+            if choice == "disk":
+                more = f" and {len(files) - 1} more" if len(files) > 1 else ""
+                self.notify(f"compiling the output on disk: {files[0]}{more} not written yet, its errors may be "
+                            "on lines already changed here (w writes)", severity="warning", timeout=6)
+            then(choice)
+
+        if self.stale_build is None and ask:
+            more = f" and {len(files) - 1} more" if len(files) > 1 else ""
+            self.push_screen(ChoiceScreen(f"Reviewed work is not written to the output folder yet ({files[0]}{more}): "
+                                          "the build would compile the older files on disk. Kept for this session:",
+                                          STALE_CHOICES), go)
+            return
+        go(self.stale_build or "write", chosen=False)
 
     def compile_for(self, arch: str | None) -> None:
         """The palette's "Compile for ARCH": kept for this session, then compiled."""
@@ -88,9 +152,13 @@ class JobActions:
     def action_smoke(self) -> None:
         argv = self.smoke_argv()
         if argv is not None:
-            if self.smoke_label:
-                self.notify(f"smoke: {self.smoke_label}", timeout=3)
-            self.start_job("smoke", argv, SMOKE_TIMEOUT_S)
+            ask_then(self, "smoke test", [smoke_piece(self.project.root)],  # the project's module is imported
+                     lambda: self._smoke(argv))
+
+    def _smoke(self, argv: list[str]) -> None:
+        if self.smoke_label:
+            self.notify(f"smoke: {self.smoke_label}", timeout=3)
+        self.start_job("smoke", argv, SMOKE_TIMEOUT_S)
 
     def start_job(self, title: str, argv: list[str], timeout: float) -> None:
         self._start(self._run_job(title, argv, timeout, self._job_worker))
@@ -114,8 +182,14 @@ class JobActions:
         self.show_diagnostics()
         return log
 
-    async def _run_job(self, title: str, argv: list[str], timeout: float, prev: Worker | None) -> None:
+    async def _run_job(self, title: str, argv: list[str], timeout: float, prev: Worker | None,
+                       write: bool = False) -> None:
         log = await self._begin(prev)
+        failed = await self._write_step(log) if write else None
+        if failed:
+            log.write(Text(f"{title} stopped at the write: {failed}", style="bold red"))
+            self.notify(f"{title} stopped at the write: {failed}", severity="error", timeout=6)
+            return
         rc = await self._step(log, title, argv, timeout, str(self.project.output.parent))
         if title == "smoke" and rc == SMOKE_NOT_EXERCISED:
             self.notify("smoke: not exercised, the project's ops cannot run on this machine (l shows why)",
@@ -130,11 +204,31 @@ class JobActions:
         build = self.build_argv()
         if build is None:
             return
-        self._start(self._compile_and_test(build, self._job_worker))
+        from porter.project.settings import SettingsError, load_settings
 
-    async def _compile_and_test(self, build: list[str], prev: Worker | None) -> None:
+        try:
+            test = load_settings(self.project.root).test_argv()
+        except SettingsError:
+            test = None  # (the run stops at the test command and says why)
+        pieces = [build_piece(self.project), test_piece(test), smoke_piece(self.project.root)]
+        ask_then(self, "compile and test", pieces,
+                 lambda: self.before_build(lambda choice: self._start(self._compile_and_test(
+                     build, self._job_worker, write=choice != "disk")), ask=False))
+
+    async def _write_step(self, log: RichLog) -> str | None:
+        """Write what is decided into the output folder (the log says what); why it failed, else None."""
         import asyncio
 
+        if self.read_changed_before_writing():
+            log.write(Text("write: files changed on disk since they were read are converted again, not written",
+                           style="yellow"))
+        rep = await asyncio.to_thread(self.project.write)
+        log.write(Text(f"write: {rep.summary()} → {self.project.output}", style="bold red" if rep.errors else "bold"))
+        self.update_summary()
+        self.save_session()
+        return rep.errors[0] if rep.errors else None
+
+    async def _compile_and_test(self, build: list[str], prev: Worker | None, write: bool = True) -> None:
         from porter.project.settings import SettingsError, load_settings
 
         log = await self._begin(prev)
@@ -144,15 +238,14 @@ class JobActions:
             log.write(Text(f"compile and test stopped at {step}: {why}", style="bold red"))
             self.notify(f"compile and test stopped at {step}: {why}", severity="error", timeout=6)
 
-        if self.read_changed_before_writing():
-            log.write(Text("write: files changed on disk since they were read are converted again, not written",
-                           style="yellow"))
-        rep = await asyncio.to_thread(self.project.write)
-        log.write(Text(f"write: {rep.summary()} → {self.project.output}", style="bold red" if rep.errors else "bold"))
-        self.update_summary()
-        if rep.errors:
-            stop("write", rep.errors[0])
-            return
+        if not write:
+            log.write(Text("write: skipped (kept for this session: compile what is on disk); the output folder "
+                           "does not hold all the reviewed work", style="#ffaf00"))
+        else:
+            failed = await self._write_step(log)
+            if failed:
+                stop("write", failed)
+                return
         rc = await self._step(log, "build", build, BUILD_TIMEOUT_S, str(self.project.output.parent))
         if rc != 0:
             n = sum(1 for d in self.diagnostics if d.severity == "error")

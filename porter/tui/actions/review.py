@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from textual import work
 
-from porter.project.review import FileReview
+from porter.project.file_conversion import source_bytes, source_text
+from porter.project.file_review import FileReview
 from porter.tui.screens.dialogs import ChoiceScreen, InputScreen
 from porter.tui.screens.editor import EditorScreen
 from porter.tui.screens.three_way import ThreeWayScreen
+from porter.tui.shown_text import not_utf8_line
 
 
 EXTERNAL_EDIT_TIMEOUT_S = 600.0  # only where the terminal cannot be handed over
@@ -16,6 +18,9 @@ EXTERNAL_EDIT_TIMEOUT_S = 600.0  # only where the terminal cannot be handed over
 class ReviewActions:
     # ---- hunks -------------------------------------------------------------------
     def action_next_hunk(self) -> None:
+        if self._search_on:  # while a search is on, n goes to its next match (as in lazygit, vim)
+            self.search_diff(self._search_on)
+            return
         self._step_hunk(1)
 
     def action_prev_hunk(self) -> None:
@@ -79,6 +84,8 @@ class ReviewActions:
 
     # ---- search, go to line ----------------------------------------------------------
     _last_search = ""
+    _search_on = ""  # the search that n / N step through; "": none (n is the next hunk)
+    _matches_cache: tuple = ((), [])
 
     def action_search(self) -> None:
         fr = self._ready_file()
@@ -93,24 +100,62 @@ class ReviewActions:
         self.push_screen(InputScreen("Search the diff (CUDA and HIP sides; empty: the last search)",
                                      self._last_search), answer)
 
-    def search_diff(self, text: str) -> bool:
-        """Move to the next row (after the cursor, wrapping) whose CUDA or HIP side has ``text``."""
+    def search_diff(self, text: str, step: int = 1) -> bool:
+        """Move to the next (``step`` -1: the previous) row, wrapping, whose CUDA or HIP side has
+        ``text``; the search stays on (n / N, the count in the file's line) until escape."""
         fr = self.current
         if not text or fr is None or fr.status != "ready" or not fr.rows:
             return False
         self._last_search = text
+        rows = self.search_matches(fr, text)
+        if not rows:
+            self._search_on = ""
+            self.update_file_info()
+            self.notify(f"{text!r} is not in {fr.rel}", timeout=2)
+            return False
+        self._search_on = text
+        here = self.diff.current_row() or 0
+        if step > 0:
+            target = next((r for r in rows if r > here), rows[0])
+        else:
+            target = next((r for r in reversed(rows) if r < here), rows[-1])
+        self.diff.move_to_row(target)
+        self.update_file_info()
+        return True
+
+    def search_matches(self, fr, text: str) -> list[int]:
+        """The rows whose CUDA or HIP side has ``text`` (any case), in order."""
+        key = (fr.rel, id(fr.rows), len(fr.rows), id(fr.right), text)
+        if self._matches_cache[0] == key:
+            return self._matches_cache[1]
         needle = text.casefold()
-        start = (self.diff.current_row() or 0) + 1
-        n = len(fr.rows)
-        for k in range(n):
-            i = (start + k) % n
-            left, right = fr.left_text(i) or "", fr.right_text(i) or ""
-            if needle in left.casefold() or needle in right.casefold():
-                self.diff.move_to_row(i)
-                self.update_file_info()
-                return True
-        self.notify(f"{text!r} is not in {fr.rel}", timeout=2)
-        return False
+        rows = [i for i in range(len(fr.rows))
+                if needle in (fr.left_text(i) or "").casefold() or needle in (fr.right_text(i) or "").casefold()]
+        self._matches_cache = (key, rows)
+        return rows
+
+    def search_status(self) -> str:
+        """The file line's account of the search: which match the cursor is on, of how many."""
+        fr = self.current
+        if not self._search_on or fr is None or fr.status != "ready" or self.diff.file is not fr:
+            return ""
+        rows = self.search_matches(fr, self._search_on)
+        here = self.diff.current_row()
+        at = f"match {rows.index(here) + 1} of {len(rows)}" if here in rows else \
+            f"{len(rows)} match{'es' if len(rows) != 1 else ''}"
+        return f"/{self._search_on}: {at} (n N, escape ends)"
+
+    def action_prev_match(self) -> None:
+        text = self._search_on or self._last_search
+        if not text:
+            self.notify("no search yet: / searches the diff, then n / N go through the matches", timeout=2)
+            return
+        self.search_diff(text, -1)
+
+    def action_end_search(self) -> None:
+        if self._search_on:
+            self._search_on = ""
+            self.update_file_info()
 
     def action_goto_line(self) -> None:
         fr = self._ready_file()
@@ -132,6 +177,12 @@ class ReviewActions:
             self.notify(f"not a line number: {text!r} (123 or h123)", severity="warning", timeout=2)
             return False
         line = int(digits)
+        n = len(fr.right) if hip else len(fr.left)
+        if not 1 <= line <= n:
+            side = "HIP" if hip else "CUDA"
+            self.notify(f"{fr.rel} has {n} {side} line{'s' if n != 1 else ''}: there is no line {line}"
+                        + (f" (:{'h' if hip else ''}{n} goes to the last)" if n else ""), severity="warning", timeout=3)
+            return False
         self.diff.move_to_row(fr.row_of_right_line(line) if hip else fr.row_of_left_line(line))
         self.update_file_info()
         return True
@@ -145,8 +196,23 @@ class ReviewActions:
         if not len(self.undo_stack):
             self.notify("nothing to undo", timeout=1.5)
             return
+        fr, files = self._put_back(self.undo_stack.undo_all())
+        more = f" (and {len(files) - 1} other file{'s' if len(files) > 2 else ''})" if len(files) > 1 else ""
+        from porter.tui.keymap import by_id
+
+        self.notify(f"undone: {fr.rel} is {fr.state} again{more} ({self.key_label(by_id('redo'))} redoes)", timeout=2)
+
+    def action_redo(self) -> None:
+        if not self.undo_stack.can_redo:
+            self.notify("nothing to redo", timeout=1.5)
+            return
+        fr, files = self._put_back(self.undo_stack.redo_all())
+        more = f" (and {len(files) - 1} other file{'s' if len(files) > 2 else ''})" if len(files) > 1 else ""
+        self.notify(f"redone: {fr.rel} is {fr.state}{more}", timeout=2)
+
+    def _put_back(self, files: list) -> tuple:
+        """Show what an undo or redo changed: the file on screen if it is one of them, else the first."""
         row = self.diff.current_row()
-        files = self.undo_stack.undo_all()
         fr = self.current if self.current in files else files[0]
         for other in files:
             if other is not fr:
@@ -159,8 +225,7 @@ class ReviewActions:
             self.diff.move_to_row(min(row, max(0, len(fr.rows) - 1)))
         self._highlight_worker(fr)
         self.update_findings()
-        more = f" (and {len(files) - 1} other file{'s' if len(files) > 2 else ''})" if len(files) > 1 else ""
-        self.notify(f"undone: {fr.rel} is {fr.state} again{more}", timeout=2)
+        return fr, files
 
     # ---- editing -------------------------------------------------------------------
     def action_edit(self) -> None:
@@ -169,6 +234,11 @@ class ReviewActions:
         if fr is None:
             return
         text = fr.output_text()
+        odd = not_utf8_line(text)
+        if odd:  # the editor would show it as U+FFFD and save that: the byte would be lost
+            self.notify(f"{fr.rel} line {odd} has a byte that is not UTF-8: e would change it; "
+                        "E edits it in $EDITOR, which keeps it", severity="warning", timeout=5)
+            return
         self.push_screen(EditorScreen(fr.rel, text, line=self._output_line_at_cursor(fr)))
 
     def _output_line_at_cursor(self, fr: FileReview) -> int:
@@ -213,7 +283,7 @@ class ReviewActions:
         line = self._output_line_at_cursor(fr) + 1
         with tempfile.TemporaryDirectory(prefix="porter-edit-") as tmp:
             path = Path(tmp) / Path(fr.rel).name
-            path.write_text(text, encoding="utf-8")
+            path.write_bytes(source_bytes(text))  # a byte that is not UTF-8 goes to the editor as it is
             cmd = [*argv, f"+{line}", str(path)]
             try:
                 try:
@@ -221,8 +291,8 @@ class ReviewActions:
                         rc = subprocess.run(cmd).returncode
                 except SuspendNotSupported:  # no terminal to hand over (tests, web): run it as it is
                     rc = subprocess.run(cmd, stdin=subprocess.DEVNULL, timeout=EXTERNAL_EDIT_TIMEOUT_S).returncode
-                new = path.read_text(encoding="utf-8")
-            except (OSError, subprocess.SubprocessError, UnicodeDecodeError) as exc:
+                new = source_text(path.read_bytes())
+            except (OSError, subprocess.SubprocessError) as exc:
                 self.notify(f"{argv[0]} failed: {exc}", severity="error")
                 return
         if rc != 0:
@@ -280,19 +350,53 @@ class ReviewActions:
                 self._highlight_worker(fr)
                 self.notify(f"{fr.rel} re-converted from the new CUDA source; your edit is undone (u brings it back)",
                             timeout=4)
+            elif choice == "merge":
+                self.merge_stale_edit(fr)
 
         if look_first:
             answer("threeway")
             return
         self.push_screen(ChoiceScreen(
             f"{fr.rel}: the CUDA source changed after you edited the HIP. Your edit may miss the new lines.",
-            [("k", "keep my edit", "keep"), ("r", "re-convert", "reconvert"), ("3", "three-way view", "threeway")]),
+            [("k", "keep my edit", "keep"), ("r", "re-convert", "reconvert"), ("m", "merge both", "merge"),
+             ("3", "three-way view", "threeway")]),
             answer)
+
+    def merge_stale_edit(self, fr: FileReview) -> None:
+        """The edit re-applied onto the conversion of the CUDA now; overlapping changes are marked
+        as conflicts in the edit, and the file stays pending until an edit (e) resolves them."""
+        if fr.edited is None or not fr.edit_base_cuda:  # (an edit from a session saved before porter kept it)
+            self.notify("no merge: the CUDA your edit was made against is not known (keep or re-convert)",
+                        severity="warning", timeout=4)
+            self.ask_stale_edit(fr)
+            return
+        self.record_undo(fr)
+        merged = fr.merge_edit()
+        if merged is None:  # the old conversion could not be made again: nothing changed
+            self.undo_stack.undo()
+            self.notify(f"no merge: {fr.rel}'s old conversion could not be made again", severity="error")
+            return
+        self.changed(fr, rows_changed=True)
+        self._highlight_worker(fr)
+        if merged.conflicts:
+            n = merged.conflicts
+            self.notify(f"merged {fr.rel}: {n} conflict{'s' if n != 1 else ''} marked <<<<<<< in your edit; "
+                        "e to resolve (the file is not written until they are gone)", severity="warning", timeout=6)
+        else:
+            self.notify(f"merged {fr.rel}: your edit on the new conversion; review its new hunks", timeout=4)
 
     # ---- files ---------------------------------------------------------------------
     def action_next_file(self, step: int) -> None:
         nxt = self.project.next_needing_review(self.current.rel if self.current else None, step)
         if nxt is None:
+            cur = self.current
+            if cur is not None and cur.needs_review:  # the open file is the last one to review
+                why = (f"{cur.pending_hunks} hunk{'s' if cur.pending_hunks != 1 else ''} to decide (a, x; A: all)"
+                       if cur.pending_hunks else "its CUDA changed after your edit (keep it or re-convert: palette)"
+                       if cur.edit_stale else "still converting")
+                self.notify(f"no other file needs review; this one, {cur.rel}, is still {cur.state}: {why}",
+                            timeout=3)
+                return
             self.notify("every file is reviewed: w writes them", timeout=2)
             return
         self.open_file(nxt.rel)
@@ -303,11 +407,16 @@ class ReviewActions:
         self._write_worker()
 
     @work(thread=True, exclusive=True, group="write", exit_on_error=False)
-    def _write_worker(self) -> None:
+    def _write_worker(self, then_quit: bool = False) -> None:
         rep = self.project.write()
-        self.call_from_thread(self._written, rep)
+        self.call_from_thread(self._written, rep, then_quit)
 
-    def _written(self, rep) -> None:
+    def _written(self, rep, then_quit: bool = False) -> None:
         self.notify(rep.summary() + f" → {self.project.output}", severity="error" if rep.errors else "information",
                     timeout=6)
         self.save_session()
+        if then_quit:  # "write and quit": quits once written; a failed write stays, and says why
+            if rep.errors:
+                self.notify(f"not quitting: the write failed ({self.saver.kept_words()})", severity="error")
+            else:
+                self.exit(0)

@@ -30,9 +30,10 @@ class ConfirmScreen(ModalScreen[bool]):
 
 class ChoiceScreen(ModalScreen[str | None]):
     """Ask a question with a few answers, each on its own key; escape answers None
-    (cancel).  ``choices``: (key, label, value), e.g. ("s", "save", "save")."""
+    (cancel).  ``choices``: (key, label, value), e.g. ("s", "save", "save"); a value None
+    answers as escape does (its label then replaces "cancel")."""
 
-    def __init__(self, question: str, choices: list[tuple[str, str, str]]) -> None:
+    def __init__(self, question: str, choices: list[tuple[str, str, str | None]]) -> None:
         super().__init__()
         self.question = question
         self.choices = choices
@@ -40,8 +41,11 @@ class ChoiceScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static(Text(self.question), id="question")
-            hint = "    ".join(f"{key}: {what}" for key, what, _ in self.choices)
-            yield Static(Text(hint + "    escape: cancel"), id="answers")
+            hint = "    ".join(f"{key}{' / escape' if value is None else ''}: {what}"
+                               for key, what, value in self.choices)
+            if all(value is not None for _, _, value in self.choices):
+                hint += "    escape: cancel"
+            yield Static(Text(hint), id="answers")
 
     def on_key(self, event) -> None:
         event.stop()
@@ -81,21 +85,29 @@ class InputScreen(ModalScreen[str | None]):
 
 
 class TextScreen(ModalScreen[None]):
-    """A page of plain text (help, porter explain); escape or q closes it."""
+    """A page of text (help, a finding in full, the messages): plain text, or any Rich renderable
+    (a Text, a Table); escape or q closes it.  ``at_end``: opened scrolled to its end."""
 
     BINDINGS = [Binding("escape,q,question_mark", "close", "Close")]
 
-    def __init__(self, title: str, body: str) -> None:
+    def __init__(self, title: str, body, at_end: bool = False) -> None:
         super().__init__()
         self.title_text = title
         self.body = body
+        self.at_end = at_end
 
     def compose(self) -> ComposeResult:
         with Vertical(id="page"):
             yield Static(Text(self.title_text, style="bold"), id="page-title")
             with VerticalScroll(id="page-body"):
-                yield Static(Text(self.body))
-            yield Static(Text("escape closes"), id="page-hint")
+                yield Static(Text(self.body) if isinstance(self.body, str) else self.body, id="page-text")
+            yield Static(Text("escape closes · up/down, pgup/pgdn scroll"), id="page-hint")
+
+    def on_mount(self) -> None:
+        body = self.query_one("#page-body", VerticalScroll)
+        body.focus()
+        if self.at_end:
+            self.call_after_refresh(body.scroll_end, animate=False)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -65,7 +65,9 @@ class EditorScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        area = self.query_one(TextArea)
+        area = next(iter(self.query(TextArea)), None)
+        if area is None:  # (torn down before its widgets were composed: the app is quitting)
+            return
         area.focus()
         if self.line:
             area.move_cursor((self.line, 0), center=True)
@@ -73,7 +75,8 @@ class EditorScreen(Screen[None]):
     @property
     def dirty(self) -> bool:
         """Text typed since the last save."""
-        return self.query_one(TextArea).text != self.saved_text
+        area = next(iter(self.query(TextArea)), None)
+        return area is not None and area.text != self.saved_text
 
     def action_save(self) -> None:
         text = self.query_one(TextArea).text

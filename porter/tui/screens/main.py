@@ -3,22 +3,19 @@ log and diagnostics (bottom, toggled).  Layout only: the app does the work."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, RichLog, Static
+from textual.widgets import OptionList, RichLog, Static
 
-from porter.project.review import ReviewProject
-from porter.tui.keymap import KEYS, bindings, footer_tier
-
-KEYS_BY_ID = {k.id: k for k in KEYS}
+from porter.project.review_project import ReviewProject
+from porter.tui.keymap import bindings
 from porter.tui.widgets.diff_view import DiffView
-from porter.tui.widgets.file_tree import FileTree
+from porter.tui.widgets.file_tree import FileTree, FilterInput
 from porter.tui.widgets.findings_list import FindingsList
 from porter.tui.widgets.info_bar import InfoBar
+from porter.tui.widgets.key_bar import KeyBar
 from porter.tui.widgets.text_pane import TextPane
 
 
@@ -32,10 +29,13 @@ class MainScreen(Screen):
     def compose(self) -> ComposeResult:
         yield InfoBar(id="summary")
         with Horizontal(id="body"):
-            yield FileTree(self.project.files, id="files")
+            with Vertical(id="files-pane"):
+                yield FileTree(self.project.files, id="files")
+                yield FilterInput(id="file-filter")
             with Vertical(id="centre"):
                 yield InfoBar(id="file-info")
                 yield DiffView(id="diff")
+                yield Static(id="finding-bar")  # the chosen finding in full while the findings pane is hidden
             with Vertical(id="side"):
                 yield Static(Text("Findings", style="bold"), id="findings-title")
                 yield FindingsList(id="findings")
@@ -45,23 +45,7 @@ class MainScreen(Screen):
             with Vertical(id="diag-pane"):
                 yield InfoBar(id="diag-title")
                 yield OptionList(id="diagnostics")
-        yield Footer(compact=True)
+        yield KeyBar(id="keys")
 
     def on_mount(self) -> None:
         self.call_after_refresh(self.app.start, self)
-
-    def on_resize(self, event) -> None:
-        self.fit_footer(event.size.width)
-
-    def fit_footer(self, width: int) -> None:
-        """Narrow terminals keep the loop keys in the footer: less used keys leave it
-        (they still work, and are in help and the palette)."""
-        tier = footer_tier(width)
-        for key, found in list(self._bindings.key_to_bindings.items()):
-            self._bindings.key_to_bindings[key] = [
-                replace(b, show=bool(by_key.short) and by_key.tier <= tier)
-                if (by_key := KEYS_BY_ID.get(b.id or "")) is not None else b for b in found]
-        footer = self.query(Footer)
-        if footer:
-            footer.first().show_command_palette = width >= 120
-        self.refresh_bindings()

@@ -2,8 +2,9 @@
 the edit was made against, the CUDA now, and the edit, side by side.  The lines
 the CUDA change touched are marked in the first two columns; the lines of the
 edit that re-converting would not give are marked in the third.  k keeps the
-edit, r re-converts, escape goes back.  Presentation only: the texts come from
-the FileReview (porter.project.review)."""
+edit, r re-converts, m merges (the edit re-applied onto the new conversion,
+conflicts marked; FileReview.merge_edit), escape goes back.  Presentation only: the texts come from
+the FileReview (porter.project.file_review)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Static
 
-from porter.project.review import FileReview
+from porter.project.file_review import FileReview
 from porter.tui.widgets.text_pane import TextPane
 
 NO_BASE = ("(not known: this edit comes from a session saved before porter kept the CUDA an edit was made "
@@ -55,9 +56,10 @@ class Column(TextPane, can_focus=True):
 
 
 class ThreeWayScreen(Screen[str | None]):
-    """Dismissed with "keep", "reconvert" or None (escape: decide later)."""
+    """Dismissed with "keep", "reconvert", "merge" or None (escape: decide later)."""
 
     BINDINGS = [Binding("k", "answer('keep')", "keep my edit"), Binding("r", "answer('reconvert')", "re-convert"),
+                Binding("m", "answer('merge')", "merge both"),
                 Binding("escape", "answer(None)", "back"), Binding("tab", "focus_next", "next column", show=False),
                 Binding("shift+tab", "focus_previous", "previous column", show=False)]
 
@@ -73,8 +75,8 @@ class ThreeWayScreen(Screen[str | None]):
                 with Vertical(classes="three-column"):
                     yield Static(Text(title, style="bold"), classes="three-head")
                     yield Column(id=f"three-{cid}")
-        yield Static(Text("k: keep my edit    r: re-convert from the CUDA now    tab: next column    "
-                          "escape: back", style="dim"), id="three-hint")
+        yield Static(Text("k: keep my edit    r: re-convert from the CUDA now    m: merge (your edit on the new "
+                          "conversion)    tab: next column    escape: back", style="dim"), id="three-hint")
 
     def on_mount(self) -> None:
         fr = self.fr

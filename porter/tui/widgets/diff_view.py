@@ -23,9 +23,10 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from porter.project.review import ACCEPTED, REJECTED, FileReview
+from porter.project.file_review import ACCEPTED, REJECTED, FileReview
 from porter.tui.colours import DEFAULT, Palette
 from porter.tui.highlight import Spans
+from porter.tui.shown_text import shown
 
 CONTEXT = 3  # unchanged lines kept around a change when folding
 TAB = 4
@@ -430,7 +431,7 @@ class DiffView(ScrollView, can_focus=True):
               hl: Spans | None, extra: Style | None = None) -> list[Segment]:
         if line is None:
             return [Segment(" " * width, self.palette.empty)]
-        text = Text(line, style=base or "", no_wrap=True, end="")
+        text = Text(shown(line), style=base or "", no_wrap=True, end="")
         if hl:
             for s, e, name in hl:
                 st = self.palette.syntax_style(name)

@@ -3,6 +3,9 @@
 Drawn with the Line API from a flat list of rows (folders, then files): with a
 thousand files, Textual's Tree widget re-measures every line on each label
 change (~0.1 s), while here a label change redraws one line.
+
+``/`` in the list filters it (as in lazygit's lists): the files whose path holds
+the text, with their folders; enter keeps the filter, escape clears it.
 """
 
 from __future__ import annotations
@@ -14,9 +17,10 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widgets import Input
 
-from porter.project.review import (REJECTED, S_ACCEPTED, S_EDITED, S_ERROR, S_PENDING, S_UNCHANGED, S_WAITING,
-                                   FileReview)
+from porter.project.file_review import (REJECTED, S_ACCEPTED, S_EDITED, S_ERROR, S_PENDING, S_UNCHANGED, S_WAITING,
+                                        FileReview)
 from porter.tui.colours import DEFAULT, Palette
 
 STATE_MARK = {S_WAITING: "…", S_PENDING: "•", S_ACCEPTED: "✓", S_EDITED: "✎", S_UNCHANGED: "=", S_ERROR: "!"}
@@ -25,6 +29,17 @@ STATE_MARK = {S_WAITING: "…", S_PENDING: "•", S_ACCEPTED: "✓", S_EDITED: "
 def _state_style(state: str, p: Palette) -> Style:
     return {S_PENDING: p.warning + Style(bold=True), S_ACCEPTED: p.ok, S_EDITED: p.info + Style(bold=True),
             S_ERROR: p.error}.get(state, p.muted)
+
+
+def rejected_hunks(fr: FileReview) -> int:
+    return sum(1 for v in fr.decisions.values() if v == REJECTED) if fr.hunks else 0
+
+
+def shown_state(fr: FileReview) -> str:
+    """The state as the list and the file's header line say it: a file whose hunks are all decided,
+    some of them rejected (CUDA lines kept), is "reviewed", not "accepted"."""
+    state = fr.state
+    return "reviewed" if state == S_ACCEPTED and rejected_hunks(fr) else state
 
 
 def file_label(fr: FileReview, build_errors: int = 0, palette: Palette = DEFAULT) -> Text:
@@ -36,9 +51,8 @@ def file_label(fr: FileReview, build_errors: int = 0, palette: Palette = DEFAULT
     label = Text.assemble((mark + " ", style), (name, ""))
     if state == S_WAITING:
         return label
-    rejected = sum(1 for v in fr.decisions.values() if v == REJECTED) if fr.hunks else 0
-    shown = "reviewed" if state == S_ACCEPTED and rejected else state  # not "accepted" with CUDA lines kept
-    extra = [(f" {shown}", p.muted)]
+    rejected = rejected_hunks(fr)
+    extra = [(f" {shown_state(fr)}", p.muted)]
     if build_errors:  # errors the last compile or test reported in this file: first, the list cuts the end
         extra.insert(0, (f" ✖{build_errors}", p.error))
     if fr.hunks:
@@ -63,9 +77,13 @@ class FileTree(ScrollView, can_focus=True):
     BINDINGS = [
         Binding("up", "move(-1)", "Up", show=False),
         Binding("down", "move(1)", "Down", show=False),
-        Binding("pageup", "move(-20)", "Page up", show=False),
-        Binding("pagedown", "move(20)", "Page down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "edge(0)", "First file", show=False),
+        Binding("end", "edge(1)", "Last file", show=False),
         Binding("enter", "select", "Open", show=False),
+        Binding("slash", "filter", "Filter the files", show=False),
+        Binding("escape", "clear_filter", "Clear the filter", show=False),
     ]
 
     class Selected(Message):
@@ -73,12 +91,28 @@ class FileTree(ScrollView, can_focus=True):
             super().__init__()
             self.rel = rel
 
+    class FilterAsked(Message):
+        """``/`` in the list: the screen shows the filter line."""
+
     def __init__(self, files: list[FileReview], **kwargs) -> None:
         super().__init__(**kwargs)
+        self.all_files = list(files)
         self.files = {f.rel: f for f in files}
+        self.filter = ""
+        self.cursor = 0
+        self.build_errors: dict[str, int] = {}  # rel -> errors of the last job in that file
+        self.palette: Palette = DEFAULT
+        self._cache: dict[tuple, Strip] = {}
+        self._build_rows()
+
+    def _build_rows(self) -> None:
+        """The rows of the files the filter keeps (all without one), each after its folders."""
+        needle = self.filter.casefold()
         self.rows: list[tuple[int, str, str | None]] = []  # (depth, folder name or file name, rel or None)
         seen: set[str] = set()
-        for fr in files:
+        for fr in self.all_files:
+            if needle and needle not in fr.rel.casefold():
+                continue
             parts = fr.rel.split("/")
             for i in range(len(parts) - 1):
                 key = "/".join(parts[: i + 1])
@@ -87,11 +121,38 @@ class FileTree(ScrollView, can_focus=True):
                     self.rows.append((i, parts[i] + "/", None))
             self.rows.append((len(parts) - 1, parts[-1], fr.rel))
         self.index = {rel: i for i, (_, _, rel) in enumerate(self.rows) if rel is not None}
-        self.cursor = 0
-        self.build_errors: dict[str, int] = {}  # rel -> errors of the last job in that file
-        self.palette: Palette = DEFAULT
-        self._cache: dict[tuple, Strip] = {}
-        self.virtual_size = Size(1, len(self.rows))
+        self.virtual_size = Size(self.size.width or 1, len(self.rows))
+
+    @property
+    def shown_files(self) -> int:
+        return len(self.index)
+
+    def set_filter(self, text: str) -> None:
+        """Show only the files whose path holds ``text`` (any case); the cursor stays on its file
+        while the filter keeps it, else it goes to the first file shown."""
+        if text == self.filter:
+            return
+        here = self.rows[self.cursor][2] if self.rows and self.cursor < len(self.rows) else None
+        self.filter = text
+        self._build_rows()
+        self._cache.clear()
+        self.cursor = self.index.get(here, next(iter(self.index.values()), 0)) if here is not None else 0
+        self.cursor = min(self.cursor, max(0, len(self.rows) - 1))
+        self.scroll_to(y=0, animate=False)
+        self._set_cursor(self.cursor)
+        self.refresh()
+
+    def action_filter(self) -> None:
+        self.post_message(self.FilterAsked())
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        if action == "clear_filter" and not self.filter:
+            return False  # escape goes on to the screen (it ends a search there)
+        return True
+
+    def action_clear_filter(self) -> None:
+        if self.filter:
+            self.post_message(FilterInput.Cleared())
 
     def label_of(self, rel: str) -> Text:
         return file_label(self.files[rel], self.build_errors.get(rel, 0), self.palette)
@@ -140,6 +201,12 @@ class FileTree(ScrollView, can_focus=True):
     def action_move(self, step: int) -> None:
         self._set_cursor(self.cursor + step)
 
+    def action_page(self, step: int) -> None:
+        self._set_cursor(self.cursor + step * max(1, self.scrollable_content_region.height - 1))
+
+    def action_edge(self, end: int) -> None:
+        self._set_cursor(len(self.rows) - 1 if end else 0)
+
     def action_select(self) -> None:
         if self.rows and self.rows[self.cursor][2] is not None:
             self.post_message(self.Selected(self.rows[self.cursor][2]))
@@ -156,6 +223,10 @@ class FileTree(ScrollView, can_focus=True):
         if strip is not None:
             return strip
         if i >= len(self.rows):
+            if i == 0 and self.filter:  # nothing left: say why, not an empty pane
+                text = Text(f"no file matches {self.filter!r}", style=self.palette.muted, no_wrap=True, end="")
+                text.truncate(width, overflow="ellipsis", pad=True)
+                return Strip(list(text.render(self.app.console))).adjust_cell_length(width)
             return Strip.blank(width)
         depth, name, rel = self.rows[i]
         text = Text("  " * depth, no_wrap=True, end="")
@@ -174,3 +245,19 @@ class FileTree(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         self._cache.clear()
         self.virtual_size = Size(self.size.width, len(self.rows))
+
+
+class FilterInput(Input):
+    """The file list's filter line: what is typed filters the list as it is typed; enter keeps
+    it and goes back to the list, escape clears it."""
+
+    BINDINGS = [Binding("escape", "clear", "Clear the filter", show=False)]
+
+    class Cleared(Message):
+        """Escape: the filter is cleared and the line hidden."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(placeholder="filter files: enter keeps, escape clears", **kwargs)
+
+    def action_clear(self) -> None:
+        self.post_message(self.Cleared())

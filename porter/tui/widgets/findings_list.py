@@ -28,7 +28,11 @@ class FindingsList(ScrollView, can_focus=True):
         Binding("down", "move(1)", "Down", show=False),
         Binding("pagedown", "page(1)", "Scroll the fix preview", show=False),
         Binding("pageup", "page(-1)", "Scroll the fix preview", show=False),
+        Binding("enter", "open", "The finding in full", show=False),
     ]
+
+    class Opened(Message):
+        """enter on a finding: show it in full (the app's `i`)."""
 
     class PageKey(Message):
         """pgup / pgdn in the findings: scroll the fix preview by a page (``step`` -1 / 1)."""
@@ -88,6 +92,10 @@ class FindingsList(ScrollView, can_focus=True):
             self.scroll_to(y=max(0, index - h // 3), animate=False)
         self.refresh()
         self.post_message(self.Highlighted(index))
+
+    def action_open(self) -> None:
+        if self._highlighted is not None:
+            self.post_message(self.Opened())
 
     def action_page(self, step: int) -> None:
         self.post_message(self.PageKey(step))

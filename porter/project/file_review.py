@@ -1,15 +1,14 @@
-"""The review model: per-file alignment of CUDA and HIP lines, hunks, decisions
-and file states, and writing the reviewed project out.  Pure Python, no UI.
+"""The review of one file: its CUDA and HIP lines aligned row by row
+(``porter.project.alignment``), the hunks, the reviewer's decisions, fixes and edit, and
+the file's state.  Pure Python, no UI.
 
-A file is converted lazily (``FileReview.load``).  Its CUDA and HIP lines are
-aligned row by row: porter's edits never change the number of lines except the
-inserted include lines, so the alignment comes from ``Translation.inserted_lines``
-without difflib in the common case; difflib is the fallback (fixes, edits).
+A file is converted lazily (``FileReview.load``, or a worker process runs
+``porter.project.file_conversion.convert_file`` and ``apply_result`` takes its answer).
 A *hunk* is a run of rows that differ.  Decisions are kept per file in a dict
 keyed by a hash of the hunk's old and new lines plus one line of context, so a
 re-converted file picks up every decision whose hunk still matches.
 
-    >>> fr = FileReview.from_text("a.cu", "int x;\\ncudaFree(p);\\n")
+    >>> fr = FileReview.from_text("a.cpp", "int x;\\ncudaFree(p);\\n")
     >>> [(h.old, h.new) for h in fr.hunks]
     [(('cudaFree(p);',), ('hipFree(p);',))]
     >>> fr.decide(0, ACCEPTED); fr.state
@@ -19,24 +18,24 @@ re-converted file picks up every decision whose hunk still matches.
 from __future__ import annotations
 
 import bisect
-import difflib
 import hashlib
-import itertools
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from porter.project.atomic import atomic_write
-from porter.project.files import ProjectFile, discover
+from porter.project.alignment import (Row, Row3, align_by_diff, align_by_insertions, align_fixed, align_three,
+                                      changed_lines, strip_eol)
+from porter.project.file_conversion import (Recheck, ReviewError, apply_fix_edits, convert_file, finding_key,
+                                            source_bytes, source_text,
+                                            scan_fixed, text_hash)
+from porter.project.merge import Merge, count_conflicts, merge3
 
 PENDING, ACCEPTED, REJECTED = "pending", "accepted", "rejected"
 EDITED = "edited"  # the decision of a hunk the user's edit touches
 # file states
 S_WAITING, S_PENDING, S_ACCEPTED, S_EDITED, S_UNCHANGED, S_ERROR = (
     "converting", "pending", "accepted", "edited", "unchanged", "error")
-DIFFLIB_LIMIT = 20000  # lines; above this the fallback pairs lines by position
 
 
 @dataclass(slots=True)
@@ -49,135 +48,6 @@ class Hunk:
     key: str
     stale: bool = False
     edited: bool = False  # the user's edit changed lines of this hunk: decided by the edit
-
-
-class Row(NamedTuple):
-    left: int | None  # 0-based CUDA line index, None for an inserted HIP line
-    right: int | None  # 0-based HIP line index, None for a removed CUDA line
-
-
-def _strip_eol(line: str) -> str:
-    return line.rstrip("\r\n")
-
-
-def align_by_insertions(n_left: int, n_right: int, inserted: list[tuple[int, int]]) -> list[Row] | None:
-    """Rows from the translator's inserted lines; None when the counts do not add up."""
-    ins: dict[int, int] = {}
-    for after, count in inserted:
-        ins[after] = ins.get(after, 0) + count
-    if n_left + sum(ins.values()) != n_right or any(a < 0 or a > n_left for a in ins):
-        return None
-    rows: list[Row] = []
-    new_row, row_type = tuple.__new__, itertools.repeat(Row)  # (as in align_fixed: Row(a, b) costs twice)
-    r = s = 0
-    for after in sorted(ins):  # the CUDA lines before the insertion after line ``after``, then its lines
-        rows.extend(map(new_row, row_type, zip(range(s, after), range(r, r + after - s))))
-        r += after - s
-        s = after
-        rows.extend(map(new_row, row_type, zip(itertools.repeat(None, ins[after]), range(r, r + ins[after]))))
-        r += ins[after]
-    rows.extend(map(new_row, row_type, zip(range(s, n_left), range(r, r + n_left - s))))
-    return rows
-
-
-def align_by_diff(left: list[str], right: list[str]) -> list[Row]:
-    """Rows from difflib (default autojunk: fast on repetitive code)."""
-    if len(left) > DIFFLIB_LIMIT or len(right) > DIFFLIB_LIMIT:
-        n = max(len(left), len(right))
-        return [Row(i if i < len(left) else None, i if i < len(right) else None) for i in range(n)]
-    rows: list[Row] = []
-    sm = difflib.SequenceMatcher(None, left, right)
-    for tag, i1, i2, j1, j2 in sm.get_opcodes():
-        if tag == "equal":
-            rows.extend(Row(i1 + k, j1 + k) for k in range(i2 - i1))
-        elif tag == "delete":
-            rows.extend(Row(i, None) for i in range(i1, i2))
-        elif tag == "insert":
-            rows.extend(Row(None, j) for j in range(j1, j2))
-        else:
-            n = max(i2 - i1, j2 - j1)
-            for k in range(n):
-                rows.append(Row(i1 + k if i1 + k < i2 else None, j1 + k if j1 + k < j2 else None))
-    return rows
-
-
-def _byte_starts(lines: list[str], ascii: bool) -> list[int]:
-    """The byte offset where each line starts, and the total length last."""
-    lengths = map(len, lines) if ascii else (len(line.encode("utf-8", "surrogatepass")) for line in lines)
-    return [0, *itertools.accumulate(lengths)]
-
-
-def align_fixed(left: list[str], fixed: list[str], spans: list[tuple[int, int, int]], n_right: int,
-                inserted: list[tuple[int, int]], ascii: bool = False) -> list[Row] | None:
-    """Rows for a HIP translated from the CUDA with fixes applied, with no diff of the whole
-    file: CUDA line to fixed line from the fixes' edits (``spans``: start, end, replacement
-    length in the CUDA's bytes; every other line is the same text, shifted), fixed line to HIP
-    line from the translator's ``inserted`` lines.  Only the lines a fix changed are paired by
-    difflib.  None when the pieces do not fit (the caller falls back to a diff).  ``ascii``:
-    both texts are ASCII (a line's length is its byte count)."""
-    n, m = len(left), len(fixed)
-    ls, fs = _byte_starts(left, ascii), _byte_starts(fixed, ascii)
-    groups: list[list[int]] = []  # [first line, end line, byte shift before, byte change] of the CUDA
-    shift = 0
-    for s, e, k in spans:
-        lo = bisect.bisect_right(ls, s) - 1 if s < ls[-1] else n
-        hi = (bisect.bisect_right(ls, e - 1) if e > s else lo + 1) if lo < n else n
-        if groups and lo < groups[-1][1]:  # on a line of the previous fix: one block
-            groups[-1][1] = max(groups[-1][1], hi)
-            groups[-1][3] += k - (e - s)
-        else:
-            groups.append([lo, hi, shift, k - (e - s)])
-        shift += k - (e - s)
-
-    def fixed_line(offset: int) -> int | None:
-        i = bisect.bisect_left(fs, offset)
-        return i if i < len(fs) and fs[i] == offset else None
-
-    ins: dict[int, int] = {}
-    for after, count in inserted:
-        ins[after] = ins.get(after, 0) + count
-    if m + sum(ins.values()) != n_right:
-        return None
-    rows: list[Row] = []
-    new_row = tuple.__new__  # (Row(a, b) without the keyword handling: half the time for 50k rows)
-    r = 0  # the next HIP line
-
-    def pair(a: int | None, b: int | None) -> None:
-        nonlocal r
-        if b is None:
-            rows.append(new_row(Row, (a, None)))
-            return
-        for _ in range(ins.get(b, 0)):
-            rows.append(new_row(Row, (None, r)))
-            r += 1
-        rows.append(new_row(Row, (a, r)))
-        r += 1
-
-    def same(i: int, j: int, count: int) -> None:
-        nonlocal r
-        if any(j <= x < j + count for x in ins):
-            for k in range(count):
-                pair(i + k, j + k)
-        else:  # (the common case: a run of lines with nothing inserted in it)
-            rows.extend(new_row(Row, p) for p in zip(range(i, i + count), range(r, r + count)))
-            r += count
-
-    i = j = 0
-    for lo, hi, before, change in groups:
-        lo2, hi2 = fixed_line(ls[lo] + before), fixed_line(ls[hi] + before + change)
-        if lo2 is None or hi2 is None or lo - i != lo2 - j or left[i:lo] != fixed[j:lo2]:
-            return None
-        same(i, j, lo - i)
-        for a, b in align_by_diff([_strip_eol(x) for x in left[lo:hi]], [_strip_eol(x) for x in fixed[lo2:hi2]]):
-            pair(None if a is None else lo + a, None if b is None else lo2 + b)
-        i, j = hi, hi2
-    if n - i != m - j or left[i:] != fixed[j:]:
-        return None
-    same(i, j, n - i)
-    for _ in range(ins.get(m, 0)):
-        rows.append(new_row(Row, (None, r)))
-        r += 1
-    return rows if r == n_right else None
 
 
 def hunk_key(before: str, old: tuple[str, ...], new: tuple[str, ...], after: str) -> str:
@@ -213,16 +83,6 @@ def _mapped(pos: int, spans, end_side: bool) -> int:
     return pos + shift
 
 
-class Recheck(NamedTuple):
-    """A re-check of a file's findings after its fixes (``FileReview.recheck_job``)."""
-
-    rel: str
-    effective: bytes  # the CUDA with the applied fixes
-    options: object  # the TranslateOptions of the scan
-    applied: tuple  # the keys of the applied fixes: an answer is taken for these fixes only
-    spans: list  # the fixes' edits, as apply_fixes_spans gives them
-
-
 class Introduced(NamedTuple):
     """A finding the scan of the fixed CUDA has and the original scan did not (a fix brought it,
     e.g. PORT017 once every shuffle has width 32); ``line``: where it is in the original CUDA."""
@@ -231,153 +91,6 @@ class Introduced(NamedTuple):
     severity: str
     message: str
     line: int
-
-
-def scan_fixed(job: Recheck) -> list[tuple[str, int, int, str, str]]:
-    """(rule, start, end, severity, message) of every finding in the CUDA with the fixes applied:
-    picklable both ways, so a worker process runs it."""
-    from porter.findings import scan
-
-    return [(f.rule, f.start_byte, f.end_byte, f.severity, f.message)
-            for f in scan(job.effective, job.rel, options=job.options)]
-
-
-def text_hash(text: str) -> str:
-    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-
-
-def finding_key(finding) -> str:
-    return f"{finding.rule}@{finding.start_byte}-{finding.end_byte}"
-
-
-def apply_fix_edits(source: bytes, findings: list) -> tuple[bytes, list[tuple[int, int, int]]]:
-    """Apply the fixes the reviewer chose (safe or not) to ``source`` (byte offsets into it); the
-    edits made, as ``apply_fixes_spans`` gives them."""
-    from porter.findings import apply_fixes_spans
-
-    return apply_fixes_spans(source, findings, safe_only=False)
-
-
-class ReviewError(Exception):
-    """A file that cannot be reviewed (binary, not UTF-8, gone): one line for the user."""
-
-
-# The parsed index of the last file translated with ``findings_later``, for the ``scan_file`` that
-# follows it in the same worker process: (rel, source_hash, options, index).  One file at a time.
-_KEPT_INDEX: tuple | None = None
-
-
-def convert_file(rel: str, path: Path | None, kind: str, data: bytes | None = None,
-                 applied: tuple[str, ...] = (), options=None, findings: list | None = None,
-                 findings_later: bool = False) -> dict:
-    """Read (unless ``data`` is given), scan and translate one file; picklable in and out,
-    so it runs in a worker process.  ``findings``: the scan of this very ``data`` with these
-    options, already made (a fix is applied to the same CUDA: it need not be scanned again).
-    ``findings_later``: translate only (no fix chosen), the result says ``findings_pending`` and
-    ``scan_file`` gives the findings afterwards (the review app shows a big file's diff first).
-    Never raises: errors come back as ``{"status": "error", "error": one line}``."""
-    global _KEPT_INDEX
-    try:
-        mode = stat = None
-        if data is None:
-            if path is None:
-                raise ReviewError("no path")
-            try:
-                st = path.stat()  # before the read: a change made during it shows at the next look
-                data = path.read_bytes()
-                mode, stat = st.st_mode & 0o777, (st.st_mtime_ns, st.st_size)
-            except FileNotFoundError:
-                raise ReviewError("file no longer exists") from None
-            except OSError as exc:
-                raise ReviewError(f"cannot read: {exc.strerror or exc}") from None
-        if b"\x00" in data[:8192]:
-            raise ReviewError("binary file (contains NUL bytes): not reviewed, copied as it is")
-        try:
-            cuda = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ReviewError(f"not UTF-8 text (byte {exc.start}): not reviewed, copied as it is") from None
-        source_hash = text_hash(cuda)
-        warnings: list[str] = []
-        index = None
-        later = findings_later and kind == "source" and not applied and findings is None
-        if later:
-            from porter.translate.source_index import index_source
-
-            index = index_source(data)
-            _KEPT_INDEX = (rel, source_hash, options, index)
-            findings = []
-        elif findings is not None and kind == "source":
-            findings = list(findings)
-        elif kind == "source":
-            from porter.findings import scan
-            from porter.translate.source_index import index_source
-
-            index = index_source(data)  # one parse for the rules and, without chosen fixes, the translator
-            try:
-                findings = list(scan(data, rel, index=index, options=options, file=path))
-            except Exception as exc:
-                findings = []
-                warnings.append(f"findings scan failed: {type(exc).__name__}: {exc}")
-        else:
-            findings = []
-        chosen = [f for f in findings if finding_key(f) in applied and f.fix]
-        effective, fix_spans = apply_fix_edits(data, chosen) if chosen else (data, [])
-        inserted: list = []
-        if kind == "build":
-            from porter.buildfiles import migrate
-
-            m = migrate(str(path or rel), effective.decode("utf-8"), "gfx942")
-            hip = m.output
-            if not chosen:
-                findings = list(m.findings)
-        else:
-            from porter.translate import TranslateOptions, translate
-
-            t = translate(effective, rel, options or TranslateOptions(), index=index if effective is data else None)
-            warnings += list(t.warnings)
-            hip = t.output.decode("utf-8", "replace")
-            inserted = list(t.inserted_lines)
-        return {"status": "ready", "cuda": cuda, "hip": hip, "findings": findings, "warnings": warnings,
-                "inserted": inserted, "fixed": bool(chosen), "source_hash": source_hash, "mode": mode, "stat": stat,
-                # the fixed CUDA the HIP was translated from, and where the fixes changed it
-                "effective": effective.decode("utf-8", "replace") if chosen else None, "fix_spans": fix_spans,
-                "findings_pending": later}
-    except ReviewError as exc:
-        return {"status": "error", "error": str(exc)}
-    except Exception as exc:  # an engine bug must not take the app down
-        return {"status": "error", "error": f"conversion failed: {type(exc).__name__}: {exc}"}
-
-
-def warm_up() -> None:
-    """Import the translator and load its mappings in a fresh worker process, so that the first
-    file it converts does not pay for it (the rules load with the first scan: a big file on screen
-    is translated before it is scanned)."""
-    from porter.translate import TranslateOptions, translate
-
-    translate(b"__global__ void k(float *x) { x[threadIdx.x] = 0.f; }\n"
-              b"void f(float *x) { k<<<1, 64>>>(x); cudaDeviceSynchronize(); }\n", "warm-up.cu", TranslateOptions())
-
-
-def scan_file(rel: str, data: bytes, source_hash: str, options=None, path: Path | None = None) -> dict:
-    """The findings of ``data``, the CUDA that ``convert_file(findings_later=True)`` translated
-    (``source_hash`` is its hash): from the index that call kept when this is the same process,
-    else parsed again.  Picklable both ways; never raises."""
-    global _KEPT_INDEX
-    kept, _KEPT_INDEX = _KEPT_INDEX, None
-    res: dict = {"status": "ready", "source_hash": source_hash, "findings": [], "warnings": []}
-    try:
-        from porter.findings import scan
-
-        if kept is not None and kept[0] == rel and kept[1] == source_hash and kept[2] == options:
-            index = kept[3]
-        else:
-            from porter.translate.source_index import index_source
-
-            index = index_source(data)
-        res["findings"] = list(scan(data, rel, index=index, options=options, file=path))
-    except Exception as exc:  # as in convert_file: the diff stays, the scan's failure is said
-        res["warnings"] = [f"findings scan failed: {type(exc).__name__}: {exc}"]
-    return res
 
 
 @dataclass(eq=False, repr=False)
@@ -423,6 +136,7 @@ class FileReview:
     _right_row: list[int] = field(default_factory=list, repr=False)
     _decisions_version: int = field(default=0, repr=False)  # bumped by every change of ``decisions``
     _pending_cache: tuple | None = field(default=None, repr=False)  # (key, the hunks still to decide)
+    _conflicts_cache: tuple | None = field(default=None, repr=False)  # (the edit, its merge conflicts)
     # a saved session's edit, until the file's conversion arrives: (text, its base hash, its base CUDA)
     _saved_edit: str | None = field(default=None, repr=False)
     _saved_edit_base: str = field(default="", repr=False)
@@ -435,7 +149,7 @@ class FileReview:
     @classmethod
     def from_text(cls, rel: str, cuda: str, kind: str = "source") -> "FileReview":
         fr = cls(rel=rel, kind=kind)
-        fr.apply_result(convert_file(rel, None, kind, data=cuda.encode("utf-8"), options=fr.options))
+        fr.apply_result(convert_file(rel, None, kind, data=source_bytes(cuda), options=fr.options))
         return fr
 
     def load(self) -> None:
@@ -458,8 +172,14 @@ class FileReview:
         self.cuda = res["cuda"]
         self.left = self.cuda.splitlines(keepends=True)
         self.findings_pending = bool(res.get("findings_pending"))
+        self._recheck = None  # (a re-check of other findings: this text is scanned anew)
         self._take_translation(res)
         self.status, self.error = "ready", ""
+        found = res.get("recheck")
+        if found is not None and self.fixed and res.get("effective") is not None:
+            # read with fixes chosen (a restored session): the re-check came with the conversion
+            self.take_recheck(Recheck(self.rel, source_bytes(res["effective"]), self.options,
+                                      tuple(self.applied_fixes), res.get("fix_spans") or []), found)
 
     def changed_on_disk(self) -> bool:
         """The source file is no longer the one read (another editor saved it).  A file that is
@@ -473,8 +193,8 @@ class FileReview:
         if (st.st_mtime_ns, st.st_size) == self._stat:
             return False
         try:
-            same = st.st_size == len(self.cuda.encode("utf-8", "surrogatepass")) and \
-                text_hash(self.path.read_bytes().decode("utf-8")) == self.source_hash
+            same = st.st_size == len(source_bytes(self.cuda)) and \
+                text_hash(source_text(self.path.read_bytes())) == self.source_hash
         except (OSError, UnicodeError):
             return True  # unreadable now, or no longer UTF-8: converting it again says which
         if same:  # touched, saved unchanged, checked out again: nothing to convert
@@ -518,7 +238,7 @@ class FileReview:
         if self.status == "ready" and self.kind == "source" and not self.warnings and self._retranslate():
             return
         # the findings are those of self.cuda (fixes are applied to a copy), so they are not scanned again
-        res = convert_file(self.rel, self.path, self.kind, data=self.cuda.encode("utf-8"),
+        res = convert_file(self.rel, self.path, self.kind, data=source_bytes(self.cuda),
                            applied=tuple(self.applied_fixes), options=self.options,
                            findings=self.findings if self.status == "ready" and self.kind == "source" else None)
         if res["status"] == "error":
@@ -531,11 +251,11 @@ class FileReview:
         from porter.translate import TranslateOptions
         from porter.translate.incremental import retranslate
 
-        data = self.cuda.encode("utf-8")
+        data = source_bytes(self.cuda)
         fixed = self._fixed_cuda if self.fixed else None
         if self.fixed and (fixed is None or fixed[0] is None):
             return False
-        old = fixed[0].encode("utf-8") if fixed else data
+        old = source_bytes(fixed[0]) if fixed else data
         effective, spans = self.fixed_source() or (data, [])
         quick = retranslate(old, self.hip.splitlines(keepends=True), self.inserted_lines, effective, self.rel,
                             self.options or TranslateOptions())
@@ -544,7 +264,7 @@ class FileReview:
         self._take_translation({
             "findings": self.findings, "warnings": [], "hip": "".join(quick.hip_lines),
             "inserted": quick.inserted_lines, "fixed": bool(spans),
-            "effective": effective.decode("utf-8", "replace") if spans else None, "fix_spans": spans})
+            "effective": source_text(effective) if spans else None, "fix_spans": spans})
         return True
 
     def _realign(self, inserted: list[tuple[int, int]] | None) -> None:
@@ -612,19 +332,8 @@ class FileReview:
 
     def _mark_edited_hunks(self) -> None:
         """Mark the hunks whose HIP lines the edit changed against the proposed HIP."""
-        hip = [_strip_eol(x) for x in self.hip.splitlines()]
-        mine = [_strip_eol(x) for x in self.right]
-        touched: set[int] = set()  # 0-based lines of the edited text
-        if len(hip) > DIFFLIB_LIMIT or len(mine) > DIFFLIB_LIMIT:
-            touched = {i for i in range(len(mine)) if i >= len(hip) or hip[i] != mine[i]}
-        else:
-            for tag, _i1, _i2, j1, j2 in difflib.SequenceMatcher(None, hip, mine, autojunk=False).get_opcodes():
-                if tag == "equal":
-                    continue
-                if j2 > j1:
-                    touched.update(range(j1, j2))
-                else:  # lines deleted: the lines on both sides of the cut
-                    touched.update(x for x in (j1 - 1, j1) if 0 <= x < len(mine))
+        hip = [strip_eol(x) for x in self.hip.splitlines()]
+        touched = changed_lines(hip, self._right_s[1])  # 0-based lines of the edited text
         if not touched:
             return
         for h in self.hunks:
@@ -645,14 +354,14 @@ class FileReview:
         if r.left is None:
             return None
         cached = self._left_s
-        return cached[1][r.left] if cached is not None and cached[0] is self.left else _strip_eol(self.left[r.left])
+        return cached[1][r.left] if cached is not None and cached[0] is self.left else strip_eol(self.left[r.left])
 
     def right_text(self, i: int) -> str | None:
         r = self.rows[i]
         if r.right is None:
             return None
         cached = self._right_s
-        return cached[1][r.right] if cached is not None and cached[0] is self.right else _strip_eol(self.right[r.right])
+        return cached[1][r.right] if cached is not None and cached[0] is self.right else strip_eol(self.right[r.right])
 
     def row_of_left_line(self, line: int) -> int:
         """Row showing 1-based CUDA line ``line`` (clamped to the file)."""
@@ -705,7 +414,7 @@ class FileReview:
             return S_ERROR
         if self.status != "ready":
             return S_WAITING
-        if self.pending_hunks or self.edit_stale:
+        if self.pending_hunks or self.edit_stale or self.edit_conflicts:
             return S_PENDING
         if self.edited is not None:
             return S_EDITED
@@ -805,7 +514,7 @@ class FileReview:
                 resolved.add(key)
             elif found[same[0]][3] != f.severity:
                 regraded[key] = found[same[0]][3]
-        cuda = self.cuda.encode("utf-8", "surrogatepass")
+        cuda = source_bytes(self.cuda)
         introduced = [Introduced(rule, sev, msg, cuda.count(b"\n", 0, _unmapped(a, spans)) + 1)
                       for i, (rule, a, _b, sev, msg) in enumerate(found) if i not in claimed]
         self._recheck = (applied, resolved, regraded, introduced)
@@ -820,7 +529,10 @@ class FileReview:
     # ---- edits and fixes -----------------------------------------------------
     def set_edited(self, text: str | None, prune: bool = True) -> None:
         """The user's HIP text (None: back to the proposed HIP).  The hunks it touches
-        are decided by it; decisions of hunks that no longer differ are dropped."""
+        are decided by it; decisions of hunks that no longer differ are dropped.  When the edit
+        goes (undone in an editor, re-converted), so do the decisions of the hunks only it made:
+        they are not decisions the CUDA source left behind (``stale_decisions``)."""
+        under_edit = {h.key for h in self.hunks} if self.edited is not None else set()
         self.edited = None if text is None or text == self.hip else text
         self.edit_base = self.edit_base_cuda = ""
         self._realign(None if self.edited is not None else self.inserted_lines)
@@ -828,6 +540,11 @@ class FileReview:
         if self.edited is not None and prune:
             self.decisions = {k: v for k, v in self.decisions.items() if k in keys}
             self.stale_decisions = 0
+        elif prune and under_edit - keys:
+            gone = under_edit - keys
+            self.decisions = {k: v for k, v in self.decisions.items() if k not in gone}
+            self._decisions_version += 1
+            self.stale_decisions = sum(1 for k in self.decisions if k not in keys)
 
     @property
     def edit_stale(self) -> bool:
@@ -838,16 +555,67 @@ class FileReview:
         """Keep the edit against the changed source (it is no longer stale)."""
         self.edit_base = self.edit_base_cuda = ""
 
+    def edit_base_hip(self) -> str | None:
+        """The conversion the edit was made on: the HIP of ``edit_base_cuda`` (the CUDA, with the
+        fixes then applied, that the edit was made against).  None where that CUDA is not known (no
+        stale edit, or a session saved before porter kept it)."""
+        if self.edited is None or not self.edit_base_cuda:
+            return None
+        res = convert_file(self.rel, None, self.kind, data=source_bytes(self.edit_base_cuda),
+                           options=self.options, findings=[])
+        return res["hip"] if res["status"] == "ready" else None
+
+    def edit_merge(self) -> Merge | None:
+        """The edit re-applied onto the conversion of the CUDA now: a three-way merge of the old
+        conversion (``edit_base_hip``), the edit and the new conversion (``self.hip``).  Where the
+        edit's changes and the new conversion's do not overlap both are kept; where they do, the
+        chunk is a conflict (``Merge.chunks``, marked in ``Merge.text``).  None where the old
+        conversion is not known."""
+        base = self.edit_base_hip()
+        if base is None or self.edited is None:
+            return None
+        return merge3(base.splitlines(keepends=True), self.edited.splitlines(keepends=True),
+                      self.hip.splitlines(keepends=True))
+
+    def merge_edit(self) -> Merge | None:
+        """Take ``edit_merge`` as the edit: it is no longer stale.  Its conflicts stay marked in
+        the text and keep the file pending (``edit_conflicts``) until an edit resolves them.  None,
+        and nothing changed, where no merge can be made."""
+        merged = self.edit_merge()
+        if merged is not None:
+            self.set_edited(merged.text())
+        return merged
+
+    @property
+    def edit_conflicts(self) -> int:
+        """Conflicts of a merge (``merge_edit``) still marked in the edit: the file is not written
+        while it has any."""
+        text = self.edited
+        if text is None:
+            return 0
+        cached = self._conflicts_cache
+        if cached is None or cached[0] is not text:
+            cached = self._conflicts_cache = (text, count_conflicts(text))
+        return cached[1]
+
+    def three_way_rows(self) -> list[Row3]:
+        """The three-way view's columns side by side, aligned by lines: rows of (a line of the CUDA
+        the edit was made against, of the CUDA now, of the edit), None where a column has none.
+        The CUDA at the edit is the hub both others are diffed against (the CUDA now, where it is
+        not known)."""
+        base, new, mine = (t.splitlines() for t in (self.edit_base_cuda, self.effective_cuda(), self.edited or ""))
+        return align_three((base, new, mine), hub=0 if self.edit_base_cuda else 1)
+
     def fixed_source(self) -> tuple[bytes, list[tuple[int, int, int]]] | None:
         """The CUDA with the applied fixes, and the fixes' edits (``apply_fixes_spans``); None when
         no fix is applied."""
         chosen = [f for f in self.findings if f.fix and finding_key(f) in self.applied_fixes]
-        return apply_fix_edits(self.cuda.encode("utf-8", "surrogatepass"), chosen) if chosen else None
+        return apply_fix_edits(source_bytes(self.cuda), chosen) if chosen else None
 
     def effective_cuda(self) -> str:
         """The CUDA the proposed HIP is translated from: the source with the applied fixes."""
         fixed = self.fixed_source()
-        return self.cuda if fixed is None else fixed[0].decode("utf-8", "replace")
+        return self.cuda if fixed is None else source_text(fixed[0])
 
     def apply_fix(self, finding) -> bool:
         """Apply ``finding``'s suggested fix to the CUDA source and re-translate."""
@@ -934,171 +702,3 @@ class FileReview:
             if self.edit_base:
                 self.edit_base_cuda = self._saved_edit_base_cuda
         self._saved_edit = None
-
-
-@dataclass
-class WriteReport:
-    written: list[str] = field(default_factory=list)
-    copied: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)  # pending files
-    errors: list[str] = field(default_factory=list)
-
-    def summary(self) -> str:
-        parts = [f"wrote {len(self.written)} file(s)"]
-        if self.copied:
-            parts.append(f"copied {len(self.copied)} other file(s)")
-        if self.skipped:
-            parts.append(f"skipped {len(self.skipped)} pending file(s)")
-        if self.errors:
-            parts.append(f"{len(self.errors)} error(s): {self.errors[0]}")
-        return ", ".join(parts)
-
-
-class ReviewProject:
-    """The files of one project under review and where its output goes."""
-
-    def __init__(self, root: str | os.PathLike, output: str | os.PathLike, options=None):
-        self.root = Path(root).resolve()
-        self.output = Path(output).resolve()
-        self.options = options  # TranslateOptions: the target ROCm and --roc (porter.toml or the command line)
-        self.build_arch: str | None = None  # the arch `c` compiles for; None: porter build's default (kept in the session)
-        all_files = discover(self.root, exclude=[self.output])
-        self.files: list[FileReview] = [FileReview(rel=f.rel, path=f.path, kind=f.kind, options=options)
-                                        for f in all_files if f.kind in ("source", "build")]
-        self.others: list[ProjectFile] = [f for f in all_files if f.kind not in ("source", "build")]
-        self.by_rel = {f.rel: f for f in self.files}
-        # a saved session's entries of files not converted yet: {rel: saved entry}
-        self._restored_files: dict[str, dict] = {}
-
-    def counts(self) -> dict[str, int]:
-        states = [f.state for f in self.files]
-        errors = sum(f.severity_counts()["error"] for f in self.files if f.status == "ready")
-        return {
-            "files": len(states),
-            "reviewed": sum(1 for s in states if s in (S_ACCEPTED, S_EDITED, S_UNCHANGED)),
-            "converted": sum(1 for s in states if s != S_WAITING),
-            "errors": errors,
-            "unreadable": states.count(S_ERROR),
-        }
-
-    def header(self) -> str:
-        """The project's counts for the top line.  While files are converting or their findings
-        are being checked, that comes first: the counts after it are not final yet, and a narrow
-        terminal cuts the end of the line."""
-        c = self.counts()
-        text = f"{c['reviewed']}/{c['files']} files reviewed, {c['errors']} error finding{'s' if c['errors'] != 1 else ''}"
-        if c["unreadable"]:
-            text += f", {c['unreadable']} not reviewable"
-        if c["converted"] < c["files"]:
-            return f"converting {c['converted']}/{c['files']} · " + text
-        pending = sum(1 for f in self.files if f.findings_pending and f.status == "ready")
-        if pending:
-            return f"checking findings ({pending} file{'s' if pending != 1 else ''} left) · " + text
-        return text
-
-    def next_needing_review(self, rel: str | None, step: int = 1) -> FileReview | None:
-        if not self.files:
-            return None
-        n = len(self.files)
-        start = next((i for i, f in enumerate(self.files) if f.rel == rel), -1 if step > 0 else 0)
-        for k in range(1, n + 1):
-            f = self.files[(start + step * k) % n]
-            if f.needs_review and f.rel != rel:
-                return f
-        return None
-
-    # ---- writing ---------------------------------------------------------------
-    def changed_on_disk(self) -> list[FileReview]:
-        """The converted files whose source changed on disk since it was read."""
-        return [f for f in self.files if f.changed_on_disk()]
-
-    def write(self) -> WriteReport:
-        """Write every accepted, edited or unchanged file and copy the other files.
-        Pending files are not written.  Each file is written atomically."""
-        rep = WriteReport()
-        if self.output == self.root:
-            rep.errors.append("the output folder is the source folder")
-            return rep
-        try:
-            self.output.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            rep.errors.append(f"cannot create {self.output}: {exc.strerror or exc}")
-            return rep
-        for f in self.files:
-            st = f.state
-            if st in (S_PENDING, S_WAITING):
-                rep.skipped.append(f.rel)
-                continue
-            dest = self.output / f.rel
-            try:
-                if st == S_ERROR:
-                    if f.path is None or not f.path.exists():
-                        rep.errors.append(f"{f.rel}: {f.error}")
-                        continue
-                    atomic_write(dest, f.path.read_bytes(), f.mode)
-                    rep.copied.append(f.rel)
-                    continue
-                atomic_write(dest, f.output_text().encode("utf-8", "surrogatepass"), f.mode)
-                rep.written.append(f.rel)
-            except OSError as exc:
-                rep.errors.append(f"{f.rel}: {exc.strerror or exc}")
-        for o in self.others:
-            dest = self.output / o.rel
-            try:
-                data = o.path.read_bytes()
-                if dest.exists() and dest.read_bytes() == data:
-                    rep.copied.append(o.rel)
-                    continue
-                atomic_write(dest, data, o.path.stat().st_mode & 0o777)
-                rep.copied.append(o.rel)
-            except OSError as exc:
-                rep.errors.append(f"{o.rel}: {exc.strerror or exc}")
-        return rep
-
-    # ---- session ---------------------------------------------------------------
-    def to_session(self) -> dict:
-        files = {}
-        for f in self.files:
-            d = f.to_session()
-            if len(d) > 1 or f.rel in self._restored_files:
-                files[f.rel] = d
-        # keep decisions of files not loaded yet
-        for rel, d in self._restored_files.items():
-            fr = self.by_rel.get(rel)
-            if fr is not None and fr.status == S_WAITING:
-                files[rel] = d
-        d = {"project": str(self.root), "files": files}
-        if self.build_arch:
-            d["build_arch"] = self.build_arch
-        return d
-
-    def restore(self, data: dict) -> int:
-        """Take a saved session's decisions; returns how many files had some."""
-        files = data.get("files") or {}
-        arch = data.get("build_arch")
-        if isinstance(arch, str) and arch and self.build_arch is None:
-            self.build_arch = arch
-        self._restored_files = {}
-        n = 0
-        for rel, d in files.items():
-            fr = self.by_rel.get(rel)
-            if fr is None or not isinstance(d, dict):
-                continue
-            fr.restore(d)
-            self._restored_files[rel] = d
-            n += 1
-        return n
-
-    def load_file(self, fr: FileReview) -> None:
-        fr.load()
-        self._after_load(fr)
-
-    def apply_loaded(self, fr: FileReview, res: dict) -> None:
-        """Take a ``convert_file`` result computed elsewhere (a worker process)."""
-        fr.apply_result(res)
-        self._after_load(fr)
-
-    def _after_load(self, fr: FileReview) -> None:
-        if fr.rel in self._restored_files:
-            fr.after_restore_load()
-            self._restored_files.pop(fr.rel, None)

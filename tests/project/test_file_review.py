@@ -1,17 +1,31 @@
-"""The review model (porter.project.review) and the session file, without the UI."""
+"""The review of one file (porter.project.file_review): hunks, decisions, edits, fixes and
+the file's state, without the UI."""
 
 from __future__ import annotations
 
 import json
+
 import pytest
 
-from porter.project.review import (ACCEPTED, REJECTED, S_ACCEPTED, S_EDITED, S_ERROR, S_PENDING, S_UNCHANGED,
-                                   FileReview, ReviewProject, align_by_insertions, convert_file)
-from porter.project.session import SessionStore
-
-from tui_helpers import fake_scan, tree_bytes
+from porter.findings.model import Finding, Fix, FixEdit
+from porter.project.file_conversion import convert_file, source_bytes
+from porter.project.file_review import (ACCEPTED, REJECTED, S_ACCEPTED, S_EDITED, S_ERROR, S_PENDING, S_UNCHANGED,
+                                        FileReview)
 
 CUDA = "#include <cuda_runtime.h>\nint a;\ncudaMalloc(&p, n);\nint b;\nint c;\ncudaFree(p);\n"
+
+
+def fake_scan(source: bytes, path=None, index=None, options=None, file=None):
+    """One error per `0xffffffff`, fixed to a 64-bit mask (a lane-mask rule's shape)."""
+    out, pos = [], source.find(b"0xffffffff")
+    while pos >= 0:
+        line = source.count(b"\n", 0, pos) + 1
+        col = pos - (source.rfind(b"\n", 0, pos) + 1) + 1
+        fix = Fix(True, "use a 64-bit mask", (FixEdit(pos, pos + 10, "0xffffffffffffffffull"),))
+        out.append(Finding("PORT900", "lane-mask", "error", str(path), line, col, line, col + 10,
+                           "0xffffffff assumes a 32-lane warp", fix, pos, pos + 10))
+        pos = source.find(b"0xffffffff", pos + 1)
+    return out
 
 
 def test_hunks_align_line_by_line_and_decisions_choose_the_written_line():
@@ -36,12 +50,6 @@ def test_inserted_runtime_include_is_a_one_sided_row():
     fr.decide(0, REJECTED)  # keep the CUDA side: no include line
     fr.accept_all()
     assert fr.output_text() == src
-
-
-def test_align_by_insertions_refuses_counts_that_do_not_add_up():
-    assert align_by_insertions(3, 5, [(0, 1)]) is None
-    rows = align_by_insertions(2, 3, [(1, 1)])
-    assert [(r.left, r.right) for r in rows] == [(0, 0), (None, 1), (1, 2)]
 
 
 def test_unchanged_file_and_edited_file_states():
@@ -121,73 +129,25 @@ def test_applying_a_fix_changes_the_cuda_before_translation(monkeypatch):
     assert not fr.apply_fix(fr.findings[0])  # once only
 
 
-@pytest.mark.parametrize("data,why", [(b"\x7fELF\x00\x00\x01", "binary"), (b"int \xff\xfe x;\n", "UTF-8")])
-def test_binary_and_undecodable_files_become_error_state(tmp_path, data, why):
+def test_binary_files_become_error_state(tmp_path):
     p = tmp_path / "bad.cu"
-    p.write_bytes(data)
+    p.write_bytes(b"\x7fELF\x00\x00\x01")
     fr = FileReview(rel="bad.cu", path=p)
     fr.load()
-    assert fr.state == S_ERROR and why in fr.error
+    assert fr.state == S_ERROR and "binary" in fr.error
 
 
-def test_write_skips_pending_copies_others_and_leaves_source_alone(project_dir):
-    before = tree_bytes(project_dir)
-    out = project_dir.with_name("out")
-    proj = ReviewProject(project_dir, out)
-    for fr in proj.files:
-        proj.load_file(fr)
-    main = proj.by_rel["main.cu"]
-    main.accept_all()
-    rep = proj.write()
-    assert "main.cu" in rep.written and "reduce_kernels.cu" in rep.skipped
-    assert "README.md" in rep.copied
-    assert "hipMalloc" in (out / "main.cu").read_text()
-    assert not (out / "reduce_kernels.cu").exists()
-    assert "skipped" in rep.summary()
-    assert tree_bytes(project_dir) == before
-
-
-def test_write_to_an_unwritable_output_reports_errors(project_dir, tmp_path):
-    blocker = tmp_path / "blocker"
-    blocker.write_text("a file where the output folder's parent should be")
-    proj = ReviewProject(project_dir, blocker / "out")
-    for fr in proj.files:
-        proj.load_file(fr)
-        fr.accept_all()
-    rep = proj.write()
-    assert rep.errors and not rep.written
-    assert "cannot create" in rep.summary()
-
-
-def test_session_round_trip_and_corrupt_file_set_aside(tmp_path):
-    store = SessionStore(tmp_path)
-    store.save({"project": "/p", "files": {"a.cu": {"decisions": {"k": "accepted"}}}})
-    data, msg = store.load("/p")
-    assert msg is None and data["files"]["a.cu"]["decisions"] == {"k": "accepted"}
-    assert json.loads(store.path.read_text())["version"] == 1
-    store.path.write_text('{"version": 1, "files": {"a.cu": ')  # truncated by a crash of something else
-    data, msg = store.load("/p")
-    assert data is None and "session.json.bad" in msg
-    assert store.path.with_name("session.json.bad").exists() and not store.path.exists()
-    store.save({"project": "/other", "files": {}})
-    data, msg = store.load("/p")
-    assert data is None and "belongs to" in msg
-
-
-def test_the_composed_highlight_query_is_up_to_date_and_compiles():
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[2]
-    r = subprocess.run([sys.executable, str(root / "scripts" / "compose_highlights.py"), "--check"],
-                       capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
-    from porter.tui.highlight import highlight_lines
-
-    spans = highlight_lines("__global__ void k(int *p) { // note\n  p[0] = 42;\n}\n")
-    names = {name for line in spans for _, _, name in line}
-    assert {"keyword", "comment", "number", "function"} <= names
+def test_a_byte_that_is_not_utf8_is_converted_and_written_back_as_it_was(tmp_path):
+    # issue 33 item 11: porter convert converts such a file, keeping the byte; the review does too
+    p = tmp_path / "odd.cu"
+    p.write_bytes(b"int \xff\xfe x;\ncudaFree(p);\n")
+    fr = FileReview(rel="odd.cu", path=p)
+    fr.load()
+    assert fr.status == "ready" and fr.hunks
+    assert any("line 1 has a byte that is not UTF-8" in w for w in fr.warnings)
+    assert not fr.changed_on_disk()  # the file as read: its size and hash agree with the bytes on disk
+    fr.accept_all()
+    assert source_bytes(fr.output_text()) == b"#include <hip/hip_runtime.h>\nint \xff\xfe x;\nhipFree(p);\n"
 
 
 def test_identical_hunks_get_their_own_decisions():
@@ -196,3 +156,35 @@ def test_identical_hunks_get_their_own_decisions():
     assert len(fr.hunks) == 3 and len({h.key for h in fr.hunks}) == 3
     fr.decide(1, REJECTED)
     assert [fr.decision(i) for i in range(3)] == ["pending", REJECTED, "pending"]
+
+
+def test_an_edit_undone_in_an_editor_leaves_the_file_accepted_not_stale():
+    """Issue 32, defect 5: `e` (a line added), `A`, then `E` with an editor that takes the line out
+    again.  The CUDA never changed, so nothing is stale: the decision `A` made on the edit's own
+    hunk goes with the edit, and the file is accepted as before the edit."""
+    fr = FileReview.from_text("x.cu", CUDA)
+    proposed = fr.output_text()
+    fr.set_edited(proposed.replace("int b;\n", "int b;\n// mine\n"))
+    fr.accept_all()
+    assert fr.state == S_EDITED
+    fr.set_edited(proposed)  # the editor's text: the proposed HIP again
+    assert fr.edited is None and fr.state == S_ACCEPTED
+    assert fr.stale_decisions == 0 and not any(h.stale for h in fr.hunks)
+    assert set(fr.decisions) == {h.key for h in fr.hunks}  # the converted hunks keep their `A`
+
+
+def test_decisions_a_source_change_left_behind_stay_stale_when_the_edit_is_reconverted():
+    """What the fix above must not hide: a decision whose hunk the CUDA change took away is
+    still counted when the edit made before the change is re-converted."""
+    cuda = CUDA.replace("int b;\n", "int b;\nint b2;\nint b3;\n")  # an edit of b2 touches no converted hunk
+    fr = FileReview.from_text("x.cu", cuda)
+    fr.accept_all()
+    fr.set_edited(fr.output_text().replace("int b2;", "int b2 = 1;"))
+    saved = json.loads(json.dumps(fr.to_session()))
+    fr2 = FileReview(rel="x.cu")
+    fr2.restore(saved)
+    fr2.apply_result(convert_file("x.cu", None, "source", data=cuda.replace("cudaFree(p);", "cudaFree(q);").encode()))
+    fr2.after_restore_load()
+    assert fr2.edit_stale and fr2.stale_decisions == 1
+    fr2.set_edited(None)  # re-convert
+    assert fr2.stale_decisions == 1 and [h.old for h in fr2.hunks if h.stale] == [("cudaFree(q);",)]
