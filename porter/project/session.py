@@ -66,7 +66,7 @@ _FILE_FIELDS = {"decisions": dict, "fixes": list, "source_hash": str, "edited": 
 def _check_shape(data: dict) -> None:
     """ValueError naming the first field of a readable session whose type is not the one porter writes
     (``"decisions": [1, 2]``): such a file is set aside like an unreadable one, never half-used."""
-    for key, kind in (("project", str), ("build_arch", str)):
+    for key, kind in (("project", str), ("build_arch", str), ("stale_build", str)):
         if key in data and data[key] is not None and not isinstance(data[key], kind):
             raise ValueError(f"{key} is not a {kind.__name__}")
     trusted = data.get("trusted")

@@ -86,7 +86,10 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         self.palette = DEFAULT  # the colours of the active theme (apply_theme_colours)
         self.diff_layout = "side-by-side"  # or "unified" (v toggles; kept in the session)
         # project code (build files, [test] command, [smoke] module) the user allowed: kept in the session
-        self.trusted: set[str] = saved_trusted(self.store.load(str(project.root))[0])
+        saved = self.store.load(str(project.root))[0]
+        self.trusted: set[str] = saved_trusted(saved)
+        choice = (saved or {}).get("stale_build")
+        self.stale_build = choice if choice in ("write", "disk") else None  # c/T with unwritten work (jobs.py)
         self.ask_before_project_code = True
         self.user_keys, self._keymap_problems = read_user_keymap(user_keymap_path())
         if self.user_keys:

@@ -59,6 +59,8 @@ class SessionSaver:
             data["theme"] = theme  # the palette's "Change theme", kept for the next start
         if getattr(self.app, "diff_layout", "side-by-side") == "unified":
             data["diff_layout"] = "unified"  # v, kept for the next start
+        if getattr(self.app, "stale_build", None) in ("write", "disk"):
+            data["stale_build"] = self.app.stale_build  # c/T with unwritten work: write first or build the disk's
         trusted = getattr(self.app, "trusted", None)
         if trusted:
             data["trusted"] = sorted(trusted)  # the project code allowed to run (porter.tui.trust)

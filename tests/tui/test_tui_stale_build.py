@@ -1,6 +1,6 @@
 """c (and T) with reviewed work not written yet (issue 32 item 3): the output folder on disk is older than
 the screen, so a build of it reports errors on lines already changed here.  c asks once: write first, or
-compile what is on disk and say so; the answer is kept for the session, and T follows it.  The build is a
+compile what is on disk and say so; the answer is kept in the session (across restarts), and T follows it.  The build is a
 stand-in script that reports what the output folder held when it ran (the real build is tested in
 test_tui_arch.py)."""
 
@@ -101,6 +101,16 @@ async def test_c_compiling_what_is_on_disk_says_so_every_time_and_T_follows_the_
         assert not (app.project.output / LATER).exists()
         log = _log(app)
         assert "write: skipped" in log and "build saw no file" in log
+    again = make_app(project_dir)  # the choice is kept in the session: a restart does not ask again
+    _with_fake_build(again)
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(again, pilot)
+        assert again.stale_build == "disk"
+        await pilot.press("c")
+        await pilot.pause()
+        assert not isinstance(again.screen, ChoiceScreen)
+        await _job_done(again, pilot)
+        assert "build saw no file" in _log(again)
 
 
 @sync

@@ -105,7 +105,7 @@ class JobActions:
     def before_build(self, then, ask: bool) -> None:
         """c and T with reviewed work the output folder does not hold yet: write it first, or build what
         is on disk and say so, as the user chose (asked once with ``ask``, else T's default, write; the
-        answer is kept for the session).  ``then(choice)`` goes on: "write", "disk", or None when the output
+        answer is kept in the session file, so a restart does not ask again).  ``then(choice)`` goes on: "write", "disk", or None when the output
         holds all the reviewed work."""
         from porter.project.session import unwritten
 
@@ -119,6 +119,7 @@ class JobActions:
                 return
             if chosen:
                 self.stale_build = choice
+                self.save_session()  # the answer is kept for the next start too
             if choice == "disk":
                 more = f" and {len(files) - 1} more" if len(files) > 1 else ""
                 self.notify(f"compiling the output on disk: {files[0]}{more} not written yet, its errors may be "
@@ -128,7 +129,7 @@ class JobActions:
         if self.stale_build is None and ask:
             more = f" and {len(files) - 1} more" if len(files) > 1 else ""
             self.push_screen(ChoiceScreen(f"Reviewed work is not written to the output folder yet ({files[0]}{more}): "
-                                          "the build would compile the older files on disk. Kept for this session:",
+                                          "the build would compile the older files on disk. Kept in the session:",
                                           STALE_CHOICES), go)
             return
         go(self.stale_build or "write", chosen=False)
