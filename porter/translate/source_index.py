@@ -136,6 +136,10 @@ class SourceIndex:
     # ``tree_at`` keeps every region's tree when the file is at most this big (a scan, whose file
     # checks each walk the file), else only the last one (0: always only the last)
     keep_bytes: int = field(default=0, repr=False)
+    # in a file bigger than that: the regions whose trees ``tree_at`` keeps anyway (those a scan's file
+    # checks will ask for again after its query pass), until ``forget_trees``
+    keep_regions: frozenset[int] = field(default=frozenset(), repr=False)
+    _last_region: int = field(default=-1, repr=False)
     _region_errors: dict[int, list[tuple[int, int]]] = field(default_factory=dict, repr=False)
     # results other layers computed from this exact text (the translation, by options), kept for reuse
     memo: dict = field(default_factory=dict, repr=False)
@@ -218,9 +222,12 @@ class SourceIndex:
         k = bisect.bisect_right(self.regions, (pos, float("inf"))) - 1
         tree = self._region_trees.get(k)
         if tree is None:
-            if len(self.source) > self.keep_bytes:
-                self._region_trees.clear()  # the previous region's tree goes before the next one is made
+            if len(self.source) > self.keep_bytes and self._last_region not in self.keep_regions:
+                # the previous region's tree goes before the next one is made (the only one held
+                # besides those of ``keep_regions``)
+                self._region_trees.pop(self._last_region, None)
             tree = self._region_trees[k] = self._parse_region(k)
+            self._last_region = k
         return tree
 
     def node_at(self, start: int, end: int) -> ts.Node | None:
@@ -374,9 +381,14 @@ class SourceIndex:
 
     def forget_trees(self) -> None:
         """Drop the region trees kept by ``tree_at`` (the whole tree, if any, stays), unless the
-        caller that set ``keep_bytes`` (a scan) still keeps them; it clears that first."""
+        caller that set ``keep_bytes`` or ``keep_regions`` (a scan) still keeps them; it clears
+        those first."""
         if len(self.source) > self.keep_bytes:
-            self._region_trees.clear()
+            if self.keep_regions:  # (a scan's, until it empties ``keep_regions``)
+                for k in [k for k in self._region_trees if k not in self.keep_regions]:
+                    del self._region_trees[k]
+            else:
+                self._region_trees.clear()
 
     def code_only(self) -> bytes:
         """The source with every protected span left out."""

@@ -112,13 +112,16 @@ def test_a_file_of_a_few_regions_parses_each_once_in_a_scan(monkeypatch):
 
 
 def test_a_file_of_many_regions_holds_one_region_tree_at_a_time(monkeypatch):
-    """Past SCAN_KEEPS_BYTES the memory stays one region's tree."""
+    """Past SCAN_KEEPS_BYTES, with no room for the trees the file checks ask for again
+    (FILE_CHECK_KEEPS_BYTES: tests/findings/test_scan_parses_once.py), the memory stays one
+    region's tree."""
     import porter.findings.engine as findings_engine
 
     source = _amalgamation()
     monkeypatch.setattr(source_index, "BIG_BYTES", 4096)
     monkeypatch.setattr(source_index, "REGION_BYTES", 2048)
     monkeypatch.setattr(findings_engine, "SCAN_KEEPS_BYTES", len(source) - 1)
+    monkeypatch.setattr(findings_engine, "FILE_CHECK_KEEPS_BYTES", 0)
     index = index_source(source)
     assert len(index.regions) > 10
     parses, alive = _counting_parses(monkeypatch, index)

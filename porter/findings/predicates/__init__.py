@@ -10,6 +10,10 @@ from __future__ import annotations
 
 REGISTRY: dict = {}
 FILE_REGISTRY: dict = {}
+# per file check that asks for syntax trees at places of a big file: ``f(ctx)`` -> None (it will ask for
+# none in this file) or a test of a region's text that holds wherever it may ask (a superset), so that
+# the scan keeps those regions' trees from its query pass instead of the check parsing them again
+FILE_REGIONS: dict = {}
 
 
 def node_check(rule_id: str):
@@ -19,9 +23,24 @@ def node_check(rule_id: str):
     return register
 
 
-def file_check(rule_id: str):
+def word_regions(words):
+    """A FILE_REGIONS test: a region's text holds one of ``words`` (bytes) as a whole word; None when
+    there is no word."""
+    import re
+
+    words = sorted(set(words), key=len, reverse=True)
+    if not words:
+        return None
+    pattern = re.compile(rb"(?<!\w)(?:" + b"|".join(re.escape(w) for w in words) + rb")(?!\w)")
+    return lambda text: pattern.search(text) is not None
+
+
+def file_check(rule_id: str, regions=None):
+    """``regions``: see FILE_REGIONS (a hint: a region it leaves out is parsed again when asked for)."""
     def register(fn):
         FILE_REGISTRY[rule_id] = fn
+        if regions is not None:
+            FILE_REGIONS[rule_id] = regions
         return fn
     return register
 

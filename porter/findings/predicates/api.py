@@ -11,7 +11,7 @@ import functools
 import re
 
 from porter.findings.engine import Hit
-from porter.findings.predicates import file_check
+from porter.findings.predicates import file_check, word_regions
 from porter.mapping import user_note
 from porter.parse.lexical import whole_identifier
 
@@ -55,7 +55,7 @@ def _present(ctx, names: tuple[bytes, ...], searcher, headers: frozenset[str]) -
     return None
 
 
-@file_check("PORT030")
+@file_check("PORT030", regions=lambda ctx: word_regions(_unsupported_present(ctx) or ()))
 def unsupported_names(ctx):
     from porter.translate import translate
 

@@ -78,7 +78,13 @@ def _fill(facts, fact, count: int) -> tuple[list[str], bool] | None:
     return None
 
 
-@file_check("PORT034")
+def _arity_regions(ctx):
+    """The regions holding a name ``call_arity`` looks up as a whole identifier."""
+    searcher = _searcher()
+    return lambda text: any(whole_identifier(text, start, end) for _i, start, end in searcher.find_matches_as_indexes(text))
+
+
+@file_check("PORT034", regions=_arity_regions)
 def call_arity(ctx):
     from porter.mapping import version_key
 

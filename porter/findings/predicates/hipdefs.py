@@ -398,7 +398,12 @@ def colliding(ctx) -> list[dict]:
     return found
 
 
-@file_check("PORT170")
+def _colliding_regions(ctx):
+    """The regions whose trees ``colliding`` walks (those ``_may_define`` lets through), or None."""
+    return _may_define if _may_redefine(ctx.source) else None
+
+
+@file_check("PORT170", regions=_colliding_regions)
 def redefines_hip(ctx):
     return [Hit(r["start"], r["end"], {"what": r["what"], "why": r["why"]}, r["fix"]) for r in colliding(ctx)]
 

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from porter.findings.engine import Hit
 from porter.findings.model import Fix, FixEdit
-from porter.findings.predicates import file_check
+from porter.findings.predicates import file_check, word_regions
 from porter.parse.lexical import whole_identifier
 
 _PARAMETERS = ("parameter_declaration", "optional_parameter_declaration")
@@ -149,7 +149,7 @@ def _key(ctx, declarator, function):
             b" ".join(head.split()), b" ".join(tail.split()))
 
 
-@file_check("PORT033")
+@file_check("PORT033", regions=lambda ctx: word_regions(name for _pos, name in _present(ctx)))
 def collapsing_overloads(ctx):
     present = _present(ctx)
     if not present:

@@ -400,7 +400,21 @@ _ADVICE_HOST = "; on the host ask the device: `hipDeviceGetAttribute(&n, hipDevi
 _ADVICE_DEVICE = "; in device code `warpSize` is the wave width"
 
 
-@file_check("PORT015")
+def _named_width_regions(ctx):
+    """The regions where ``named_warp_width`` may ask for the tree: those holding, as a word, a warp
+    name of the unit (its uses, its definition) or a template that takes a warp width (its calls)."""
+    if not may_have_warp_names(ctx):
+        return None
+    unit = values.unit_of(ctx)
+    words = set(unit.warp_names) | (set(unit.warp_params) if unit.warp_params and b"<" in ctx.source else set())
+    if not words:
+        return None
+    pattern = re.compile(rb"(?<!\w)(?:" + b"|".join(re.escape(w.encode()) for w in sorted(words, key=len, reverse=True))
+                         + rb")(?!\w)")
+    return lambda text: pattern.search(text) is not None
+
+
+@file_check("PORT015", regions=_named_width_regions)
 def named_warp_width(ctx):
     if not may_have_warp_names(ctx):
         return []
@@ -462,7 +476,7 @@ def _role_definitions(ctx, unit, names: dict) -> list:
         text = source[line_start:line_end].decode("utf-8", "replace").rstrip("\r")
         if lit is not None:
             reason, the_fix = definition_fix(ctx, name, name_pos, lit.start(), lit.end(), c.kind == "define",
-                                             (line_start, line_start + len(text.encode()), text))
+                                             (line_start, line_start + len(text.encode()), text), pool=names)
         note, severity = logical_note(ctx)
         advice = f" ({reason})" if reason else ""
         out.append(Hit(line_start, line_start + len(text.encode()), {"name": name, "note": note, "advice": advice},
@@ -730,10 +744,25 @@ def logical_warps(ctx):
 
 
 # ------------------------------------------------------------------------ the fix of a warp-size definition (PORT010)
-def definition_fix(ctx, name: str, name_pos: int, value_start: int, value_end: int, is_macro: bool, line_span=None):
+def _uses_of(ctx, name: str, pool: dict | None) -> list:
+    """``uses(ctx, {name: None})``: read from the uses of every name of ``pool`` (one walk of the file
+    for all of them, kept for the whole-pool caller) where ``pool`` holds ``name`` and only plain
+    identifiers (then a pool match is a match of one name, and a match of ``name`` alone is one of
+    the pool's: none can start inside another identifier), else found alone."""
+    if pool is not None and name in pool and all(_IDENT.fullmatch(n) for n in pool):
+        return [u for u in uses(ctx, pool) if u[0] == name]
+    return uses(ctx, {name: None})
+
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def definition_fix(ctx, name: str, name_pos: int, value_start: int, value_end: int, is_macro: bool, line_span=None,
+                   pool: dict | None = None):
     """(reason, fix): the unsafe fix for a warp-size constant defined as 32, from its uses in this
-    file: the definition becomes the wave width where every use allows it."""
-    found = [s for _n, s, a, _b in uses(ctx, {name: None}) if a != name_pos]
+    file: the definition becomes the wave width where every use allows it.  ``pool``: names whose
+    uses the caller reads too (``uses(ctx, pool)``), from which ``name``'s are taken."""
+    found = [s for _n, s, a, _b in _uses_of(ctx, name, pool) if a != name_pos]
     compile_lines = sorted({ctx.index.line_of(s.start) for s in found if s.compile_time})
     host = [s for s in found if not s.device and s.kind != "macro body"]
     # warpSize only for a constant inside device code: at namespace scope the definition itself
