@@ -98,6 +98,22 @@ def root_error(lines: list[str]) -> str | None:
     return found
 
 
+_DONE = ("Training completed.", "***** train metrics *****")  # transformers' Trainer, after the last step
+_TEARDOWN_ABORT = "terminate called without an active exception"  # a rank aborting in gloo's teardown
+
+
+def teardown_abort(text: str) -> bool:
+    """Whether the run failed only after training had finished: the Trainer said it was done, a rank
+    then aborted leaving the process group (gloo on the CPU: "terminate called without an active
+    exception", SIGABRT), and no training process raised an exception.  The built-in launcher tells
+    the same teardown crash from a failed run; LLaMA-Factory's torchrun exits 1 for it."""
+    lines = text.replace("\r", "\n").splitlines()
+    done = min((i for i, ln in enumerate(lines) if any(d in ln for d in _DONE)), default=None)
+    if done is None or root_error(lines) is not None:
+        return False
+    return any(_TEARDOWN_ABORT in ln for ln in lines[done:])
+
+
 # ---- trainer_log.jsonl ------------------------------------------------------------------------------------
 
 def _num(v) -> bool:

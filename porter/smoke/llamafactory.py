@@ -567,7 +567,12 @@ def _train(inst: lfenv.Install, eff: dict, opts: SmokeOptions, *, nproc: int, cp
     logs = read_logs(out, log_file)
     rep = logs_to_report(logs, opts, time_to_first_step_s=round(first_step_at - t0, 3) if first_step_at else None,
                          cpu=cpu, lf=lf, start_time=t0, world_size=nproc, config=eff["cfg"])
-    if error is None and code not in (None, 0):
+    if error is None and code not in (None, 0) and rep["steps_done"] >= opts.steps \
+            and lflog.teardown_abort(logs["log_text"]):
+        rep["warnings"].append(f"{CLI} exited with code {code} after all {opts.steps} steps ran: a rank aborted while "
+                               "leaving the process group ('terminate called without an active exception', gloo's "
+                               f"teardown on the CPU), after the Trainer finished (log: {log_file})")
+    elif error is None and code not in (None, 0):
         error = _error_line(code, logs["log_text"], lflog.root_error(logs["log_text"].replace("\r", "\n").splitlines()),
                             log_file, deepspeed is not None)
     if error:

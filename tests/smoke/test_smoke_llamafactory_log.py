@@ -233,3 +233,16 @@ def test_the_interpreter_of_a_console_script(tmp_path):
     assert lfenv.interpreter_of(_exe(tmp_path / "bin" / "b", "#!/bin/sh\n")) is None   # no python beside it
     _exe(tmp_path / "bin" / "python")
     assert lfenv.interpreter_of(tmp_path / "bin" / "b") == str(tmp_path / "bin" / "python")
+
+
+def test_a_rank_aborting_in_gloos_teardown_after_training_is_told_from_a_failed_run():
+    """ZeRO-3 over two CPU processes: all steps ran, the Trainer finished, then rank 1 aborted leaving the
+    process group ('terminate called without an active exception') and torchrun exited 1 (seen in CI)."""
+    text = (FIX / "zero3_cpu_teardown_abort.log").read_text()
+    assert lflog.teardown_abort(text)
+    done = text.index("Training completed")
+    before = text[:done] + "terminate called without an active exception\n"  # an abort before the end: a failure
+    assert not lflog.teardown_abort(before)
+    raised = text + "[rank1]: RuntimeError: Connection closed by peer\n"  # a training process raised: a failure
+    assert not lflog.teardown_abort(raised)
+    assert not lflog.teardown_abort(text.replace("terminate called without an active exception", ""))
