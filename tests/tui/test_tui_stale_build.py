@@ -147,3 +147,19 @@ async def test_T_with_no_choice_made_writes_first_without_asking_and_c_still_ask
         await pilot.press("c")
         await pilot.pause()
         assert isinstance(app.screen, ChoiceScreen)
+
+
+@sync
+async def test_c_before_anything_is_written_says_what_to_do_and_builds_nothing(project_dir):
+    """The app holds its output folder's lock (.porter/lock) from the start, so the folder exists before
+    any file is written: c there built nothing and failed with "no translation units found"."""
+    app = make_app(project_dir)
+    _with_fake_build(app)
+    (app.project.output / ".porter").mkdir(parents=True, exist_ok=True)  # as `porter PATH` leaves it
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("c")
+        await pilot.pause()
+        assert any("nothing written yet" in n for n in notes(app)), notes(app)
+        await settle(app, pilot)
+        assert "build saw" not in _log(app)  # no build ran

@@ -35,6 +35,14 @@ SEVERITY_RANK = {"error": 0, "warning": 1, "note": 2}
 DIAG_STYLE = {"error": "#ff8787", "warning": "#ffaf00"}
 
 
+def _holds_port(output: Path) -> bool:
+    """Whether the output folder holds any written file (not only porter's own .porter folder)."""
+    try:
+        return any(p.name != ".porter" for p in output.iterdir())
+    except OSError:
+        return False
+
+
 class JobActions:
     _job_worker: Worker | None = None
     _error_pos: int | None = None  # the diagnostic } / { are at
@@ -97,8 +105,9 @@ class JobActions:
             return
         if write:
             self._start(self._run_job("build", argv, BUILD_TIMEOUT_S, self._job_worker, write=True))
-        elif not self.project.output.exists():
-            self.notify("nothing written yet: w writes the output first", severity="warning")
+        elif not _holds_port(self.project.output):  # (the app's lock folder alone is no port)
+            self.notify("nothing written yet: accept files (a, A) and w writes them, then c compiles",
+                        severity="warning")
         else:
             self.start_job("build", argv, BUILD_TIMEOUT_S)
 
