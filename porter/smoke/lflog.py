@@ -98,6 +98,33 @@ def root_error(lines: list[str]) -> str | None:
     return found
 
 
+_STAMP = re.compile(r"^\[(?:[A-Z]+)\|(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\] ")  # LLaMA-Factory's own lines
+_MODEL_READY = re.compile(r"trainable params: [\d,]+ \|\| all params")
+
+
+def phase_walls(text: str) -> tuple[float | None, float | None]:
+    """(when LLaMA-Factory's first own log line was written: its imports and argument parsing are
+    done; when it logged the model ready: "trainable params: ... || all params"), as epoch seconds of
+    this host's clock (the log's local time, whole seconds); None where the log does not say."""
+    import time  # noqa: PLC0415
+
+    first = ready = None
+    for line in text.replace("\r", "\n").splitlines():
+        m = _STAMP.match(line)
+        if not m:
+            continue
+        try:
+            t = time.mktime(time.strptime(m[1], "%Y-%m-%d %H:%M:%S"))
+        except ValueError:
+            continue
+        if first is None:
+            first = t
+        if ready is None and _MODEL_READY.search(line):
+            ready = t
+            break
+    return first, ready
+
+
 _DONE = ("Training completed.", "***** train metrics *****")  # transformers' Trainer, after the last step
 _TEARDOWN_ABORT = "terminate called without an active exception"  # a rank aborting in gloo's teardown
 

@@ -261,7 +261,8 @@ def lf_section(**values) -> dict:
     sec = {"cli": "", "found": "", "python": None, "config": None, "effective_config": "", "overrides": [],
            "cwd": "", "workdir": "", "log": "", "threads": None, "deepspeed": None,
            "attention": {"asked": "auto", "used": None, "line": None, "fallback": None, "required": False, "ok": None},
-           "step_time_source": "", "step_time_mean_s": None, "scaling": None, "warmup_steps": None}
+           "step_time_source": "", "step_time_mean_s": None, "scaling": None, "warmup_steps": None,
+           "first_step_breakdown": None}
     sec.update(values)
     return sec
 
@@ -364,6 +365,7 @@ def logs_to_report(logs: dict, opts: SmokeOptions, *, time_to_first_step_s: floa
         rep["time_to_first_step_s"] = round(first - start_time, 3)
     else:
         rep["time_to_first_step_s"] = time_to_first_step_s
+    lf["first_step_breakdown"] = _breakdown(logs.get("log_text") or "", start_time, rep["time_to_first_step_s"])
     att = dict(lf["attention"])
     att.update(used=parsed["attention_used"], line=parsed["attention_line"], fallback=parsed["attention_fallback"])
     if att["required"]:
@@ -501,6 +503,20 @@ def _env(inst: lfenv.Install, nproc: int, cpu: bool, deepspeed: bool) -> tuple[d
     elif nproc > 1:
         env.setdefault("NCCL_DEBUG", "INFO")  # the transport check reads NCCL's channel lines from the log
     return env, threads
+
+
+def _breakdown(log_text: str, start_time: float | None, first_step_s: float | None) -> dict | None:
+    """Where the time to the first step went, from the log's clock (whole seconds): imports and
+    start-up (porter's launch to LLaMA-Factory's first log line), data and model (to "trainable
+    params"), trainer set-up and the first step (the rest)."""
+    first, ready = lflog.phase_walls(log_text)
+    if start_time is None or first_step_s is None or first is None or ready is None:
+        return None
+    # the log's stamps are whole seconds, truncated: a phase boundary is known within 1 s
+    imports = max(0.0, first - start_time)
+    model = max(0.0, ready - first)
+    return {"imports_s": round(min(imports, first_step_s), 1), "data_and_model_s": round(model, 1),
+            "trainer_and_first_step_s": round(max(0.0, first_step_s - imports - model), 1), "resolution_s": 1.0}
 
 
 def _error_line(code: int, log_text: str, root: str | None, log_file: Path, deepspeed: bool) -> str:

@@ -116,6 +116,7 @@ LF_KEYS: dict[str, tuple[type, ...]] = {
     "attention": (dict,),             # {asked, used, line, fallback, required, ok}
     "step_time_source": (str,),       # where the per-step times came from (or why there are none)
     "step_time_mean_s": OPT_NUM,      # train_runtime / steps (a mean, kept apart from the median)
+    "first_step_breakdown": (dict, type(None)),  # {imports_s, data_and_model_s, trainer_and_first_step_s, resolution_s}
     "scaling": OPT_STR,               # --nproc > 1: why the scaling efficiency was not measured (None when it was)
     "warmup_steps": (int, type(None)),  # steps left out of the median and the steady-step check (None: the usual 1-2)
 }
@@ -454,6 +455,11 @@ def _lf_lines(rep: dict, lf: dict) -> list[str]:
         mean = lf.get("step_time_mean_s")
         lines.append(f"step times  none per step ({lf['step_time_source']})"
                      + (f"; mean {mean * 1000:.1f} ms (train_runtime / steps)" if mean is not None else ""))
+    b = lf.get("first_step_breakdown")
+    if b:
+        lines.append(f"first step  {_g(rep['time_to_first_step_s'], '{:.1f}', ' s')}: imports and start-up "
+                     f"{b['imports_s']:.1f} s, data and model {b['data_and_model_s']:.1f} s, trainer set-up and first step "
+                     f"{b['trainer_and_first_step_s']:.1f} s (the log's clock: within 1 s)")
     if len(rep.get("ranks") or []) > 1:
         lines.append("ranks       " + ", ".join(f"{r.get('rank')}: {r.get('device')}" for r in rep["ranks"]))
     return lines

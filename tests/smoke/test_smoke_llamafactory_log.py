@@ -246,3 +246,17 @@ def test_a_rank_aborting_in_gloos_teardown_after_training_is_told_from_a_failed_
     raised = text + "[rank1]: RuntimeError: Connection closed by peer\n"  # a training process raised: a failure
     assert not lflog.teardown_abort(raised)
     assert not lflog.teardown_abort(text.replace("terminate called without an active exception", ""))
+
+
+def test_the_time_to_the_first_step_is_split_by_the_logs_clock():
+    import time
+
+    from porter.smoke.llamafactory import _breakdown
+
+    text = (FIX / "fa2_fallback_cpu.log").read_text()  # first own line 08:09:42, "trainable params" 08:09:43
+    first, ready = lflog.phase_walls(text)
+    assert ready - first == 1.0
+    launch = time.mktime(time.strptime("2026-12-05 08:09:20", "%Y-%m-%d %H:%M:%S"))
+    b = _breakdown(text, launch, 30.0)
+    assert (b["imports_s"], b["data_and_model_s"], b["trainer_and_first_step_s"]) == (22.0, 1.0, 7.0)
+    assert _breakdown("no stamps here", launch, 30.0) is None
