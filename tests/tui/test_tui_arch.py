@@ -26,6 +26,7 @@ async def test_palette_arch_is_passed_to_the_build_and_kept_in_the_session(proje
     async with app.run_test(size=SIZE) as pilot:
         await open_file(app, pilot, "main.cu")
         app.project.output.mkdir(parents=True, exist_ok=True)
+        (app.project.output / "Makefile").write_text("all:\n")  # a written port (an empty folder is not built)
         titles = [c.title for c in app.get_system_commands(app.main)]
         assert "Compile for gfx942 (MI300X)" in titles and "Compile for gfx90a (MI250X / MI210)" in titles
         await pilot.press("c")
