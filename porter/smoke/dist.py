@@ -138,6 +138,29 @@ def run_ranks(opts: SmokeOptions, nproc: int, *, emit: Callable[[str], None] | N
     error = failed_rank = None
     interrupted = False
     teardown: list[_Rank] = []  # ranks that crashed after writing a successful report
+
+    def take(local: int, line: str, echo: bool = True) -> None:
+        """One line of a rank: NCCL's go to the transport check, the others to the rank's tail; the
+        node's first rank's progress lines are the run's steps (shown as they come)."""
+        if "NCCL INFO" in line or "NCCL WARN" in line:
+            nccl_lines.append(line)
+            return
+        ranks[local].tail.append(line)
+        p = srep.parse_progress_line(line) if local == 0 else None
+        if p and (not progress or p["step"] > progress[-1]["step"]):
+            progress.append(p)
+            if emit and echo:
+                emit(line)
+
+    def drain(echo: bool = True) -> None:
+        """The lines already read from the ranks' pipes and not yet taken."""
+        while True:
+            try:
+                local, line = q.get_nowait()
+            except queue.Empty:
+                return
+            if line is not None:
+                take(local, line, echo)
     try:
         for local in range(nproc):
             rank = first + local
@@ -157,15 +180,7 @@ def run_ranks(opts: SmokeOptions, nproc: int, *, emit: Callable[[str], None] | N
             except queue.Empty:
                 rank, line = None, None
             if line is not None:
-                if "NCCL INFO" in line or "NCCL WARN" in line:
-                    nccl_lines.append(line)
-                else:
-                    ranks[rank].tail.append(line)
-                    p = srep.parse_progress_line(line) if rank == 0 else None
-                    if p:
-                        progress.append(p)
-                        if emit:
-                            emit(line)
+                take(rank, line)
             elif rank is not None:
                 open_streams -= 1
             codes = [r.proc.poll() for r in ranks]
@@ -175,22 +190,7 @@ def run_ranks(opts: SmokeOptions, nproc: int, *, emit: Callable[[str], None] | N
             bad = [r for r, c in zip(ranks, codes) if c not in (None, 0) and r not in teardown]
             if bad:
                 time.sleep(0.5)  # let the rank that caused it and its peers' reactions settle
-                while True:  # the lines printed meanwhile count: "after step N" is what rank 0 had finished
-                    try:
-                        rank, line = q.get_nowait()
-                    except queue.Empty:
-                        break
-                    if line is not None and rank == 0 and not ("NCCL INFO" in line or "NCCL WARN" in line):
-                        ranks[0].tail.append(line)
-                        p = srep.parse_progress_line(line)
-                        if p:
-                            progress.append(p)
-                            if emit:
-                                emit(line)
-                    elif line is not None and ("NCCL INFO" in line or "NCCL WARN" in line):
-                        nccl_lines.append(line)
-                    elif line is not None:
-                        ranks[rank].tail.append(line)
+                drain()  # the lines printed meanwhile count: "after step N" is what rank 0 had finished
                 failed_rank, error = _blame(ranks, len(progress))
                 break
             ended = all(c == 0 or r in teardown for r, c in zip(ranks, codes))
@@ -211,14 +211,7 @@ def run_ranks(opts: SmokeOptions, nproc: int, *, emit: Callable[[str], None] | N
     for r in ranks:  # drain the readers (their pipes close with the processes)
         if r.reader:
             r.reader.join(timeout=2)
-    while not q.empty():
-        rank, line = q.get_nowait()
-        if line and ("NCCL INFO" in line or "NCCL WARN" in line):
-            nccl_lines.append(line)
-        elif line and rank == 0:
-            p = srep.parse_progress_line(line)
-            if p and (not progress or p["step"] > progress[-1]["step"]):
-                progress.append(p)
+    drain(echo=False)
     reports = {}
     for r in ranks:
         try:
