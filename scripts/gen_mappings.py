@@ -779,6 +779,8 @@ class Builder:
         yield_to = self.conv.get("hipify_yield", {})
         headers = [(re.compile(k), v) for k, v in self.conv.get("hipify_headers", {}).items()]
         family_notes = self.conv.get("hipify_family_notes", {})
+        typedef_roc = {r["cuda"]: r["roc"] for r in t.rows
+                       if r["cuda"].endswith("_t") and r["roc"] and IDENT_FULL.match(r["roc"])}
         for r in t.rows:
             cuda = r["cuda"]
             if not IDENT_FULL.match(cuda):
@@ -793,7 +795,10 @@ class Builder:
                 continue
             roc = None if miopen else (r["roc"] or None)
             if roc and not IDENT_FULL.match(roc):
-                roc = None  # a qualified roc* name (rocrand_device::...): not a drop-in identifier
+                # a qualified roc* name (rocrand_device::philox4x32_10_engine) is no drop-in identifier;
+                # the tables pair the CUDA typedef of the same struct (curandStatePhilox4_32_10_t) with
+                # rocRAND's typedef of that engine (rocrand_state_philox4x32_10): the same type
+                roc = typedef_roc.get(cuda + "_t")
             if not IDENT_FULL.match(hip):
                 self.hipify_none.setdefault(cuda, r)
                 continue
@@ -830,6 +835,13 @@ class Builder:
             if e is not None:
                 if e.get("hip") and e["status"] != "unsupported":
                     e.setdefault("others", []).append(f"{t.tables_source}: no counterpart")
+                    # the tables' roc* name stands even where they list no HIP name and another source
+                    # pairs one (CUSPARSE_FORMAT_BSR): --roc emits it, when declared and no younger than
+                    # the HIP name the entry's versions describe (rocblas_ctrsm_64 is 6.2's: left out)
+                    roc = r["roc"] if r["family"] != "CUDNN" else ""
+                    found = t.declared(roc) if roc and IDENT_FULL.match(roc) and not e.get("roc") else None
+                    if found is not None and not truth.later(found.since, e.get("since_hip")):
+                        e["roc"] = roc
                 continue
             cat = categorize(cuda)
             self.add("identifier", cuda, None, category=cat, status="unsupported", source=t.tables_source,

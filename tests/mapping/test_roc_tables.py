@@ -1,0 +1,103 @@
+"""``--roc`` emits the roc* name AMD's HIPIFY tables pair with a CUDA name (hipify-api-tables.tsv).
+
+The tables are AMD's facts; porter may differ only where a curated entry says why, or where the
+roc* name is younger than the HIP name the entry's versions describe (porter dates HIP names only).
+"""
+
+import os
+import shutil
+import signal
+import subprocess
+
+import pytest
+
+from porter.mapping import truth
+from porter.translate import TranslateOptions, translate
+
+# curated on purpose (porter/mapping/curated/cublas.toml: rocBLAS's own status for "not supported")
+CURATED = {"CUBLAS_STATUS_NOT_SUPPORTED"}
+
+
+def _rows():
+    return truth.read_tables(truth.SOURCES / truth.TABLES)
+
+
+def test_every_declared_roc_pair_of_amds_tables_is_emitted_with_roc(db):
+    t = truth.Truth()
+    typedef_roc = {r["cuda"]: r["roc"] for r in _rows() if r["cuda"].endswith("_t") and r["roc"]}
+    missing = []
+    for r in _rows():
+        cuda, roc = r["cuda"], r["roc"]
+        if not roc or r["family"] == "CUDNN" or cuda in CURATED:
+            continue  # cuDNN: the MIOpen name is porter's HIP name (checked below)
+        if "::" in roc:  # rocrand_device::philox4x32_10_engine: the tables' typedef of it is the name
+            roc = typedef_roc.get(cuda + "_t")
+            if roc is None:
+                continue
+        e = db.identifiers.get(cuda)
+        if e is None or not e.renames:
+            continue  # no HIP name: a roc*-only pair (see the README's conformance section)
+        found = t.declared(roc)
+        if found is None or truth.later(found.since, e.since_hip):
+            continue
+        if e.target(roc=True) != roc:
+            missing.append(f"{cuda}: tables {roc}, porter {e.target(roc=True)}")
+    assert not missing, "\n".join(missing)
+
+
+def test_cudnn_names_become_amds_miopen_names(db):
+    wrong = [(r["cuda"], r["roc"], db.identifiers[r["cuda"]].target(roc=True))
+             for r in _rows() if r["family"] == "CUDNN" and r["roc"] and "::" not in r["roc"]
+             and r["cuda"] in db.identifiers and db.identifiers[r["cuda"]].renames
+             and db.identifiers[r["cuda"]].target(roc=True) != r["roc"]]
+    assert not wrong
+
+
+def _roc(src: str) -> str:
+    return translate(src.encode(), "t.cu", TranslateOptions(roc=True)).output.decode()
+
+
+def test_rocsparse_bsr_format_and_sliced_ell_spmv_convert_with_roc():
+    # AMD's tables: CUSPARSE_FORMAT_BSR -> rocsparse_format_bsr, CUSPARSE_SPMV_SELL_ALG1 -> rocsparse_spmv_alg_ell
+    out = _roc("#include <cusparse.h>\n"
+               "void f() {\n  cusparseFormat_t f = CUSPARSE_FORMAT_BSR;\n"
+               "  cusparseSpMVAlg_t a = CUSPARSE_SPMV_SELL_ALG1;\n}\n")
+    assert "rocsparse_format f = rocsparse_format_bsr;" in out
+    assert "rocsparse_spmv_alg a = rocsparse_spmv_alg_ell;" in out
+    assert "HIPSPARSE_" not in out
+
+
+CURAND_KERNEL = """#include <curand_kernel.h>
+__global__ void k(float* out, unsigned long long seed) {
+  int i = threadIdx.x;
+  curandStatePhilox4_32_10 s;
+  curand_init(seed, i, 0, &s);
+  out[i] = curand_uniform(&s);
+}
+"""
+
+
+def test_philox_state_struct_name_becomes_rocrands_philox_state_with_roc():
+    out = _roc(CURAND_KERNEL)
+    assert "rocrand_state_philox4x32_10 s;" in out
+    assert "hiprandStatePhilox4_32_10" not in out
+
+
+def test_roc_philox_kernel_compiles_with_hipcc_against_rocrand(tmp_path):
+    hipcc = shutil.which("hipcc")
+    if not hipcc or not os.path.isdir("/usr/include/rocrand"):
+        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
+            pytest.fail("PORTER_REQUIRE_HIPCC=1 but hipcc or rocRAND's headers are missing")
+        pytest.skip("hipcc / rocRAND headers not installed")
+    src = tmp_path / "k.hip"
+    src.write_text(_roc(CURAND_KERNEL))
+    proc = subprocess.Popen([hipcc, "--offload-arch=gfx90a", "-c", str(src), "-o", str(tmp_path / "k.o")],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                            env={**os.environ, "HIP_PLATFORM": "amd"})
+    try:
+        log, _ = proc.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail("hipcc did not finish in 300 s")
+    assert proc.returncode == 0, src.read_text() + "\n" + log[-3000:]
