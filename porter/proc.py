@@ -153,6 +153,13 @@ def run(argv: list[str], *, timeout: float = 60.0, cwd: str | os.PathLike | None
         untrack(proc)
 
 
+def output(argv: list[str], *, timeout: float) -> str | None:
+    """The stdout of a short query of a tool (``amd-smi version``, ``rocm-smi --showtopo``) run as :func:`run`
+    runs it; None where the tool is missing, fails, or runs past ``timeout`` (its process group is killed)."""
+    r = run(argv, timeout=timeout)
+    return r.stdout if r.ok else None
+
+
 def _communicate(proc, argv, start, timeout, cancel, stdin_text) -> Result:
     timed_out = cancelled = False
     out = err = ""

@@ -11,10 +11,11 @@ import importlib.util
 import os
 import platform
 import shutil
-import subprocess
 import sys
 import warnings
 from pathlib import Path
+
+from porter import proc
 
 VISIBLE_VARS = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
 COMM_PREFIXES = ("NCCL_", "RCCL_")
@@ -100,12 +101,9 @@ def toolchain_info() -> dict:
     return d
 
 
-def _run(argv: list[str], env=None) -> str | None:
-    try:
-        p = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S, env=env, start_new_session=True)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return p.stdout if p.returncode == 0 else None
+def _query(argv: list[str]) -> str | None:
+    """A tool's stdout (None: missing, failed or past TIMEOUT_S), read through porter.proc."""
+    return proc.output(argv, timeout=TIMEOUT_S)
 
 
 def rocm_info() -> dict:
@@ -119,7 +117,7 @@ def rocm_info() -> dict:
     tools = {name: shutil.which(name) for name in ("amd-smi", "rocm-smi", "rocminfo", "nvidia-smi")}
     smi_version = None
     if tools["amd-smi"]:
-        smi_version = (_run([tools["amd-smi"], "version"]) or "").strip().splitlines()[:1]
+        smi_version = (_query([tools["amd-smi"], "version"]) or "").strip().splitlines()[:1]
         smi_version = smi_version[0] if smi_version else None
     return {"rocm_version": version, "tools": tools, "amd_smi_version": smi_version}
 
@@ -135,7 +133,7 @@ def topology_info(env=None) -> dict:
     """The GPU links (amd-smi / rocm-smi) and the RCCL settings that keep traffic off xGMI."""
     from porter.doctor.topology import comm_problems, read_links  # noqa: PLC0415
 
-    info = read_links(_run)
+    info = read_links(_query)
     info["comm_problems"] = comm_problems(dict(os.environ if env is None else env))
     return info
 

@@ -10,7 +10,9 @@ from dataclasses import asdict, dataclass, fields
 ENGINES = ("builtin", "llamafactory")
 DEVICES = ("auto", "cpu", "cuda")
 DTYPES = ("bf16", "fp32")
-SIZES = ("tiny", "llama3-8b")       # porter.smoke.model.SHAPES (kept here so options need no torch)
+# porter.smoke.model.SHAPES's names, kept here so options need no torch (tests/smoke/test_smoke_model_size.py
+# checks the two agree)
+SIZES = ("tiny", "llama3-8b")
 
 
 class SmokeError(RuntimeError):

@@ -4,17 +4,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
+
+from porter.proc import output
 
 TIMEOUT_S = 10
-
-
-def _run(argv: list[str]) -> str | None:
-    try:
-        p = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S, start_new_session=True)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return p.stdout if p.returncode == 0 else None
 
 
 def _find_key(obj, keys: tuple[str, ...]):
@@ -70,18 +63,18 @@ def parse_rocm_smi_meminfo(text: str) -> dict | None:
 def query(index: int = 0) -> dict | None:
     """VRAM use as the management tool reports it, or None when no such tool is installed."""
     if shutil.which("amd-smi"):
-        out = _run(["amd-smi", "metric", "-g", str(index), "-m", "--json"])
+        out = output(["amd-smi", "metric", "-g", str(index), "-m", "--json"], timeout=TIMEOUT_S)
         found = parse_amd_smi_metric(out) if out else None
         if found:
             return found
     if shutil.which("rocm-smi"):
-        out = _run(["rocm-smi", "-d", str(index), "--showmeminfo", "vram", "--json"])
+        out = output(["rocm-smi", "-d", str(index), "--showmeminfo", "vram", "--json"], timeout=TIMEOUT_S)
         found = parse_rocm_smi_meminfo(out) if out else None
         if found:
             return found
     if shutil.which("nvidia-smi"):
-        out = _run(["nvidia-smi", "-i", str(index), "--query-gpu=memory.used,memory.total",
-                    "--format=csv,noheader,nounits"])
+        out = output(["nvidia-smi", "-i", str(index), "--query-gpu=memory.used,memory.total",
+                      "--format=csv,noheader,nounits"], timeout=TIMEOUT_S)
         if out and "," in out:
             used, total = (x.strip() for x in out.splitlines()[0].split(",")[:2])
             return {"tool": "nvidia-smi", "vram_used_mib": used, "vram_total_mib": total}

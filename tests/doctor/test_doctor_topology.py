@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from porter.doctor.topology import comm_problems, parse_amd_smi, parse_rocm_smi
@@ -127,3 +129,41 @@ def test_socket_interface_on_ethernet_without_an_ib_hca_is_named(tmp_path):
 def test_parsers_refuse_other_shapes():
     assert parse_amd_smi("not json") is None and parse_amd_smi(json.dumps([{"gpu": 0}])) is None
     assert parse_rocm_smi("GPU0 GPU1\nGPU0 0 XGMI\n") is None  # no link-type table
+
+
+def _running(pid: int) -> bool:
+    """The process exists and is not a zombie (killed, waiting to be reaped)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+def test_a_hung_smi_tool_is_stopped_with_what_it_started(tmp_path, monkeypatch):
+    """An amd-smi that never answers (a wedged driver) after starting a helper of its own: doctor gives up
+    at its time limit, reports no topology, and ends the tool's whole process group: nothing it started
+    is left running."""
+    import porter.doctor as doctor
+
+    bin_dir, pid_file = tmp_path / "bin", tmp_path / "helper.pid"
+    bin_dir.mkdir()
+    tool = bin_dir / "amd-smi"
+    tool.write_text(f"#!{sys.executable}\nimport subprocess, sys, time\n"
+                    "helper = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)'])\n"
+                    f"open({str(pid_file)!r}, 'w').write(str(helper.pid))\ntime.sleep(300)\n")
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    monkeypatch.setattr(doctor, "TIMEOUT_S", 3)
+    helper = None
+    try:
+        topo = doctor.topology_info(env={})
+        assert topo["source"] is None and topo["links"] == []
+        helper = int(pid_file.read_text())
+        deadline = time.monotonic() + 30  # SIGTERM, then SIGKILL, reach the group: wait for them to land
+        while _running(helper) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _running(helper), "the tool's helper outlived the tool"
+    finally:
+        if helper is not None and _running(helper):
+            os.kill(helper, signal.SIGKILL)

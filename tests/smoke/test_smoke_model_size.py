@@ -30,6 +30,18 @@ def test_the_llama3_8b_shape_has_the_published_parameter_count():
     assert cut == OUTSIDE + 2 * PER_LAYER
 
 
+def test_the_sizes_options_accept_are_the_shapes_the_model_builds():
+    """--size is checked before torch is imported (options.SIZES), the shape is built from model.SHAPES:
+    a shape added to one table only is refused by --size, or accepted and then fails with a KeyError."""
+    pytest.importorskip("torch")
+    from porter.smoke import model
+    from porter.smoke.options import SIZES, SmokeOptions
+
+    assert sorted(SIZES) == sorted(model.SHAPES)
+    for size in model.SHAPES:
+        SmokeOptions(size=size).check()  # accepted: no SmokeUsageError
+
+
 def test_one_layer_of_the_8b_shape_trains_on_the_cpu_and_reports_its_size(tmp_path):
     pytest.importorskip("torch")
     out = tmp_path / "rep.json"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -128,7 +129,10 @@ async def test_an_unwritable_output_folder_shows_a_message(project_dir, tmp_path
         await open_file(app, pilot, "main.cu")
         await pilot.press("A", "w")
         await settle(app, pilot)
-        await pilot.pause(0.4)  # the session is saved 0.2 s after a change
+        # the session is saved on a timer after a change: wait (bounded) for its message, not for a time
+        deadline = time.monotonic() + 10
+        while not any("session not saved" in n for n in notes(app)) and time.monotonic() < deadline:
+            await pilot.pause(0.02)
         msgs = notes(app)
         assert any("session not saved" in n for n in msgs)
         assert any("cannot create" in n for n in msgs)

@@ -20,7 +20,10 @@ hipcc 5.2 (gfx90a) and clang-19 (gfx942) against the HIP 5.2 headers:
 
 from __future__ import annotations
 
+import functools
 import re
+import tomllib
+from pathlib import Path
 
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
@@ -192,8 +195,9 @@ class _Types:
         return None
 
 
-def _defines_min_max(ctx, name: str) -> bool:
-    """The file defines its own ``min``/``max`` (a macro or a function): its calls are not HIP's."""
+def _defines_own_function(ctx, name: str) -> bool:
+    """The file defines its own function (or macro) of this name (``min``, ``atomicInc`` ...): its calls are
+    not HIP's."""
     key = "hipheaders.own:" + name
     if key not in ctx.cache:
         n = re.escape(name.encode())
@@ -210,7 +214,7 @@ def min_max_of_a_coordinate(ctx, node, caps):
     older = version_key(ctx.options.target) < version_key(COORDINATES_UNTIL)
     fn = ctx.text(caps["fn"][0])
     args = args_of(node)
-    if len(args) != 2 or _defines_min_max(ctx, fn):
+    if len(args) != 2 or _defines_own_function(ctx, fn):
         return None
     types = _Types(ctx, node)
     kinds = [types.of(a) for a in args]
@@ -255,9 +259,21 @@ def _verdict(ctx, older: bool, since: str, fails: str) -> str:
 
 # ------------------------------------------------------------------------ PORT175
 ATOMIC_INC_FROM = "5.6"  # the first ROCm whose headers porter has seen call __builtin_amdgcn_atomic_inc32
-_INC = {"atomicInc": ("__builtin_amdgcn_atomic_inc32", "agent"), "atomicDec": ("__builtin_amdgcn_atomic_dec32", "agent"),
-        "atomicInc_block": ("__builtin_amdgcn_atomic_inc32", "workgroup"),
-        "atomicDec_block": ("__builtin_amdgcn_atomic_dec32", "workgroup")}
+ATOMIC_BUILTINS_FILE = Path(__file__).resolve().parents[1] / "atomic_builtins.toml"
+_SCOPES = {"agent": "device", "workgroup": "block"}  # the builtin's memory scope -> CUDA's word for it
+
+
+@functools.cache
+def atomic_builtins() -> dict[str, tuple[str, str]]:
+    """CUDA function -> (the clang builtin, its memory scope), from atomic_builtins.toml."""
+    doc = tomllib.loads(ATOMIC_BUILTINS_FILE.read_text(encoding="utf-8"))
+    table = {}
+    for entry in doc["atomic"]:
+        if entry["scope"] not in _SCOPES:
+            raise ValueError(f"{ATOMIC_BUILTINS_FILE.name}: {entry['cuda']}: scope {entry['scope']!r} is not one of "
+                             f"{', '.join(_SCOPES)}")
+        table[entry["cuda"]] = (entry["builtin"], entry["scope"])
+    return table
 
 
 @node_check("PORT175")
@@ -267,13 +283,13 @@ def atomic_inc_dec(ctx, node, caps):
     older = version_key(ctx.options.target) < version_key(ATOMIC_INC_FROM)
     name = ctx.text(caps["fn"][0])
     args = args_of(node)
-    if len(args) != 2 or _defines_min_max(ctx, name):
+    if len(args) != 2 or _defines_own_function(ctx, name):
         return None
-    builtin, scope = _INC[name]
+    builtin, scope = atomic_builtins()[name]
     fn = caps["fn"][0]
     the_fix = fix(f"call `{builtin}(p, v, __ATOMIC_RELAXED, \"{scope}\")`, what HIP's own {name.split('_')[0]} does from "
                   "ROCm 5.6 on (relaxed order, "
-                  f"{'device' if scope == 'agent' else 'block'} scope); hipcc 5.2 and clang-19 both compile it",
+                  f"{_SCOPES[scope]} scope); hipcc 5.2 and clang-19 both compile it",
                   edit(fn.start_byte, fn.end_byte, builtin),
                   edit(args[-1].end_byte, args[-1].end_byte, f", __ATOMIC_RELAXED, \"{scope}\""))
     return Hit(node.start_byte, node.end_byte, {"call": compact(ctx.text(node), 40), "name": name, "builtin": builtin,
