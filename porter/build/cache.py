@@ -101,9 +101,18 @@ class Cache:
         tmp = self.path.with_name(self.path.name + f".{os.getpid()}.tmp")
         with self._lock:
             data = {"version": VERSION, "files": self.files, "units": self.units, "extra": self.extra}
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(data, fh)
-        os.replace(tmp, self.path)
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                json.dump(data, fh)
+            os.replace(tmp, self.path)
+        except OSError as exc:  # a full disk: no half-written file left; the error names cache.json
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            if exc.filename is None or os.fspath(exc.filename) == os.fspath(tmp):
+                exc.filename = str(self.path)
+            raise
         self.dirty = False
 
 

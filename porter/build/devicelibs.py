@@ -135,9 +135,7 @@ def _assemble(clang: str, text: str, dest: Path) -> str:
             return f"{os.path.basename(argv[0])} could not assemble {dest.name}: {why[:200]}"
         digest = hashlib.sha256(Path(tmp_bc).read_bytes()).hexdigest()
         os.replace(tmp_bc, dest)
-        tmp_sum = _digest_file(dest).with_name(f".{dest.name}.{os.getpid()}.sha256")
-        tmp_sum.write_text(digest + "\n")
-        os.replace(tmp_sum, _digest_file(dest))
+        _write_digest(dest, digest)
         return ""
     finally:
         for p in (ll, tmp_bc):
@@ -158,8 +156,9 @@ def _link_shipped(src: str, folder: Path) -> None:
         tmp = folder / f".{name}.{os.getpid()}.tmp"
         try:
             os.symlink(target, tmp)
-        except OSError:  # no symlinks here (some file systems): copy
+        except OSError:  # no symlinks here (some file systems): a copy, with its SHA-256 beside it (check_folder)
             shutil.copyfile(target, tmp)
+            _write_digest(link, hashlib.sha256(tmp.read_bytes()).hexdigest())
         os.replace(tmp, link)
 
 
@@ -196,6 +195,65 @@ def prepare(src_dir: str, clang: str, archs=tuple(ISA_VERSIONS)) -> Prepared:
 
 def _digest_file(dest: Path) -> Path:
     return dest.with_name(dest.name + ".sha256")
+
+
+def _write_digest(dest: Path, digest: str) -> None:
+    tmp_sum = _digest_file(dest).with_name(f".{dest.name}.{os.getpid()}.sha256")
+    tmp_sum.write_text(digest + "\n")
+    os.replace(tmp_sum, _digest_file(dest))
+
+
+def porters_folder(folder: str) -> bool:
+    """``folder`` is one porter made (under its cache), not ROCm's own."""
+    try:
+        return Path(folder).resolve().parent == (cache_root() / "devicelibs").resolve()
+    except OSError:
+        return False
+
+
+def check_folder(folder: str) -> str:
+    """"" when every device library in porter's ``folder`` is as porter made it: each link leads to a file,
+    each file porter wrote (generated, or copied where links cannot be made) has the SHA-256 recorded beside
+    it.  Otherwise one line naming the first damaged file (``prepare`` makes it again).  Cheap: the
+    generated files are a few hundred bytes; the shipped ones are links.  A folder that is not porter's
+    (ROCm's own) is not checked here: porter cannot remake it."""
+    if not folder or not porters_folder(folder):
+        return ""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError as exc:
+        return f"{folder}: {exc.strerror or exc}"
+    for name in names:
+        path = Path(folder) / name
+        if not name.endswith(".bc") or name.startswith("."):
+            continue
+        if path.is_symlink():
+            if not os.path.isfile(path):
+                return f"{path} links to {os.readlink(path)}, which is gone"
+            continue
+        if not _intact(path):  # a file in place of a link, or not the bytes porter wrote
+            return f"{path} is damaged (not the file porter made)"
+    return ""
+
+
+_CANNOT_OPEN = re.compile(r"cannot open file '(?P<path>[^'\n]+\.bc)': (?P<why>.+)$")
+
+
+def damaged_library_note(message: str) -> str:
+    """For clang's "cannot open file '…/X.bc': REASON" (a device library it cannot read): one line saying
+    which file it is and what to do; "" for any other message."""
+    m = _CANNOT_OPEN.search(message)
+    if not m:
+        return ""
+    path, why = m.group("path"), m.group("why").strip()
+    real = os.path.realpath(path)
+    if porters_folder(os.path.dirname(path)) and _digest_file(Path(path)).exists() and not os.path.islink(path):
+        return (f"the device library {path} is damaged ({why}): porter made it and makes it again before the "
+                "next build; run porter build again")
+    via = f" ({path} links to it)" if real != path else ""
+    return (f"the device library {real} is damaged ({why}){via}: it comes with ROCm's device libraries, which "
+            "porter links and cannot remake; reinstall them (Debian/Ubuntu: sudo apt-get install --reinstall "
+            "rocm-device-libs)")
 
 
 def _intact(dest: Path) -> bool:

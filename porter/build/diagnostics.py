@@ -2,7 +2,7 @@
 
 Parses clang's ``file:line:col: severity: message`` lines (notes attach to the
 diagnostic before them, ``In file included from`` lines give the include
-chain), driver/linker errors without a location, and ``make[N]: Entering
+chain), driver/linker errors and clang's own errors without a location, and ``make[N]: Entering
 directory`` lines (so paths resolve from the right folder).  Duplicates (the
 host and each device pass report the same error) are dropped.  Known porting
 problems (``known_errors.toml``) get the findings rule that fixes them, and a
@@ -28,6 +28,8 @@ _INCLUDED = re.compile(r"^In file included from (?P<file>[^:\n]+?):(?P<line>\d+)
 _INCLUDED_MORE = re.compile(r"^\s+from (?P<file>[^:\n]+?):(?P<line>\d+)[:,]")
 _TOOL = re.compile(r"^(?P<tool>clang(?:\+\+)?(?:-\d+)?|ld(?:\.lld)?|lld|/usr/bin/ld|hipcc|c\+\+|g\+\+|collect2|make(?:\[\d+\])?|"
                    r"cmake|CMake Error|ld\.lld)\S*?:\s*(?P<sev>fatal error|error|warning|\*\*\*)?:?\s*(?P<msg>.*)$")
+# clang's own errors without a place (cc1: "fatal error: cannot open file '…/ocml.bc': Invalid encoding")
+_BARE = re.compile(r"^(?P<sev>fatal error|error): (?P<msg>.+)$")
 _MAKE_DIR = re.compile(r"^make(?:\[\d+\])?: (?P<what>Entering|Leaving) directory ['`](?P<dir>.*)'$")
 _UNDEF = re.compile(r"undefined (?:reference to|symbol:?)\s*[`']?(?P<sym>[^'`\n]+)")
 
@@ -174,6 +176,15 @@ def parse(output: str, *, cwd: str, root: str, unit: str = "") -> list[Diagnosti
             u = _UNDEF.search(msg)
             if u:
                 d.hint = "a function defined in a file that did not compile, or a library missing from the link"
+            classify(d)
+            if d.key() not in seen:
+                seen.add(d.key())
+                out.append(d)
+            last, last_kept, chain = d, True, []
+            continue
+        m = _BARE.match(line)
+        if m and not re.match(r"\d+ errors? generated", m.group("msg")):
+            d = Diagnostic("", 0, 0, "error", m.group("msg").strip(), unit=unit)
             classify(d)
             if d.key() not in seen:
                 seen.add(d.key())

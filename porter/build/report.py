@@ -67,6 +67,9 @@ class BuildReport:
     target_rocm: str | None = None  # the ROCm release the port was converted for, as the build was told
     # a folder of several projects (system "projects"): each one's result, in build order; [] for one project
     projects: list[ProjectResult] = field(default_factory=list)
+    # one line when the build could not write a file (porter's state, an object, a program), a full disk above
+    # all (diskspace.py); also one of the diagnostics. "" when every write went through
+    write_error: str = ""
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -93,4 +96,5 @@ class BuildReport:
             "messages": list(self.messages), "outputs": list(self.outputs),
             "compile_commands": self.compile_commands, "code_objects": dict(self.code_objects),
             "target_rocm": self.target_rocm, "projects": [p.as_dict() for p in self.projects],
+            **({"error": self.write_error} if self.write_error else {}),
         }

@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from porter import proc
+from porter.build import diskspace
 from porter.build.cache import Cache, read_depfile, sha256_bytes
 from porter.build.diagnostics import Diagnostic, SourceMap, parse
 from porter.build.report import BuildReport, ProjectResult, UnitResult
@@ -76,8 +77,14 @@ class BuildOptions:
 
 # ---------------------------------------------------------------- toolchain (cached)
 
-def _toolchain(root: Path, arch: str | None, kind: str = "auto") -> Toolchain:
+def _toolchain(root: Path, arch: str | None, kind: str = "auto", notes: list[str] | None = None) -> Toolchain:
+    """The toolchain for ``arch`` (remembered in the state folder's toolchain.json).  A remembered
+    device-library folder of porter's is checked before a build uses it: a damaged file in it (a generated
+    library whose bytes are not the ones porter wrote, a link replaced by another file) is made again by
+    detecting afresh (devicelibs.prepare), with a note in ``notes``."""
     import shutil
+
+    from porter.build import devicelibs
 
     stamps = []
     for tool in [shutil.which("hipcc") or shutil.which("amdclang++"), *find_plain_clangs()]:
@@ -100,7 +107,11 @@ def _toolchain(root: Path, arch: str | None, kind: str = "auto") -> Toolchain:
             d.pop("name", None)
             tc = Toolchain(**d)
             if not tc.device_lib_path or os.path.isdir(tc.device_lib_path):  # a cleared cache: detect again
-                return tc
+                damage = devicelibs.check_folder(tc.device_lib_path)
+                if not damage:
+                    return tc
+                if notes is not None:
+                    notes.append(f"device library {damage}: made again")
     except (OSError, ValueError, KeyError, TypeError):
         entries = {}
     tc = detect_toolchain(arch, kind)
@@ -110,12 +121,9 @@ def _toolchain(root: Path, arch: str | None, kind: str = "auto") -> Toolchain:
         entries[key] = tc.as_dict()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-            with open(tmp, "w", encoding="utf-8") as fh:
-                json.dump({"entries": entries}, fh)
-            os.replace(tmp, path)
+            _write_text(path, json.dumps({"entries": entries}))
         except OSError:
-            pass
+            pass  # only a memo: detected again next time
     return tc
 
 
@@ -196,6 +204,44 @@ def _rel(path: str, root: Path) -> str:
         return path
 
 
+def write_failed(report: BuildReport, line: str) -> None:
+    """The build could not write a file: the report is not ok, says so in one line (the first such line),
+    which is also one of its errors."""
+    if not report.write_error:
+        report.write_error = line
+        report.diagnostics.append(Diagnostic("", 0, 0, "error", line, unit="write"))
+    report.ok = False
+
+
+def _save(run: "_Runner", report: BuildReport, cache: Cache) -> bool:
+    """Write porter's build state (cache.json); False, and one line in the report, when it cannot."""
+    try:
+        cache.save()
+        return True
+    except OSError as exc:
+        write_failed(report, diskspace.line_for_error(exc, str(cache.path), str(run.root)))
+        return False
+
+
+def _write_text(path: Path, text: str, mode: int | None = None) -> None:
+    """Write ``path`` whole or not at all (a temporary name, renamed; removed when the write fails)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if exc.filename is None or os.fspath(exc.filename) == os.fspath(tmp):
+            exc.filename = str(path)
+        raise
+
+
 class _Runner:
     def __init__(self, root: Path, options: BuildOptions, tc: Toolchain, arch: str, on_line, cancel,
                  state: Path | None = None):
@@ -220,8 +266,14 @@ class _Runner:
                     pass
 
     def diags(self, text: str, unit: str, cwd: Path | None = None) -> list[Diagnostic]:
+        from porter.build.devicelibs import damaged_library_note
+
         ds = parse(text, cwd=str(cwd or self.root), root=str(self.root), unit=unit)
         self.smap.apply(ds)
+        for d in ds:  # clang cannot read a device library: which file, and what to do
+            note = damaged_library_note(d.message) if d.severity == "error" else ""
+            if note:
+                d.notes.append(Diagnostic("", 0, 0, "note", note, unit=unit))
         return ds
 
     def failed_step(self, r: proc.Result, what: str) -> Diagnostic | None:
@@ -282,9 +334,7 @@ def unit_argument(run: _Runner, rel: str) -> tuple[str | None, str]:
     try:
         if not stub.is_file() or stub.read_text(encoding="utf-8", errors="replace") != text:
             stub.parent.mkdir(parents=True, exist_ok=True)
-            tmp = stub.with_name(stub.name + f".{os.getpid()}.tmp")
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, stub)
+            _write_text(stub, text)
     except OSError as exc:
         return None, f"{rel!r}: cannot write {stub}: {exc.strerror or exc}"
     return _arg_path(str(stub), run.root), ""
@@ -329,7 +379,7 @@ def _build_per_file(run: _Runner, report: BuildReport) -> None:
     cc_text = json.dumps(commands, indent=1) + "\n"
     try:
         if not cc_path.is_file() or cc_path.read_text(errors="replace") != cc_text:
-            cc_path.write_text(cc_text)
+            _write_text(cc_path, cc_text)
         report.compile_commands = "compile_commands.json"
     except OSError as exc:
         report.messages.append(f"cannot write compile_commands.json: {exc.strerror or exc}")
@@ -337,18 +387,25 @@ def _build_per_file(run: _Runner, report: BuildReport) -> None:
     results: dict[str, UnitResult] = {}
     keys: dict[str, str] = {}
 
-    def one(plan) -> tuple[UnitResult, list[Diagnostic]]:
+    def one(plan) -> tuple[UnitResult, list[Diagnostic], str]:
+        """(the unit's result, its diagnostics, one line when it could not be written for lack of space)"""
         rel, obj, dep, argv = plan
         if run.cancel.is_set():
-            return UnitResult(rel, "cancelled", 0.0, _rel(obj, root)), []
+            return UnitResult(rel, "cancelled", 0.0, _rel(obj, root)), [], ""
         if rel in refused:
-            return UnitResult(rel, "failed", 0.0, _rel(obj, root)), [Diagnostic(rel, 0, 0, "error", refused[rel], unit=rel)]
+            return (UnitResult(rel, "failed", 0.0, _rel(obj, root)),
+                    [Diagnostic(rel, 0, 0, "error", refused[rel], unit=rel)], "")
         uid = f"{run.arch}/{rel}"  # one cache entry per arch and unit
         key = cache.unit_key(argv, str(root / rel))
         keys[rel] = key or ""
         if key and cache.up_to_date(uid, key, obj):
-            return UnitResult(rel, "cached", 0.0, _rel(obj, root)), list(_cached_warnings(cache, uid))
-        os.makedirs(os.path.dirname(obj), exist_ok=True)
+            return UnitResult(rel, "cached", 0.0, _rel(obj, root)), list(_cached_warnings(cache, uid)), ""
+        try:
+            os.makedirs(os.path.dirname(obj), exist_ok=True)
+        except OSError as exc:
+            cache.forget(uid)
+            line = diskspace.line_for_error(exc, os.path.dirname(obj), str(root))
+            return UnitResult(rel, "failed", 0.0, _rel(obj, root)), [Diagnostic(rel, 0, 0, "error", line, unit=rel)], line
         run.emit(f"[compile] {rel}")
         r = proc.stream(argv, timeout=run.options.timeout, cwd=root, env=run.env, cancel=run.cancel,
                         on_line=run.emit)
@@ -358,41 +415,50 @@ def _build_per_file(run: _Runner, report: BuildReport) -> None:
             step.unit = rel
             ds.append(step)
         if r.cancelled:
-            return UnitResult(rel, "cancelled", r.duration_s, _rel(obj, root)), ds
+            return UnitResult(rel, "cancelled", r.duration_s, _rel(obj, root)), ds, ""
         if r.timed_out:
-            return UnitResult(rel, "timeout", r.duration_s, _rel(obj, root)), ds
+            return UnitResult(rel, "timeout", r.duration_s, _rel(obj, root)), ds, ""
         if r.ok:
             deps = [d for d in read_depfile(dep, str(root)) if d != str(root / rel)]
             cache.record(uid, key or "", deps, warnings=[d.as_dict() for d in ds if d.severity == "warning"])
-            return UnitResult(rel, "compiled", r.duration_s, _rel(obj, root)), ds
+            return UnitResult(rel, "compiled", r.duration_s, _rel(obj, root)), ds, ""
         cache.forget(uid)
         if not any(d.severity == "error" for d in ds):
-            tail = r.stdout.strip().splitlines()[-1:] or ["no output"]
             ds.append(Diagnostic(rel, 0, 0, "error", f"{os.path.basename(run.tc.compiler)} failed (exit {r.returncode}): "
-                                 f"{tail[0][:300]}", unit=rel))
-        return UnitResult(rel, "failed", r.duration_s, _rel(obj, root)), ds
+                                 f"{_why_failed(r.stdout)[:300]}", unit=rel))
+        # (its object, or the depfile beside it: the compiler does not always say which)
+        full = diskspace.write_failure_line(obj, str(root), "", True) if diskspace.says_no_space(r.stdout) else ""
+        return UnitResult(rel, "failed", r.duration_s, _rel(obj, root)), ds, full
 
     pool = ThreadPoolExecutor(max_workers=min(_jobs(run.options), len(plans)))
     try:
         futures = [pool.submit(one, p) for p in plans]
+        full = []
         for f in futures:
-            u, ds = f.result()
+            u, ds, no_space = f.result()
             results[u.file] = u
             report.diagnostics.extend(ds)
+            if no_space:
+                full.append(no_space)
     except KeyboardInterrupt:
         run.cancel.set()
         pool.shutdown(wait=True, cancel_futures=True)
-        cache.save()
+        try:
+            cache.save()
+        except OSError:
+            pass
         raise
     finally:
         pool.shutdown(wait=True)
-    cache.save()
     report.units.extend(results[rel] for rel, *_ in plans)
+    if full:
+        write_failed(report, full[0])
+    saved = _save(run, report, cache)
     if run.cancel.is_set():
         report.cancelled = True
         report.ok = False
         return
-    if any(u.status != "compiled" and u.status != "cached" for u in report.units):
+    if any(u.status != "compiled" and u.status != "cached" for u in report.units) or not saved:
         report.ok = False
         return
     report.ok = True
@@ -428,7 +494,11 @@ def _link(run: _Runner, report: BuildReport, plans, keys, cache: Cache, make_lib
         report.messages.append("no main(): compiled the units, nothing to link")
         return
     bindir = run.state / arch_dir(run.arch) / "bin"
-    bindir.mkdir(parents=True, exist_ok=True)
+    try:
+        bindir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        write_failed(report, diskspace.line_for_error(exc, str(bindir), str(root)))
+        return
     for rel, obj in mains:
         name = root.name if len(mains) == 1 else Path(rel).stem
         if not plain_name(name):  # the program's name reaches the link command line: shell-inert letters only
@@ -458,14 +528,31 @@ def _link(run: _Runner, report: BuildReport, plans, keys, cache: Cache, make_lib
         else:
             cache.forget(link_id)
             if not any(d.severity == "error" for d in ds):
-                ds.append(Diagnostic("", 0, 0, "error", f"link {name} failed (exit {r.returncode})", unit=f"link {name}"))
+                why = _why_failed(r.stdout, "")
+                ds.append(Diagnostic("", 0, 0, "error", f"link {name} failed (exit {r.returncode})"
+                                     + (f": {why[:300]}" if why else ""), unit=f"link {name}"))
+            if diskspace.says_no_space(r.stdout):
+                write_failed(report, diskspace.write_failure_line(out, str(root), "", True))
             report.units.append(UnitResult(name, "cancelled" if r.cancelled else "timeout" if r.timed_out else "failed",
                                            r.duration_s, _rel(out, root), kind="link"))
             report.ok = False
             if r.cancelled:
                 report.cancelled = True
         report.diagnostics.extend(ds)
-    cache.save()
+    _save(run, report, cache)  # (a program linked stays reported: it is on disk, only porter's record of it is not)
+
+
+def _why_failed(output: str, default: str = "no output") -> str:
+    """The line that says why a tool failed: the first error line it printed (clang's own, e.g. "fatal error:
+    cannot open file '…/ocml.bc': …"), not its closing count ("1 error generated"); else its last line."""
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    for ln in lines:
+        if re.search(r"(^|: )(fatal error|error):", ln) and not re.search(r"\d+ errors? generated", ln) \
+                and "linker command failed" not in ln:
+            return ln
+    lines = [ln for ln in lines if "linker command failed" not in ln and not re.search(r"\d+ errors? generated", ln)] \
+        or lines
+    return lines[-1] if lines else default
 
 
 def _record_code_objects(report: BuildReport, root: Path, paths: list[str]) -> None:
@@ -525,10 +612,9 @@ def _driver_script(run: _Runner) -> str:
     body = (f"#!/bin/sh\n# porter: hipcc-like front for {run.tc.name} (porter/build/hipdriver.py)\n"
             f"exec {shlex.quote(sys.executable)} -SE {shlex.quote(hipdriver.__file__)} {shlex.quote(str(conf))} \"$@\"\n")
     if not conf.is_file() or conf.read_text() != text:
-        conf.write_text(text)
+        _write_text(conf, text)
     if not script.is_file() or script.read_text() != body:
-        script.write_text(body)
-        script.chmod(0o755)
+        _write_text(script, body, 0o755)
     return str(script)
 
 
@@ -603,12 +689,13 @@ def _build_make(run: _Runner, report: BuildReport, makefile: str) -> None:
         _remove_outputs(run, existing)
         cache.extra.pop("make_arch", None)  # until this build has run
         cache.dirty = True
-    cache.save()
+    if not _save(run, report, cache):
+        return
     cc_text = json.dumps(commands, indent=1) + "\n"
     cc_path = run.root / "compile_commands.json"
     try:
         if not cc_path.is_file() or cc_path.read_text(errors="replace") != cc_text:
-            cc_path.write_text(cc_text)
+            _write_text(cc_path, cc_text)
         report.compile_commands = "compile_commands.json"
     except OSError:
         pass
@@ -623,7 +710,7 @@ def _build_make(run: _Runner, report: BuildReport, makefile: str) -> None:
     if not r.cancelled and not apart:  # what is on disk now was built for this arch (or is gone)
         cache.extra["make_arch"] = run.arch
         cache.dirty = True
-        cache.save()
+        _save(run, report, cache)
     ds = run.diags(r.stdout, "make")
     step = run.failed_step(r, "make")
     if step:
@@ -644,11 +731,13 @@ def _build_make(run: _Runner, report: BuildReport, makefile: str) -> None:
     report.units.append(UnitResult("make", "cancelled" if r.cancelled else "timeout" if r.timed_out
                                    else "compiled" if r.ok else "failed", r.duration_s, kind="step"))
     report.cancelled = r.cancelled
-    report.ok = r.ok
+    report.ok = r.ok and not report.write_error
     if not r.ok and not any(d.severity == "error" for d in ds) and not r.cancelled:
         tail = [ln for ln in r.stdout.strip().splitlines() if ln.strip()][-3:]
         report.diagnostics.append(Diagnostic("", 0, 0, "error", f"make failed (exit {r.returncode}): "
                                              + " | ".join(tail)[:400], unit="make"))
+    if not r.ok and diskspace.says_no_space(r.stdout):  # make does not say which file: the folder it built in
+        write_failed(report, diskspace.write_failure_line(str(run.root), str(run.root), "", True))
 
 
 # ---------------------------------------------------------------- cmake
@@ -713,7 +802,8 @@ def _build_cmake(run: _Runner, report: BuildReport) -> bool:
             why = why[:400]
             cache.extra["cmake_failed"] = {"key": key, "why": why}
             cache.dirty = True
-            cache.save()
+            if not _save(run, report, cache):
+                return True
             import shutil
 
             shutil.rmtree(bdir, ignore_errors=True)
@@ -734,6 +824,8 @@ def _build_cmake(run: _Runner, report: BuildReport) -> bool:
     report.units.append(UnitResult("cmake --build", "cancelled" if r.cancelled else "timeout" if r.timed_out
                                    else "compiled" if r.ok else "failed", r.duration_s, kind="step"))
     report.ok, report.cancelled = r.ok, r.cancelled
+    if not r.ok and diskspace.says_no_space(r.stdout):
+        write_failed(report, diskspace.write_failure_line(str(bdir), str(run.root), "", True))
     if r.ok:
         report.outputs.extend(_rel(str(p), run.root) for p in _programs(bdir))
     _record_code_objects(report, run.root, [*_cmake_objects(bdir), *(str(run.root / o) for o in report.outputs)])
@@ -741,9 +833,12 @@ def _build_cmake(run: _Runner, report: BuildReport) -> bool:
     if cc.is_file():
         text = cc.read_text(errors="replace")
         dest = run.root / "compile_commands.json"
-        if not dest.is_file() or dest.read_text(errors="replace") != text:
-            dest.write_text(text)
-        report.compile_commands = "compile_commands.json"
+        try:
+            if not dest.is_file() or dest.read_text(errors="replace") != text:
+                _write_text(dest, text)
+            report.compile_commands = "compile_commands.json"
+        except OSError as exc:
+            report.messages.append(f"cannot write compile_commands.json: {exc.strerror or exc}")
     return True
 
 
@@ -871,6 +966,7 @@ def _build_projects(root: Path, subs: list[SubProject], options: BuildOptions, t
         report.code_objects.update(rep.code_objects)
         report.messages.extend(f"{sub.rel}: {m}" for m in rep.messages)
         report.cancelled = report.cancelled or rep.cancelled
+        report.write_error = report.write_error or rep.write_error  # (its line is among the diagnostics)
     report.ok = bool(report.projects) and all(p.ok for p in report.projects)
 
 
@@ -953,7 +1049,7 @@ def run_build(directory: str | os.PathLike, options: BuildOptions = BuildOptions
     project_notes: list[str] = []
     projects = select_projects(root, options, project_notes)  # a bad --project: refused before any write
     cancel = cancel or threading.Event()
-    tc = toolchain or _toolchain(root, options.arch, options.toolchain)
+    tc = toolchain or _toolchain(root, options.arch, options.toolchain, project_notes)
     if options.arch and tc.arch != options.arch:
         tc = replace(tc, arch=options.arch)
     arch = tc.arch
@@ -963,7 +1059,12 @@ def run_build(directory: str | os.PathLike, options: BuildOptions = BuildOptions
         report.diagnostics.append(Diagnostic("", 0, 0, "error", problem))
         report.duration_s = time.monotonic() - start
         return report
-    run = _Runner(root, options, tc, arch, on_line, cancel)
+    try:
+        run = _Runner(root, options, tc, arch, on_line, cancel)
+    except OSError as exc:  # its state folder cannot be made (a read-only or full disk, a file in the way)
+        write_failed(report, diskspace.line_for_error(exc, str(root / STATE_DIR), str(root)))
+        report.duration_s = time.monotonic() - start
+        return report
     if tc.reason:
         report.messages.append(f"toolchain: {tc.reason}")
     run.emit(f"[toolchain] {tc.reason or tc.name} for {arch}")
@@ -975,13 +1076,16 @@ def run_build(directory: str | os.PathLike, options: BuildOptions = BuildOptions
     elif options.target_rocm and options.target_from:
         report.messages.append(f"the port targets ROCm {options.target_rocm} ({options.target_from})")
     report.system = choose_system(root, options, tc, report.messages)
-    if report.system == "projects":  # a folder of several: each built on its own (subprojects.py)
-        _build_projects(root, projects, options, tc, on_line, cancel, report)
-    else:
-        _build_system(run, report)
+    try:
+        if report.system == "projects":  # a folder of several: each built on its own (subprojects.py)
+            _build_projects(root, projects, options, tc, on_line, cancel, report)
+        else:
+            _build_system(run, report)
+    except OSError as exc:  # a write porter does not expect to fail (the hipcc front, a folder): one line
+        write_failed(report, diskspace.line_for_error(exc, str(root / STATE_DIR), str(root)))
     if not report.cancelled and report.system != "projects":  # (each project checked its own)
         check_code_objects(report)
-    if report.errors and not report.cancelled:
+    if (report.errors or report.write_error) and not report.cancelled:
         report.ok = False
     report.duration_s = time.monotonic() - start
     return report

@@ -4,6 +4,7 @@ diagnostics on the reviewed source lines."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import threading
@@ -44,6 +45,8 @@ def register(sub) -> None:
 
 def _print_text(report, out) -> None:
     for d in report.diagnostics:
+        if d.unit == "write" and d.message == report.write_error:
+            continue  # the last line, on stderr
         print(d.one_line(), file=out)
         for n in d.notes[:3]:
             print("    " + n.one_line(), file=out)
@@ -98,6 +101,33 @@ def _cannot_write(args, exc: OSError) -> int:
     return 1
 
 
+def _write_report(text: str) -> str:
+    """Print the --json report (one line) to stdout; "" when it went through, else why not.  A report cut short
+    by a full disk is taken back when stdout is a file (so a reader finds no half line), as far as the file allows."""
+    out = sys.stdout
+    try:
+        start = os.lseek(out.fileno(), 0, os.SEEK_CUR) if os.path.isfile(f"/proc/self/fd/{out.fileno()}") else None
+    except (OSError, ValueError):
+        start = None
+    try:
+        out.write(text + "\n")
+        out.flush()
+        return ""
+    except OSError as exc:
+        if start is not None:
+            try:
+                os.ftruncate(out.fileno(), start)
+            except OSError:
+                pass
+        try:  # what is still buffered goes nowhere (the interpreter's flush at exit would fail again)
+            fd = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(fd, out.fileno())
+            os.close(fd)
+        except (OSError, ValueError):
+            pass
+        return exc.strerror or str(exc)
+
+
 def run(args) -> int:
     from porter.build import BuildError, BuildOptions, run_build
 
@@ -137,8 +167,16 @@ def run(args) -> int:
         for d in report.errors:
             print(f"porter: error: {d.message}", file=sys.stderr)
         return 1
+    lost = ""
     if args.json:
-        print(json.dumps(report.as_dict()))  # one line: UIs read it line by line
+        lost = _write_report(json.dumps(report.as_dict()))  # one line: UIs read it line by line
     else:
         _print_text(report, sys.stdout)
+    if report.write_error:  # the last line says what could not be written, and where the disk is full
+        also = f"; the --json report could not be written to stdout either ({lost})" if lost else ""
+        print(f"porter: error: {report.write_error}{also}", file=sys.stderr)
+        return 1
+    if lost:
+        print(f"porter: error: the --json report could not be written to stdout: {lost}", file=sys.stderr)
+        return 1
     return report.exit_code

@@ -3,6 +3,8 @@ import shutil
 
 import pytest
 
+from porter_cache_fixture import porter_cache_dir  # noqa: F401  (the session's own PORTER_CACHE_DIR, autouse)
+
 
 def _need_hipcc():
     if shutil.which("hipcc") or os.path.isfile("/opt/rocm/bin/hipcc"):
@@ -35,25 +37,13 @@ def _need_clang19():
     pytest.skip(f"{', '.join(missing)} not installed (apt-get install clang-19 lld-19 llvm-19)")
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _porter_cache(tmp_path_factory):
-    """The generated device libraries go to a folder of this test session, not ~/.cache."""
-    old = os.environ.get("PORTER_CACHE_DIR")
-    os.environ["PORTER_CACHE_DIR"] = str(tmp_path_factory.mktemp("porter-cache"))
-    yield
-    if old is None:
-        os.environ.pop("PORTER_CACHE_DIR", None)
-    else:
-        os.environ["PORTER_CACHE_DIR"] = old
-
-
 @pytest.fixture
 def need_clang19():
     _need_clang19()
 
 
 @pytest.fixture(scope="session")
-def toolchain942(_porter_cache):
+def toolchain942(porter_cache_dir):
     _need_hipcc()  # the HIP headers and libamdhip64 come with Debian's hipcc packages
     _need_clang19()
     from porter.build.toolchain import detect_toolchain
