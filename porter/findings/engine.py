@@ -162,8 +162,9 @@ _DEVICE_HEAD = re.compile(rb"\b__(?:global|device)__\b")
 class _TopLevel:
     """The top-level nodes of a tree, for mapping a byte position to its declaration."""
 
-    def __init__(self, source: bytes, tree: ts.Tree):
+    def __init__(self, source: bytes, tree: ts.Tree, index: SourceIndex | None = None):
         self.source = source
+        self.index = index  # (its macros that open device functions)
         self.nodes = tree.root_node.children
         self.starts = [n.start_byte for n in self.nodes]
         self._device: dict[int, bool] = {}
@@ -179,7 +180,8 @@ class _TopLevel:
             if node.type == "function_definition":
                 body = node.child_by_field_name("body")
                 head_end = body.start_byte if body is not None else node.end_byte
-                host = not _DEVICE_HEAD.search(self.source, node.start_byte, head_end)
+                host = not _DEVICE_HEAD.search(self.source, node.start_byte, head_end) \
+                    and not (self.index is not None and self.index.device_head_in(node.start_byte, head_end))
             self._device[i] = host
         return self._device[i]
 
@@ -505,8 +507,9 @@ class Context:
         """A function marked __global__ or __device__ (the qualifier is an anonymous token)."""
         while fn is not None:
             if fn.type == "function_definition":
-                head = self.source[fn.start_byte:(fn.child_by_field_name("body") or fn).start_byte]
-                if re.search(rb"\b__(?:global|device)__\b", head):
+                head_end = (fn.child_by_field_name("body") or fn).start_byte
+                if _DEVICE_HEAD.search(self.source, fn.start_byte, head_end) or \
+                        self.index.device_head_in(fn.start_byte, head_end):
                     return True
                 # a template<...> or a lambda inside a device function
             fn = self.enclosing(fn, "function_definition")
@@ -569,7 +572,7 @@ MAX_DEPTH = 1000
 
 def _query_pass(source: bytes, tree: ts.Tree, triggers: tuple[bytes, ...], matches: list[tuple[int, int, int]],
                 queried: list[tuple[tuple[str, ...], tuple[bytes, ...], bool]], active: set[str],
-                too_deep: list | None = None) -> list:
+                too_deep: list | None = None, index: SourceIndex | None = None) -> list:
     """The query matches of the live rule groups ``queried`` in ``tree`` (the whole file's, or one
     region's), around the trigger occurrences ``matches`` that lie in it; adds the groups whose
     triggers occur here to ``active``.
@@ -579,7 +582,7 @@ def _query_pass(source: bytes, tree: ts.Tree, triggers: tuple[bytes, ...], match
     rule's own ranges (what a query of that rule alone over its ranges returns).  Occurrences more
     than MAX_DEPTH nodes deep are left out of the narrowed ranges, and added to ``too_deep`` as
     (start, end)."""
-    tops = _TopLevel(source, tree)
+    tops = _TopLevel(source, tree, index)
     hits = trigger_hits(tops, triggers, matches)
     narrow = _Narrower(tree, triggers, matches, MAX_DEPTH)
     rule_spans: dict[str, tuple[list[tuple[int, int]], list[int]]] = {}
@@ -722,25 +725,51 @@ def _scan(ctx: Context, rules: dict, predicates, too_deep: list | None = None) -
     # the whole file's tree is never held (25 bytes per source byte).  The trees of the regions the
     # file checks below will ask for again are kept from here until those checks have run
     # (``_regions_for_file_checks``), so that each region is parsed once.
+    live_ids = {rid for g in live for rid in g[0]}
     if by_region and len(source) > index.keep_bytes:
-        index.keep_regions = _regions_for_file_checks(ctx, predicates, {rid for g in live for rid in g[0]})
-    if queried:
+        index.keep_regions = _regions_for_file_checks(ctx, predicates, live_ids)
+    # the file checks that read the tree a region at a time (predicates.REGION_CHECKS): a big file's regions
+    # are served to them in the region loop below, with the tree the query pass parses there
+    region_checks: dict[str, tuple] = {}
+    region_failed: dict[str, BaseException] = {}
+    if by_region:
+        for rule_id in predicates.REGION_CHECKS:
+            if rule_id in live_ids and rule_id in rules:
+                try:
+                    started = predicates.FILE_REGISTRY[rule_id](ctx)
+                except Exception as exc:
+                    region_failed[rule_id] = exc
+                    continue
+                if started is not None:
+                    region_checks[rule_id] = started
+    if queried or region_checks:
         whole = not by_region
         for r_start, r_end in ([(0, len(source))] if whole else index.regions):
             if whole:
                 here = matches
             else:  # (an identifier never spans two regions: they are cut at line ends)
-                here = [(i, s + r_start, e + r_start) for i, s, e in trigger_matches(source[r_start:r_end], triggers)]
-            if not here and not whole:
-                continue  # nothing to query here: the region is not parsed
+                here = [(i, s + r_start, e + r_start) for i, s, e in trigger_matches(source[r_start:r_end], triggers)] \
+                    if queried else []
+            visitors = [(rid, c[1]) for rid, c in region_checks.items()
+                        if rid not in region_failed and c[1] is not None and c[0](source[r_start:r_end])] \
+                if region_checks else ()
+            if not here and not whole and not visitors:
+                continue  # nothing to query or visit here: the region is not parsed
             tree = index.tree if whole else index.tree_at(r_start)
-            try:
-                found = _query_pass(source, tree, triggers, here, queried, active, too_deep)
-            except Exception as exc:  # pragma: no cover - a broken query file
-                out.append(_internal_error(ctx, path, queried[0][0][0], exc))
-                continue
-            check_matches(found)
-            del found, tree
+            if here or whole:
+                try:
+                    found = _query_pass(source, tree, triggers, here, queried, active, too_deep, index)
+                except Exception as exc:  # pragma: no cover - a broken query file
+                    out.append(_internal_error(ctx, path, queried[0][0][0], exc))
+                    found = []
+                check_matches(found)
+                del found
+            for rid, visit in visitors:
+                try:
+                    visit(tree.root_node)
+                except Exception as exc:
+                    region_failed[rid] = exc
+            del tree
 
     # 2. rules that look at the whole file (macro bodies, database look-ups)
     for rule_id, check in predicates.FILE_REGISTRY.items():
@@ -748,7 +777,19 @@ def _scan(ctx: Context, rules: dict, predicates, too_deep: list | None = None) -
         if rule is None or rule_id in failed or rule_id not in active:
             continue
         try:
-            report(rule, check(ctx))
+            if rule_id in region_failed:
+                raise region_failed[rule_id]
+            if rule_id in region_checks:  # (its regions were visited in the region loop)
+                report(rule, region_checks[rule_id][2]())
+            elif rule_id in predicates.REGION_CHECKS:
+                started = check(ctx)
+                if started is not None:
+                    test, visit, finish = started
+                    for root in index.roots(test):
+                        visit(root)
+                    report(rule, finish())
+            else:
+                report(rule, check(ctx))
         except Exception as exc:
             out.append(_internal_error(ctx, path, rule_id, exc))
     if index.keep_regions:
@@ -789,8 +830,8 @@ def _regions_for_file_checks(ctx: Context, predicates, live: set[str]) -> frozen
     of source.  A hint that fails counts as none (a region left out is only parsed again)."""
     tests = []
     for rule_id, hint in predicates.FILE_REGIONS.items():
-        if rule_id not in live:
-            continue
+        if rule_id not in live or rule_id in predicates.REGION_CHECKS:
+            continue  # (a check served a region at a time needs no tree kept for it)
         try:
             test = hint(ctx)
         except Exception:  # noqa: BLE001 - the check itself reports its failure

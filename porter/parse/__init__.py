@@ -17,6 +17,8 @@ from pathlib import Path
 import tree_sitter as ts
 import tree_sitter_cuda
 
+from porter.parse import mend
+
 BOM = b"\xef\xbb\xbf"
 
 # Observers of every parse: each is called with (start, end), the byte span parsed (the whole text
@@ -71,35 +73,56 @@ def _valid_utf8(text: bytes) -> bytes:
         return text.decode("utf-8", "porter-same-length").encode("utf-8")
 
 
-def parse(source: bytes) -> ts.Tree:
+def parse(source: bytes, mends=()) -> ts.Tree:
     """Parse CUDA/C++ source bytes.
 
     A UTF-8 byte-order mark is blanked with spaces of the same length before
     parsing so that byte offsets in the tree equal offsets in ``source``; bytes
-    that are not UTF-8 are read as ``?`` (``_valid_utf8``).
+    that are not UTF-8 are read as ``?`` (``_valid_utf8``).  ``mends``: same-length
+    replacements tree-sitter reads instead of the text (``porter.parse.mend``).
     """
     if source.startswith(BOM):
         source = b"   " + source[3:]
     for observe in PARSE_OBSERVERS:
         observe(0, len(source))
+    if mends:
+        source = mend.apply(source, mends)
     return parser().parse(_valid_utf8(source))
 
 
-def parse_range(source: bytes, start: int, end: int, start_point: tuple[int, int], end_point: tuple[int, int]) -> ts.Tree:
+_CHUNK = 1 << 16
+
+
+def parse_range(source: bytes, start: int, end: int, start_point: tuple[int, int], end_point: tuple[int, int],
+                mends=()) -> ts.Tree:
     """Parse only ``source[start:end]`` (a run of whole top-level declarations), as if the rest
     were not there; the nodes keep their byte offsets and points in ``source``.  What a big file
     is parsed by, one region at a time, so that no tree of the whole file is ever held.  A
-    UTF-8 byte-order mark at the start is left out of the region rather than copied away."""
+    UTF-8 byte-order mark at the start is left out of the region rather than copied away.
+    ``mends``: same-length replacements tree-sitter reads instead of the region's text (those
+    inside the region count)."""
     if start == 0 and source.startswith(BOM):
         start, start_point = 3, (0, 3)
-    region = source[start:end]
-    if _valid_utf8(region) is not region:  # (only the region is read: only it is mended)
-        source = source[:start] + _valid_utf8(region) + source[end:]
+    end = max(start, end)
     for observe in PARSE_OBSERVERS:
-        observe(start, max(start, end))
+        observe(start, end)
     p = parser()
-    p.included_ranges = [ts.Range(start_point, end_point, start, max(start, end))]
-    return p.parse(source)
+    p.included_ranges = [ts.Range(start_point, end_point, start, end)]
+    region = source[start:end]
+    text = _valid_utf8(mend.apply(region, mends, start) if mends else region)
+    if text is region:
+        return p.parse(source)
+
+    # only the region is read (and only it is mended): tree-sitter is given it in pieces at its offsets,
+    # each ending after a line break (never inside a character), without a copy of the whole file
+    def read(byte: int, _point) -> bytes:
+        if byte < start or byte >= end:
+            return b""
+        at = byte - start
+        stop = text.find(b"\n", at + _CHUNK)
+        return text[at:] if stop < 0 else text[at:stop + 1]
+
+    return p.parse(read)
 
 
 @functools.cache

@@ -32,6 +32,7 @@ from typing import Sequence
 import tree_sitter as ts
 
 from porter import parse
+from porter.parse import mend
 from porter.parse.lexical import lex
 
 
@@ -84,6 +85,8 @@ BIG_BYTES = 64 << 10
 # a region's least size: small, so that a look-up parses little (the 1M-line benchmark file: 1 MB
 # regions 11.0 s to translate, 16 kB 7.3 s, 4 kB 5.8 s, 1 kB 5.75 s, the same port)
 REGION_BYTES = 4 << 10
+# a #define line with its continuations
+_DEFINE_LINE = re.compile(rb"^[ \t]*#[ \t]*define\b(?:[^\n]*\\\r?\n)*[^\n]*", re.M)
 # an object-like #define (a '(' right after the name makes it function-like)
 _DEFINE_HEAD = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)(?![A-Za-z0-9_(])[ \t]*", re.M)
 
@@ -141,6 +144,9 @@ class SourceIndex:
     keep_regions: frozenset[int] = field(default=frozenset(), repr=False)
     _last_region: int = field(default=-1, repr=False)
     _region_errors: dict[int, list[tuple[int, int]]] = field(default_factory=dict, repr=False)
+    _mends: list[mend.Mend] | None = field(default=None, repr=False)
+    _mend_starts: list[int] = field(default_factory=list, repr=False)
+    _device_heads: list[int] = field(default_factory=list, repr=False)
     # results other layers computed from this exact text (the translation, by options), kept for reuse
     memo: dict = field(default_factory=dict, repr=False)
 
@@ -154,8 +160,36 @@ class SourceIndex:
     def tree(self) -> ts.Tree:
         """The tree-sitter tree (parsed now if nobody has yet)."""
         if self._tree is None:
-            self._tree = parse.parse(self.source)
+            if self._mends is None:  # (most files parse cleanly as written: their mends are not looked for)
+                tree = parse.parse(self.source)
+                if tree.root_node.has_error and self.mends:
+                    tree = parse.parse(self.source, self.mends)
+                self._tree = tree
+            else:
+                self._tree = parse.parse(self.source, self._mends)
         return self._tree
+
+    @property
+    def mends(self) -> list[mend.Mend]:
+        """What tree-sitter reads instead of the text where the file's own macros and conditionals
+        make valid code it cannot read (``porter.parse.mend``): the same length, so offsets hold."""
+        if self._mends is None:
+            self._set_mends(self.blanked())
+        return self._mends
+
+    def _set_mends(self, code: bytearray) -> None:
+        self._device_heads = []
+        self._mends = mend.mends(self.source, code, self.conditionals, self._device_heads) if b"#" in self.source else []
+        self._mend_starts = [m[0] for m in self._mends]
+
+    def device_head_in(self, start: int, end: int) -> bool:
+        """Whether [start, end) (a function's head) holds an invocation of a macro that opens a
+        ``__global__``/``__device__`` function (``KERNEL_BEGIN(name)``): device code once expanded."""
+        heads = self._device_heads
+        if not heads:
+            return False
+        i = bisect.bisect_left(heads, start)
+        return i < len(heads) and heads[i] < end
 
     @property
     def parsed(self) -> bool:
@@ -250,7 +284,8 @@ class SourceIndex:
 
     def _parse_region(self, k: int) -> ts.Tree:
         start, end = self.regions[k]
-        tree = parse.parse_range(self.source, start, end, self._point(start), self._point(end))
+        mends = mend.within(self.mends, self._mend_starts, start, end) if self.mends else ()
+        tree = parse.parse_range(self.source, start, end, self._point(start), self._point(end), mends)
         self._region_errors[k] = parse.error_regions(tree)
         return tree
 
@@ -272,6 +307,15 @@ class SourceIndex:
         code = self.blanked()
         if self._unbalanced is None:  # (looks_broken's, while the blanked copy is at hand)
             self._unbalanced = _unbalanced(code)
+        if self._mends is None:
+            self._set_mends(code)
+        if self._mends:
+            # brackets counted as tree-sitter reads them: a macro that opens a function opens it where it
+            # is invoked, not in its #define (directive lines hold no code), a branch blanked is not there
+            for m in _DEFINE_LINE.finditer(code):
+                code[m.start():m.end()] = _NOT_NEWLINE.sub(b" ", code[m.start():m.end()])
+            for a, b, text in self._mends:
+                code[a:b] = text
         # brackets are counted as the preprocessor would see one configuration: the first branch of
         # each conditional (`#ifdef X` / `void f() {` / `#else` / `void f(int) {` / `#endif` opens one
         # brace, not two); counting every branch would leave the file unbalanced, and uncut, from there on

@@ -14,6 +14,13 @@ FILE_REGISTRY: dict = {}
 # none in this file) or a test of a region's text that holds wherever it may ask (a superset), so that
 # the scan keeps those regions' trees from its query pass instead of the check parsing them again
 FILE_REGIONS: dict = {}
+# file checks that read the tree one region at a time (``@file_check(..., per_region=True)``): ``f(ctx)`` returns
+# None (nothing to do in this file) or (test, visit, finish): ``test(region text)`` says whether the check looks
+# at a region (it must hold wherever it could find something), ``visit(root)`` is called with the root node of
+# each such region in file order (of the whole tree when the file is parsed whole), and ``finish()`` returns
+# what it found once every region has been visited.  The scan serves each region's tree to these checks while it
+# holds it for its query pass, so that no region is parsed again for them.
+REGION_CHECKS: set = set()
 
 
 def node_check(rule_id: str):
@@ -35,12 +42,15 @@ def word_regions(words):
     return lambda text: pattern.search(text) is not None
 
 
-def file_check(rule_id: str, regions=None):
-    """``regions``: see FILE_REGIONS (a hint: a region it leaves out is parsed again when asked for)."""
+def file_check(rule_id: str, regions=None, per_region: bool = False):
+    """``regions``: see FILE_REGIONS (a hint: a region it leaves out is parsed again when asked for);
+    ``per_region``: see REGION_CHECKS."""
     def register(fn):
         FILE_REGISTRY[rule_id] = fn
         if regions is not None:
             FILE_REGIONS[rule_id] = regions
+        if per_region:
+            REGION_CHECKS.add(rule_id)
         return fn
     return register
 

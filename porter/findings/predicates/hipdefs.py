@@ -325,21 +325,46 @@ def _nodes(root, ctx, namespaced: bool = False):
         yield node, namespaced
 
 
+_COLLIDING = "hipdefs.colliding"
+
+
 def colliding(ctx) -> list[dict]:
     """Every definition (or, for an operator, declaration) of the file that collides with HIP: PORT170's
-    places, and the operators whose uses PORT176 reports.  Computed once per file."""
-    found = ctx.cache.get("hipdefs.colliding")
+    places, and the operators whose uses PORT176 reports.  Computed once per file (by PORT170's walk of
+    the regions when the scan serves them, else here)."""
+    found = ctx.cache.get(_COLLIDING)
     if found is not None:
         return found
-    found = ctx.cache["hipdefs.colliding"] = []
+    walk = _colliding_walk(ctx)
+    if walk is not None:
+        test, visit = walk
+        for root in ctx.index.roots(test):
+            visit(root)
+    return ctx.cache[_COLLIDING]
+
+
+def _colliding_walk(ctx):
+    """(test, visit): ``visit(root)`` adds the collisions among the top-level declarations under ``root`` (one
+    region's, in file order) to ``colliding``'s list; ``test(text)``: whether a region may hold one.  None when
+    the file cannot hold one (the list stays empty)."""
+    found = ctx.cache[_COLLIDING] = []
     if not ctx.index.parsed and not _may_redefine(ctx.source):
-        return found  # (with the tree at hand, walking its top level is the cheaper look)
+        return None  # (with the tree at hand, walking its top level is the cheaper look)
     functions = provided()["functions"]
     vectors = set(provided()["vector_types"])
     aliases = None  # the file's typedefs of vector types, read at the first operator
     names = _function_names()
     source = ctx.source
-    for root in ctx.index.roots(_may_define):
+
+    def visit(root) -> None:
+        try:
+            _visit(root)
+        except BaseException:
+            ctx.cache.pop(_COLLIDING, None)  # (not a partial list for PORT176: it fails the same way)
+            raise
+
+    def _visit(root) -> None:
+        nonlocal aliases
         for node, namespaced in _nodes(root, ctx):
             if node.type not in ("function_definition", "declaration"):
                 continue
@@ -395,7 +420,8 @@ def colliding(ctx) -> list[dict]:
             record.update(start=name_node.start_byte, end=params.end_byte,
                           fix=_guard_fix(ctx, node, f"`{shown}`", f"#if !defined({GUARD})", safe, note))
             found.append(record)
-    return found
+
+    return _may_define, visit
 
 
 def _colliding_regions(ctx):
@@ -403,9 +429,17 @@ def _colliding_regions(ctx):
     return _may_define if _may_redefine(ctx.source) else None
 
 
-@file_check("PORT170", regions=_colliding_regions)
+@file_check("PORT170", regions=_colliding_regions, per_region=True)
 def redefines_hip(ctx):
-    return [Hit(r["start"], r["end"], {"what": r["what"], "why": r["why"]}, r["fix"]) for r in colliding(ctx)]
+    def hits() -> list:
+        return [Hit(r["start"], r["end"], {"what": r["what"], "why": r["why"]}, r["fix"]) for r in colliding(ctx)]
+
+    if _COLLIDING in ctx.cache:
+        return lambda _text: False, None, hits
+    walk = _colliding_walk(ctx)
+    if walk is None:
+        return None
+    return walk[0], walk[1], hits
 
 
 # ------------------------------------------------------------------------ PORT176
@@ -563,7 +597,7 @@ def ambiguous_operator_use(ctx):
 
 
 # ------------------------------------------------------------------------ PORT171
-@file_check("PORT171")
+@file_check("PORT171", per_region=True)
 def redefines_hip_macro(ctx):
     macros = provided()["macros"]
 
@@ -571,23 +605,26 @@ def redefines_hip_macro(ctx):
         return b"define" in text and any(m.group(1).decode() in macros for m in _MACRO_NAME.finditer(text))
 
     if not defines_one(ctx.source):
-        return []
+        return None
     hits = []
-    for node in (n for root in ctx.index.roots(defines_one) for n in top_level(root, ctx)):
-        if node.type not in ("preproc_def", "preproc_function_def"):
-            continue
-        name_node = node.child_by_field_name("name")
-        name = ctx.text(name_node)
-        if name not in macros or _inside_ifndef(node, name, ctx):
-            continue
-        the_fix = None
-        start = _line_start(ctx.source, node.start_byte)
-        if start is not None and ctx.source[node.end_byte - 1:node.end_byte] == b"\n":
-            the_fix = fix(f"define `{name}` only where HIP has not (`#ifndef {name}`)",
-                          edit(start, start, f"#ifndef {name}  // HIP defines it too ({macros[name]})\n"),
-                          edit(node.end_byte - 1, node.end_byte - 1, "\n#endif"), safe=False)
-        hits.append(Hit(name_node.start_byte, name_node.end_byte, {"name": name, "header": macros[name]}, the_fix))
-    return hits
+
+    def visit(root) -> None:
+        for node in top_level(root, ctx):
+            if node.type not in ("preproc_def", "preproc_function_def"):
+                continue
+            name_node = node.child_by_field_name("name")
+            name = ctx.text(name_node)
+            if name not in macros or _inside_ifndef(node, name, ctx):
+                continue
+            the_fix = None
+            start = _line_start(ctx.source, node.start_byte)
+            if start is not None and ctx.source[node.end_byte - 1:node.end_byte] == b"\n":
+                the_fix = fix(f"define `{name}` only where HIP has not (`#ifndef {name}`)",
+                              edit(start, start, f"#ifndef {name}  // HIP defines it too ({macros[name]})\n"),
+                              edit(node.end_byte - 1, node.end_byte - 1, "\n#endif"), safe=False)
+            hits.append(Hit(name_node.start_byte, name_node.end_byte, {"name": name, "header": macros[name]}, the_fix))
+
+    return defines_one, visit, lambda: hits
 
 
 def _inside_ifndef(node, name: str, ctx) -> bool:

@@ -293,7 +293,7 @@ def _overrun(ctx, node, name: str, size_text: str):
     """PORT019: a __shared__ array whose extent is built from 32 (``sh[32 * F]``, ``s[WARP_SIZE]``) that the
     function indexes past its end once ``warpSize`` is 64 (lanes ``% warpSize``, loops to ``warpSize * F``)
     and within it when ``warpSize`` is 32: an out-of-bounds write on gfx942 that CUDA never makes."""
-    if b"warpSize" not in ctx.source and b"__lane_id" not in ctx.source:
+    if not ctx.mentions(b"warpSize") and not ctx.mentions(b"__lane_id"):  # (searched once per file)
         return None
     fn = ctx.function_of(node)
     if fn is None:
@@ -386,7 +386,7 @@ def loop_over_32_lanes(ctx, node, caps):
     value = ctx.macro_value(bound)
     body = caps["body"][0]
     if value not in ("32", "32u", "31", "warpSize") and re.fullmatch(r"[A-Za-z_]\w*", bound) and \
-            b"threadIdx" in ctx.source:
+            ctx.mentions(b"threadIdx"):
         named = values.unit_of(ctx).value_of(bound) if bound in values.unit_of(ctx).warp_names else None
         value = {32: "32", 31: "31"}.get(named, value)
     if value not in ("32", "32u", "31", "warpSize") or not ctx.in_device_code(node):
