@@ -44,9 +44,13 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"porter: error: {message}\n")
 
 
-def _available() -> dict[str, object]:
+def _available(only: str | None = None) -> dict[str, object]:
+    """The sub-command modules that are present (one that is not is left out); ``only``: that one command's
+    module alone (a command line naming a command needs no other: start-up imports less)."""
     mods = {}
     for name, mod in COMMANDS.items():
+        if only is not None and name != only:
+            continue
         try:
             mods[name] = importlib.import_module(f"porter.cli.{mod}")
         except ModuleNotFoundError as exc:
@@ -55,16 +59,22 @@ def _available() -> dict[str, object]:
     return mods
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command-line parser; ``only``: register that sub-command alone (its options, usage and errors are
+    the same; `porter --help`, which lists every command, builds the parser with all of them)."""
     parser = _Parser(prog="porter", description="Port CUDA code to HIP/ROCm, review it, build it and smoke-test it.",
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     from porter import __version__
 
     parser.add_argument("--version", action="version", version=f"porter {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name, mod in _available().items():
+    mods = _available(only)
+    if only is not None and not mods:  # that command is not installed: the error lists those that are
+        return build_parser()
+    for name, mod in mods.items():
         mod.register(sub)
-    parser.epilog = _epilog(sub.choices.get("review"))
+    if only is None:
+        parser.epilog = _epilog(sub.choices.get("review"))
     return parser
 
 
@@ -87,11 +97,25 @@ def _epilog(review: argparse.ArgumentParser | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Run porter's command line: ``argv``, or this process's own arguments when None (the ``porter``
+    program and ``python -m porter`` call it so)."""
+    code = _main(list(sys.argv[1:] if argv is None else argv))
+    if argv is None:
+        # the process ends now: at exit the interpreter's collections would walk every object still held
+        # (the mapping tables, every module's functions), a fifth of a 1-line convert's time; frozen objects
+        # are left to the exit itself. Files are written and closed before this, so nothing waits on them.
+        # Not for a caller that goes on (a test, another program calling main(ARGS)).
+        import gc
+
+        gc.freeze()
+    return code
+
+
+def _main(argv: list[str]) -> int:
     # `porter`, `porter PATH ...`: the review app
     if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version")):
         argv = ["review", *argv]
-    parser = build_parser()
+    parser = build_parser(argv[0] if argv[0] in COMMANDS else None)
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()

@@ -51,10 +51,10 @@ def run(args) -> int:
         output_problem(out, "--output" if args.output else "the output")
     if problem:
         raise UsageError(problem)
-    try:
-        from porter.tui.app import PorterApp
-    except ImportError as exc:
-        raise UsageError(f"the review app needs textual: {exc}") from None
+    import importlib.util
+
+    if importlib.util.find_spec("textual") is None:
+        raise UsageError("the review app needs textual: No module named 'textual'")
     from porter.project.lock import FolderLocked, folder_lock
 
     made = not out.exists()
@@ -66,7 +66,7 @@ def run(args) -> int:
             project, store, messages = prepare(src, out, options)
             if arch is not None:
                 project.build_arch = arch
-            PorterApp(project, store, messages).run()
+            _run_app(project, store, messages)
     except FolderLocked as exc:
         raise UsageError(str(exc).replace("by another porter convert", "by another porter (a review app or a "
                                           "convert)")) from None
@@ -75,6 +75,26 @@ def run(args) -> int:
             with contextlib.suppress(OSError):
                 out.rmdir()  # only if the app wrote nothing there
     return 0
+
+
+def _run_app(project, store, messages) -> None:
+    """The app on ``project``; its worker processes start, and convert the file shown first, before
+    Textual is imported (a third of a second or more), so that the first diff is ready with the screen."""
+    from porter.cli.main import UsageError
+    from porter.tui.conversion import BackgroundConverter, first_file
+
+    converter = BackgroundConverter(None, project)
+    converter.prewarm(first_file(project))
+    try:
+        try:
+            from porter.tui.app import PorterApp
+        except ImportError as exc:
+            raise UsageError(f"the review app needs textual: {exc}") from None
+        app = PorterApp(project, store, messages, converter=converter)
+    except BaseException:
+        converter.stop()
+        raise
+    app.run()
 
 
 def output_problem(out: Path, what: str = "--output") -> str | None:

@@ -162,9 +162,9 @@ def convert_bytes(source: bytes, rel: str, options: ConvertOptions,
         report.status = "error"
         report.message = "binary file (NUL bytes), copied unchanged"
         return source, report, None
-    from porter import findings as findings_layer
-
-    findings_api = findings_layer if options.findings else None
+    findings_api = None
+    if options.findings:  # the rules' engine is loaded only by a run that uses them
+        from porter import findings as findings_api
     from porter.translate.source_index import index_source
 
     # one parse shared by the findings rules and the translator (the translator alone parses only when needed)

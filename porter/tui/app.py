@@ -38,7 +38,7 @@ from porter.tui.actions.jobs import COMPILE_ARCHS, JobActions
 from porter.tui.actions.panes import PaneActions
 from porter.tui.actions.review import ReviewActions
 from porter.tui.colours import DEFAULT, palette_for
-from porter.tui.conversion import BackgroundConverter
+from porter.tui.conversion import BackgroundConverter, first_file
 from porter.tui.highlight import highlight_pair
 from porter.tui.jobs import Diagnostic
 from porter.tui.keymap import KEYS, Key, label, read_user_keymap, user_keymap_path
@@ -62,15 +62,16 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
 
     def __init__(self, project: ReviewProject, store: SessionStore | None = None,
                  messages: Iterable[str] = (), convert_in_background: bool = True,
-                 processes: bool = True) -> None:
+                 processes: bool = True, converter: BackgroundConverter | None = None) -> None:
+        """``converter``: one made for ``project`` before the app (its workers started while Textual was
+        imported: ``porter PATH``); else the app makes its own."""
         super().__init__()
         self.project = project
         self.store = store or SessionStore(project.output)
         self.start_messages = list(messages)
         self.current: FileReview | None = None
-        self.converter = BackgroundConverter(self, project, processes=processes,
-                                             is_current=lambda fr: fr is self.current,
-                                             on_current_ready=self._flush_ready)
+        self.converter = converter or BackgroundConverter(self, project, processes=processes)
+        self.converter.attach(self, is_current=lambda fr: fr is self.current, on_current_ready=self._flush_ready)
         self.saver = SessionSaver(self, project, self.store)
         self.undo_stack = UndoRedo()
         self.messages: list[tuple[str, str, str]] = []  # (time, severity, text) of every toast, for m
@@ -94,8 +95,8 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         self.user_keys, self._keymap_problems = read_user_keymap(user_keymap_path())
         if self.user_keys:
             self.set_keymap(self.user_keys)
-        if convert_in_background:  # the workers import the engine while Textual starts and draws
-            self.converter.prewarm()
+        if convert_in_background and not self.converter.prewarmed:  # the workers import the engine and
+            self.converter.prewarm(first_file(project))  # convert the first file while Textual starts and draws
 
     def key_label(self, key: Key) -> str:
         """How ``key`` is pressed here: the user's keymap, else the default."""
@@ -163,11 +164,13 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
             self.notify(msg, severity="information" if msg.startswith("restored") else "warning", timeout=8)
         for msg in self._keymap_problems:
             self.notify(msg, severity="warning", timeout=10)
+        for fr in self.converter.take_early():  # the first file, when converted while the app started
+            self.file_tree.update_file(fr)
         self.update_summary()
         self.set_interval(0.2, self._flush_ready)
         self.set_interval(1.0, self._watch_current)  # the file on screen saved by another editor
-        if self.project.files:
-            first = self.project.files[0]
+        first = first_file(self.project)
+        if first is not None:
             self.open_file(first.rel)
             self.file_tree.select_file(first.rel)
         else:

@@ -13,13 +13,14 @@ import os
 import signal
 import sys
 import threading
-from typing import Callable
-
-from textual.app import App
+from typing import TYPE_CHECKING, Callable
 
 from porter.project.file_conversion import source_bytes
 from porter.project.file_review import S_WAITING, FileReview
 from porter.project.review_project import ReviewProject
+
+if TYPE_CHECKING:  # Textual is imported by the app: the converter can start its workers before that import
+    from textual.app import App
 
 # The file on screen at least this big is translated first and scanned for findings in a second
 # job, so that its diff does not wait for the scan (a 50,000-line file: ~0.5 s against ~1.5 s).
@@ -47,8 +48,16 @@ def _start_resource_tracker() -> None:
                 signal.signal(signal.SIGHUP, hangup)
 
 
+def first_file(project: ReviewProject) -> FileReview | None:
+    """The file the app opens at start (so the one converted first)."""
+    return project.files[0] if project.files else None
+
+
 class BackgroundConverter:
-    def __init__(self, app: App, project: ReviewProject, processes: bool = True,
+    """``app``: None for a converter started before the app exists (``porter PATH`` starts the workers
+    and the first file's conversion before importing Textual); the app then ``attach``es itself."""
+
+    def __init__(self, app: App | None, project: ReviewProject, processes: bool = True,
                  is_current: Callable[[FileReview], bool] = lambda fr: False,
                  on_current_ready: Callable[[], None] = lambda: None) -> None:
         self.app = app
@@ -67,7 +76,13 @@ class BackgroundConverter:
         self._pool_lock = threading.Lock()
         self._no_pool = not processes  # True: convert and highlight in threads of this process
         self._pool_size = 1
+        self._early: dict = {}  # the first file's conversion, submitted by prewarm (future -> (file, "convert"))
+        self.prewarmed = False  # prewarm() was called (by `porter PATH` before the app, else by the app)
         self.stop_event = threading.Event()
+
+    def attach(self, app: App, is_current: Callable[[FileReview], bool], on_current_ready: Callable[[], None]) -> None:
+        """The app this converter (made before it) reports to."""
+        self.app, self.is_current, self.on_current_ready = app, is_current, on_current_ready
 
     # ---- the queue ----------------------------------------------------------------
     def take_ready(self) -> list[FileReview]:
@@ -82,18 +97,61 @@ class BackgroundConverter:
             scanned, self._scanned = self._scanned, []
         return scanned
 
-    def prewarm(self) -> None:
-        """Start the worker processes now, and have them import the engine and load its data
-        while the app draws its first screen."""
-        from porter.project.file_conversion import warm_up
+    def prewarm(self, first: FileReview | None = None) -> None:
+        """Start the worker processes now: they convert ``first`` (the file the app opens first), then
+        import the rest of the engine and load its data, while Textual loads and draws the first screen:
+        the first diff is ready with the screen, not asked for once it is drawn."""
+        from porter.project.file_conversion import convert_file, warm_up
 
+        self.prewarmed = True
         pool = self.pool()
-        if pool is not None:
+        if pool is None:
+            return
+        try:
+            if first is not None and first.status == S_WAITING:  # first: it imports what it needs itself
+                with self._lock:
+                    self._in_flight.add(first.rel)
+                    self._early[pool.submit(convert_file, *self._job(first, current=True))] = (first, "convert")
+            for _ in range(self._pool_size):
+                pool.submit(warm_up)
+        except RuntimeError:  # shut down meanwhile
+            with self._lock:
+                self._early.clear()
+                if first is not None:
+                    self._in_flight.discard(first.rel)
+
+    def take_early(self) -> list[FileReview]:
+        """The files whose conversion prewarm submitted and that are done now, taken here and now (the app
+        calls this before it shows the first file: its first screen then draws the diff, not
+        "converting …" until the background thread has passed the result on). A big file's findings,
+        still to come, are asked for at once (the background thread takes them)."""
+        from porter.project.file_conversion import scan_file
+
+        with self._lock:
+            done = [(fut, fr) for fut, (fr, job) in self._early.items() if job == "convert" and fut.done()]
+            for fut, fr in done:
+                del self._early[fut]
+                self._in_flight.discard(fr.rel)
+        for fut, fr in done:
             try:
-                for _ in range(self._pool_size):
-                    pool.submit(warm_up)
-            except RuntimeError:  # shut down meanwhile
-                pass
+                res = fut.result()
+            except Exception as exc:  # a worker process died
+                res = {"status": "error", "error": f"conversion failed: {type(exc).__name__}: {exc}"}
+            self.project.apply_loaded(fr, res)
+            if fr.findings_pending and self._executor is not None:
+                try:
+                    scan = self._executor.submit(scan_file, fr.rel, source_bytes(fr.cuda), fr.source_hash,
+                                                 fr.options, fr.path)
+                except RuntimeError:  # shut down
+                    continue
+                with self._lock:
+                    self._early[scan] = (fr, "scan")
+        return [fr for _, fr in done]
+
+    def _job(self, fr: FileReview, current: bool | None = None) -> tuple:
+        """``convert_file``'s arguments for ``fr``."""
+        return (fr.rel, fr.path, fr.kind, None, tuple(fr.applied_fixes), fr.options, None,
+                self._split(fr, current))
 
     def start(self) -> None:
         with self._lock:
@@ -174,9 +232,12 @@ class BackgroundConverter:
         if self.is_current(fr):
             self.app.call_from_thread(self.on_current_ready)
 
-    def _split(self, fr: FileReview) -> bool:
-        """Translate ``fr`` before scanning it: the big file on screen, with no fix chosen."""
-        if fr.kind != "source" or fr.applied_fixes or fr.path is None or not self.is_current(fr):
+    def _split(self, fr: FileReview, current: bool | None = None) -> bool:
+        """Translate ``fr`` before scanning it: the big file on screen (``current``: it will be), with no
+        fix chosen."""
+        if current is None:
+            current = self.is_current(fr)
+        if fr.kind != "source" or fr.applied_fixes or fr.path is None or not current:
             return False
         try:
             return fr.path.stat().st_size >= SPLIT_BYTES
@@ -202,7 +263,9 @@ class BackgroundConverter:
         from porter.project.file_conversion import convert_file, scan_file
 
         pool = self.pool()
-        futures: dict = {}  # future -> (file, "convert" or "scan")
+        with self._lock:  # the first file's conversion, when prewarm submitted it: taken by one thread
+            futures: dict = self._early  # future -> (file, "convert" or "scan")
+            self._early = {}
         while not self.stop_event.is_set():
             if pool is None:
                 fr = self._next()
@@ -228,8 +291,7 @@ class BackgroundConverter:
                 if fr is None:
                     break
                 try:
-                    fut = pool.submit(convert_file, fr.rel, fr.path, fr.kind, None, tuple(fr.applied_fixes),
-                                      fr.options, None, self._split(fr))
+                    fut = pool.submit(convert_file, *self._job(fr))
                 except RuntimeError:  # shut down
                     with self._lock:
                         self._in_flight.discard(fr.rel)
