@@ -819,6 +819,14 @@ class Builder:
                      or self.default_header(cat), source=t.tables_source)
             self.from_hipify.add(cuda)
 
+    def _roc_only(self, r: dict) -> str | None:
+        """The roc* name of a row the tables pair with no HIP name (cublasInit -> rocblas_initialize): used
+        under --roc when a source declares it in every release porter targets (no "since" after the 5.2
+        floor, not removed); None otherwise, and for cuDNN (whose roc column is MIOpen's HIP-side name)."""
+        roc = r["roc"] if r["family"] != "CUDNN" and IDENT_FULL.match(r["roc"] or "") else None
+        found = self.truth.declared(roc) if roc else None
+        return roc if found is not None and found.since is None and not found.removed else None
+
     def add_hipify_unsupported(self) -> None:
         """Names the tables list with no counterpart: unsupported, unless another source has a declared pair."""
         t = self.truth
@@ -842,10 +850,16 @@ class Builder:
                     found = t.declared(roc) if roc and IDENT_FULL.match(roc) and not e.get("roc") else None
                     if found is not None and not truth.later(found.since, e.get("since_hip")):
                         e["roc"] = roc
+                elif not e.get("hip") and not e.get("roc") and (roc := self._roc_only(r)):
+                    e["roc"] = roc
+                    e["note"] = f"{e['note']}; with --roc: {roc}" if e.get("note") else f"with --roc: {roc}"
                 continue
             cat = categorize(cuda)
+            roc = self._roc_only(r)
             self.add("identifier", cuda, None, category=cat, status="unsupported", source=t.tables_source,
-                     note=f"AMD's HIPIFY tables list no {'MIOpen' if r['family'] == 'CUDNN' else 'HIP'} counterpart")
+                     roc=roc,
+                     note=f"AMD's HIPIFY tables list no {'MIOpen' if r['family'] == 'CUDNN' else 'HIP'} counterpart"
+                     + (f"; with --roc: {roc}" if roc else ""))
 
     # -- the verification gate ------------------------------------------------
     def call_arities(self) -> dict:

@@ -311,6 +311,14 @@ def _prepared_rules() -> tuple[re.Pattern, dict]:
     return re.compile(rules["leftover"]["pattern"]), wrappers
 
 
+# C++ keywords that may stand before a global qualification (`typedef ::cub::WarpReduce<T> R;`,
+# `return ::cub::...`): the name after their `::` is a top-level namespace, not a nested one
+_KEYWORDS_BEFORE_GLOBAL = frozenset(b"typedef using return new delete sizeof alignof decltype const volatile static "
+                                    b"extern inline constexpr typename case throw co_return co_yield friend "
+                                    b"virtual explicit mutable register thread_local struct class enum union "
+                                    b"template operator else do goto".split())
+
+
 @functools.cache
 def _qualified_inner() -> frozenset[str]:
     """The last component of every namespace the rules rename by its qualified name."""
@@ -409,6 +417,10 @@ def _plan(plans: dict, db: Database, word: bytes, roc: bool, target: str) -> _Pl
         plan = _Plan(name, ns, "remove", note=removable[name])
     elif entry is None:
         plan = _Plan(name, ns, "leftover" if _prepared_rules()[0].match(name) else None)
+    elif roc and entry.roc and not entry.hip:
+        # AMD's tables pair it with a roc* name alone (cublasGetStatusString -> rocblas_status_to_string):
+        # no HIP name, but --roc asks for the roc* libraries, where it is declared
+        plan = _Plan(name, ns, "rename", entry, entry.roc, _ref_tail(entry, roc))
     elif not entry.renames:
         plan = _Plan(name, ns, "unsupported", entry, tail=_ref_tail(entry, roc))
     elif (missing := entry.available_in(target)):
@@ -509,8 +521,10 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
                 continue
         ns = plan.namespace
         if ns is not None and (_followed_by(source, end, b"::") or _preceded_by(source, start, b"namespace")):
-            if _preceded_by(source, start, b"::") and re.search(_IDENT + rb"\s*::\s*$", source[max(0, start - 80):start]):
-                continue  # a nested namespace of something else (e.g. thrust::cuda)
+            outer = _preceded_by(source, start, b"::") and re.search(b"(" + _IDENT + rb")\s*::\s*$",
+                                                                      source[max(0, start - 80):start])
+            if outer and outer.group(1) not in _KEYWORDS_BEFORE_GLOBAL:
+                continue  # a nested namespace of something else (e.g. thrust::cuda); `typedef ::cub::` is global
             if ns.renames:
                 edits.append(Edit(start, end, ns.target(options.roc).encode(), "namespace", name))
                 converted.append(ref(ns, name, start))

@@ -101,3 +101,36 @@ def test_roc_philox_kernel_compiles_with_hipcc_against_rocrand(tmp_path):
         proc.communicate()
         pytest.fail("hipcc did not finish in 300 s")
     assert proc.returncode == 0, src.read_text() + "\n" + log[-3000:]
+
+
+def test_a_name_amds_tables_pair_with_a_roc_name_alone_is_renamed_under_roc_only():
+    # cublasGetStatusString has no hipBLAS counterpart; AMD's tables pair it with rocBLAS's
+    # rocblas_status_to_string (both: const char *f(status)). Without --roc it stays, reported unsupported.
+    src = ("#include <cublas_v2.h>\n"
+           "const char *why(cublasStatus_t s) { return cublasGetStatusString(s); }\n")
+    out = translate(src.encode(), "t.cu", TranslateOptions(roc=True))
+    assert "rocblas_status_to_string(s)" in out.output.decode()
+    assert not any(u.name == "cublasGetStatusString" for u in out.unsupported)
+    plain = translate(src.encode(), "t.cu", TranslateOptions())
+    assert "cublasGetStatusString(s)" in plain.output.decode()
+    assert any(u.name == "cublasGetStatusString" for u in plain.unsupported)
+
+
+def test_roc_only_pairs_that_change_meaning_are_not_used():
+    # the tables give plain ELL for sliced ELLPACK (another layout of the same arrays) and a matrix
+    # descriptor for csrsv2's analysis info: porter keeps them unsupported rather than emit either
+    src = "cusparseFormat_t f = CUSPARSE_FORMAT_SLICED_ELLPACK; struct csrsv2Info *i;\n"
+    out = _roc(src)
+    assert "rocsparse_format_ell" not in out and "_rocsparse_mat_descr" not in out
+
+
+def test_curand_sub_headers_become_their_rocrand_headers_under_roc():
+    # each cuRAND generator / distribution header has a rocRAND header of the same name family
+    # (Debian's librocrand-dev: /usr/include/rocrand); hipRAND's umbrella header stays without --roc
+    src = "#include <curand_mrg32k3a.h>\n#include <curand_philox4x32_x.h>\n#include <curand_lognormal.h>\n"
+    out = _roc(src)
+    for h in ("rocrand/rocrand_mrg32k3a.h", "rocrand/rocrand_philox4x32_10.h", "rocrand/rocrand_log_normal.h"):
+        assert h in out
+        assert os.path.exists("/usr/include/" + h) or not os.path.isdir("/usr/include/rocrand")
+    assert "hiprand" not in out
+    assert "hiprand/hiprand_kernel.h" in translate(src.encode(), "t.cu", TranslateOptions()).output.decode()
