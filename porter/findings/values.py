@@ -243,14 +243,15 @@ def _apply(op, a, b):
 
 
 # ------------------------------------------------------------------------ reading definitions
-def code_text(source: bytes, index=None) -> str:
-    """The source as text with comments and literals blanked (same offsets, same lines); the
-    paths of #include lines stay."""
-    index = index or index_source(source)
-    code = index.blanked(keep_includes=True, keep_newlines=True)
-    text = code.decode("utf-8", "replace")
-    del code
-    return text
+def blanked_code(ctx) -> bytearray:
+    """The scanned file's source with comments and literals blanked (same offsets, same lines; the
+    paths of #include lines stay): made once per scan and shared (cached in the context) by the
+    constants read here and the wave model, not copied (a 200 MB file's copy is 200 MB more).
+    Read it, never change it."""
+    code = ctx.cache.get("values.code")
+    if code is None:
+        code = ctx.cache["values.code"] = ctx.index.blanked(keep_includes=True, keep_newlines=True)
+    return code
 
 
 @dataclass
@@ -694,7 +695,7 @@ def unit_of(ctx) -> Unit:
     """The translation unit of the file a scan context holds (cached in the context)."""
     unit = ctx.cache.get("values.unit")
     if unit is None:
-        text = code_text(ctx.source, ctx.index)
+        text = blanked_code(ctx).decode("utf-8", "replace")
         own = read_facts(text, ctx.path, True)
         files = []
         disk = ctx.file

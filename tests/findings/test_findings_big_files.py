@@ -182,3 +182,33 @@ def test_the_region_test_of_hip_function_definitions(text, may):
     from porter.findings.predicates.hipdefs import _may_define
 
     assert _may_define(text) is may
+
+
+def test_a_scan_keeps_only_the_region_trees_its_file_checks_ask_for_again(monkeypatch):
+    """Issue 34: a region's tree (about 28 bytes per source byte) goes once the query pass and the
+    region checks are done with it.  At every parse, the trees alive cover at most the file checks'
+    budget (FILE_CHECK_KEEPS_BYTES of source) and the region being parsed, however many regions the
+    file has, with the default settings; the findings are those of a whole-file parse."""
+    import porter.findings.engine as findings_engine
+
+    source = _amalgamation()
+    monkeypatch.setattr(source_index, "BIG_BYTES", 4096)
+    monkeypatch.setattr(source_index, "REGION_BYTES", 2048)
+    monkeypatch.setattr(findings_engine, "FILE_CHECK_KEEPS_BYTES", 8 << 10)
+    index = index_source(source)
+    sizes = [end - start for start, end in index.regions]
+    assert len(sizes) > 40 and sum(sizes) > 20 * (8 << 10)  # far more source than the budget
+    alive_bytes = [0]
+    real = type(index)._parse_region
+
+    def parse_region(self, k):
+        alive = sum(sizes[j] for j in self._region_trees) + sizes[k]
+        alive_bytes[0] = max(alive_bytes[0], alive)
+        return real(self, k)
+
+    monkeypatch.setattr(type(index), "_parse_region", parse_region)
+    found = scan(source, "all.cu", index=index)
+    assert 0 < alive_bytes[0] <= (8 << 10) + max(sizes)
+    assert not index._region_trees  # and none after the scan
+    monkeypatch.setattr(source_index, "BIG_BYTES", 10 ** 9)
+    assert found == scan(source, "all.cu")

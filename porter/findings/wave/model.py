@@ -123,12 +123,10 @@ def header_code(path: str) -> bytes | None:
     return values.header_code(path)
 
 
-def code_of(ctx) -> bytes:
-    """The scanned file's text with comments and literals blanked (cached in the context)."""
-    code = ctx.cache.get("wave.code")
-    if code is None:
-        code = ctx.cache["wave.code"] = bytes(ctx.index.blanked(keep_includes=True, keep_newlines=True))
-    return code
+def code_of(ctx) -> bytearray:
+    """The scanned file's text with comments and literals blanked: the buffer ``values`` reads its
+    constants from, shared rather than copied (read it, never change it)."""
+    return values.blanked_code(ctx)
 
 
 def _name_patterns(unit) -> tuple[re.Pattern | None, dict[str, str], re.Pattern | None]:
