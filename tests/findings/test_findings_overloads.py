@@ -69,3 +69,16 @@ def test_the_unfixed_port_fails_exactly_where_the_rule_points(tmp_path, hipcc_co
     failing = {t.output_line_to_source(int(m.group(1)))
                for m in re.finditer(r"port032\.hip:(\d+):\d+: error: redefinition", out)}
     assert failing and failing <= reported, out[-3000:]
+
+
+def test_names_cut_by_the_slices_a_big_file_is_searched_in_are_still_found(monkeypatch):
+    """A big file is searched a slice at a time (a list of every occurrence of a 20 MB file is bigger
+    than the file): a name that straddles a slice's end is found once, not missed and not twice."""
+    from porter.findings.predicates import overloads
+
+    data = POSITIVE.read_bytes()
+    whole = [(f.line, f.column) for f in _reported(data)]
+    assert whole
+    for size in (7, 16, 61):  # slices shorter than the names, so every name straddles some cut
+        monkeypatch.setattr(overloads, "_SLICE", size)
+        assert [(f.line, f.column) for f in _reported(data)] == whole, size

@@ -52,18 +52,43 @@ def _searcher():
     return ahocorasick_rs.BytesAhoCorasick(list(_collapsing()[1]))
 
 
+# the file is searched a slice at a time: a list of every occurrence of a whole big file (810k matches in
+# 20 MB of real code) would cost more than the file itself
+_SLICE = 1 << 20
+
+
+def _occurrences(source: bytes):
+    """(position, name) of every whole-identifier occurrence of the collapsing names, in file order."""
+    _group, words = _collapsing()
+    searcher, longest = _searcher(), max(map(len, words))
+    view = memoryview(source)
+    for off in range(0, len(source), _SLICE):
+        for i, start, end in searcher.find_matches_as_indexes(view[off:off + _SLICE + longest], overlapping=True):
+            if start < _SLICE and whole_identifier(source, off + start, off + end):
+                yield off + start, words[i]
+
+
 def _present(ctx) -> list[tuple[int, bytes]]:
-    """(position, name) of the collapsing names in code, when two of one group occur; else []."""
-    group, words = _collapsing()
+    """(position, name) of the collapsing names in code, when two of one group occur; else [] (once per
+    scan: the region hint and the check both ask)."""
+    found = ctx.cache.get("overloads.present")
+    if found is None:
+        found = ctx.cache["overloads.present"] = _find_present(ctx)
+    return found
+
+
+def _find_present(ctx) -> list[tuple[int, bytes]]:
+    group, _words = _collapsing()
     source, index = ctx.source, ctx.index
-    found = [(start, words[i]) for i, start, end in _searcher().find_matches_as_indexes(source, overlapping=True)
-             if whole_identifier(source, start, end)]
     # the groups are decided on the whole text first, then again without comments and literals:
     # most files have no group with two members anywhere and skip the look-up of each occurrence
-    shared = _shared_groups(group, found)
+    members: dict[str, set[bytes]] = defaultdict(set)
+    for _pos, name in _occurrences(source):
+        members[group[name]].add(name)
+    shared = {hip for hip, names in members.items() if len(names) > 1}
     if not shared:
         return []
-    found = [(pos, name) for pos, name in found if group[name] in shared and not index.is_protected(pos)]
+    found = [(pos, name) for pos, name in _occurrences(source) if group[name] in shared and not index.is_protected(pos)]
     shared = _shared_groups(group, found)
     return [(pos, name) for pos, name in found if group[name] in shared]
 
