@@ -94,7 +94,13 @@ def _run_app(project, store, messages) -> None:
     except BaseException:
         converter.stop()
         raise
-    app.run()
+    from porter.tui.app import ExitWatchdog
+
+    app.exit_watchdog = ExitWatchdog(converter)  # SIGHUP/SIGTERM end porter even if the terminal is gone
+    try:
+        app.run()
+    finally:
+        app.exit_watchdog.cancel()
 
 
 def output_problem(out: Path, what: str = "--output") -> str | None:

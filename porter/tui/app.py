@@ -52,6 +52,41 @@ from porter.tui.widgets.findings_list import FindingsList
 from porter.tui.widgets.info_bar import InfoBar
 from porter.tui.widgets.text_pane import TextPane
 
+# after SIGHUP/SIGTERM, how long the app's own shutdown may take before the process ends without it
+SIGNAL_EXIT_GRACE_S = 5.0
+
+
+class ExitWatchdog:
+    """Ends the porter process if the app's shutdown after SIGHUP/SIGTERM does not finish.
+
+    Textual's shutdown writes the terminal's reset sequences through its output thread and waits for
+    it; a terminal that takes no more output (closed, or stopped) can leave that wait unanswered and
+    porter running with no terminal, holding the output folder's lock (seen after closing a terminal
+    during a conversion: the main thread in WriterThread.stop). The session is saved before this
+    starts; after SIGNAL_EXIT_GRACE_S the workers are stopped and the process ends (128 + the
+    signal). The program that runs the app owns it (`porter` arms it, cancels it once ``run``
+    returns); an app run inside another program (the tests) has none."""
+
+    def __init__(self, converter: BackgroundConverter) -> None:
+        self.converter = converter
+        self.timer = None
+
+    def start(self, signum: int) -> None:
+        import os
+        import threading
+
+        def end() -> None:
+            self.converter.stop()
+            os._exit(128 + signum)
+
+        self.timer = threading.Timer(SIGNAL_EXIT_GRACE_S, end)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def cancel(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+
 GOTO_FILE_LIMIT = 5000  # "Go to file" palette entries up to this many files
 MESSAGES_KEPT = 1000  # the message history (m) keeps this many, the oldest dropped first
 
@@ -71,6 +106,7 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         self.start_messages = list(messages)
         self.current: FileReview | None = None
         self.converter = converter or BackgroundConverter(self, project, processes=processes)
+        self.exit_watchdog: ExitWatchdog | None = None  # set by the program that runs the app
         self.converter.attach(self, is_current=lambda fr: fr is self.current, on_current_ready=self._flush_ready)
         self.saver = SessionSaver(self, project, self.store)
         self.undo_stack = UndoRedo()
@@ -191,14 +227,16 @@ class PorterApp(ReviewActions, FindingActions, JobActions, PaneActions, App):
         try:
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGHUP, signal.SIGTERM):
-                loop.add_signal_handler(sig, self._ended_by_signal)
+                loop.add_signal_handler(sig, self._ended_by_signal, int(sig))
         except (RuntimeError, NotImplementedError, ValueError, AttributeError):  # not the main thread, not POSIX
             pass
 
-    def _ended_by_signal(self) -> None:
+    def _ended_by_signal(self, signum: int) -> None:
         if self.saver.pending:
             self.saver.save_now()  # first: the terminal may be gone, and the exit may not get far
         self.converter.stop_event.set()
+        if self.exit_watchdog is not None:
+            self.exit_watchdog.start(signum)
         self.exit()
 
     def _theme_changed(self, _theme) -> None:
