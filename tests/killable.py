@@ -9,9 +9,10 @@ import subprocess
 import pytest
 
 
-def run(cmd: list[str], timeout: float, env: dict | None = None, what: str = "") -> tuple[int, str]:
+def run(cmd: list[str], timeout: float, env: dict | None = None, what: str = "", cwd=None) -> tuple[int, str]:
     """(exit code, stdout and stderr together) of ``cmd``; the test fails when it times out."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                            cwd=cwd)
     try:
         out, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:

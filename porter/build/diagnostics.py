@@ -130,6 +130,12 @@ def parse(output: str, *, cwd: str, root: str, unit: str = "") -> list[Diagnosti
     dirs = [cwd]
     last: Diagnostic | None = None
     last_kept = True
+
+    def keep(d: Diagnostic) -> None:  # once per key: a diagnostic repeated by several compile steps is one
+        if d.key() not in seen:
+            seen.add(d.key())
+            out.append(d)
+
     for raw in output.splitlines():
         line = raw.rstrip("\r")
         m = _MAKE_DIR.match(line)
@@ -177,27 +183,21 @@ def parse(output: str, *, cwd: str, root: str, unit: str = "") -> list[Diagnosti
             if u:
                 d.hint = "a function defined in a file that did not compile, or a library missing from the link"
             classify(d)
-            if d.key() not in seen:
-                seen.add(d.key())
-                out.append(d)
+            keep(d)
             last, last_kept, chain = d, True, []
             continue
         m = _BARE.match(line)
         if m and not re.match(r"\d+ errors? generated", m.group("msg")):
             d = Diagnostic("", 0, 0, "error", m.group("msg").strip(), unit=unit)
             classify(d)
-            if d.key() not in seen:
-                seen.add(d.key())
-                out.append(d)
+            keep(d)
             last, last_kept, chain = d, True, []
             continue
         m = _UNDEF.search(line)
         if m and "undefined" in line:
             d = Diagnostic("", 0, 0, "error", line.strip(), unit=unit,
                            hint="a function defined in a file that did not compile, or a library missing from the link")
-            if d.key() not in seen:
-                seen.add(d.key())
-                out.append(d)
+            keep(d)
     for d in out:
         if d.line and not d.rule and not d.library:
             classify(d)

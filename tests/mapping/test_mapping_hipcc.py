@@ -2,10 +2,10 @@
 
 import os
 import shutil
-import signal
-import subprocess
 
 import pytest
+
+import killable
 
 REQUIRE = os.environ.get("PORTER_REQUIRE_HIPCC") == "1"
 
@@ -69,12 +69,6 @@ int main() {{
 """
     (tmp_path / "names.hip").write_text(src)
     env = {**os.environ, "HIP_PLATFORM": "amd"}
-    proc = subprocess.Popen([hipcc, "--offload-arch=gfx90a", "-c", "names.hip", "-o", "names.o"], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
-    try:
-        _, err = proc.communicate(timeout=300)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        pytest.fail("hipcc did not finish within 300 s")
-    assert proc.returncode == 0, err[-3000:]
+    code, err = killable.run([hipcc, "--offload-arch=gfx90a", "-c", "names.hip", "-o", "names.o"], 300, env=env,
+                             what="hipcc", cwd=tmp_path)
+    assert code == 0, err[-3000:]

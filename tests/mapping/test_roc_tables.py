@@ -6,10 +6,10 @@ roc* name is younger than the HIP name the entry's versions describe (porter dat
 
 import os
 import shutil
-import signal
-import subprocess
 
 import pytest
+
+import killable
 
 from porter.mapping import truth
 from porter.translate import TranslateOptions, translate
@@ -91,16 +91,9 @@ def test_roc_philox_kernel_compiles_with_hipcc_against_rocrand(tmp_path):
         pytest.skip("hipcc / rocRAND headers not installed")
     src = tmp_path / "k.hip"
     src.write_text(_roc(CURAND_KERNEL))
-    proc = subprocess.Popen([hipcc, "--offload-arch=gfx90a", "-c", str(src), "-o", str(tmp_path / "k.o")],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-                            env={**os.environ, "HIP_PLATFORM": "amd"})
-    try:
-        log, _ = proc.communicate(timeout=300)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        pytest.fail("hipcc did not finish in 300 s")
-    assert proc.returncode == 0, src.read_text() + "\n" + log[-3000:]
+    code, log = killable.run([hipcc, "--offload-arch=gfx90a", "-c", str(src), "-o", str(tmp_path / "k.o")], 300,
+                             env={**os.environ, "HIP_PLATFORM": "amd"}, what="hipcc")
+    assert code == 0, src.read_text() + "\n" + log[-3000:]
 
 
 def test_a_name_amds_tables_pair_with_a_roc_name_alone_is_renamed_under_roc_only():

@@ -7,10 +7,10 @@ compile with the installed hipcc.
 
 import os
 import shutil
-import signal
-import subprocess
 
 import pytest
+
+import killable
 
 from porter.translate import TranslateOptions, translate
 
@@ -48,13 +48,6 @@ def test_template_kernel_launches_compile_with_hipcc(tmp_path):
         pytest.skip("hipcc not installed")
     src = tmp_path / "t.hip"
     src.write_text(_convert())
-    proc = subprocess.Popen([hipcc, "--offload-arch=gfx90a", "-c", str(src), "-o", str(tmp_path / "t.o")],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-                            env={**os.environ, "HIP_PLATFORM": "amd"})
-    try:
-        log, _ = proc.communicate(timeout=300)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        pytest.fail("hipcc did not finish in 300 s")
-    assert proc.returncode == 0, src.read_text() + "\n" + log[-3000:]
+    code, log = killable.run([hipcc, "--offload-arch=gfx90a", "-c", str(src), "-o", str(tmp_path / "t.o")], 300,
+                             env={**os.environ, "HIP_PLATFORM": "amd"}, what="hipcc")
+    assert code == 0, src.read_text() + "\n" + log[-3000:]
