@@ -375,14 +375,7 @@ def _build_per_file(run: _Runner, report: BuildReport) -> None:
         plans.append((rel, obj, dep, argv))
     commands = [{"directory": str(root), "arguments": argv, "file": rel, "output": obj}
                 for rel, obj, dep, argv in plans]
-    cc_path = root / "compile_commands.json"
-    cc_text = json.dumps(commands, indent=1) + "\n"
-    try:
-        if not cc_path.is_file() or cc_path.read_text(errors="replace") != cc_text:
-            _write_text(cc_path, cc_text)
-        report.compile_commands = "compile_commands.json"
-    except OSError as exc:
-        report.messages.append(f"cannot write compile_commands.json: {exc.strerror or exc}")
+    _put_compile_commands(root, json.dumps(commands, indent=1) + "\n", report)
 
     results: dict[str, UnitResult] = {}
     keys: dict[str, str] = {}
@@ -831,15 +824,20 @@ def _build_cmake(run: _Runner, report: BuildReport) -> bool:
     _record_code_objects(report, run.root, [*_cmake_objects(bdir), *(str(run.root / o) for o in report.outputs)])
     cc = bdir / "compile_commands.json"
     if cc.is_file():
-        text = cc.read_text(errors="replace")
-        dest = run.root / "compile_commands.json"
-        try:
-            if not dest.is_file() or dest.read_text(errors="replace") != text:
-                _write_text(dest, text)
-            report.compile_commands = "compile_commands.json"
-        except OSError as exc:
-            report.messages.append(f"cannot write compile_commands.json: {exc.strerror or exc}")
+        _put_compile_commands(run.root, cc.read_text(errors="replace"), report)
     return True
+
+
+def _put_compile_commands(root: Path, text: str, report) -> None:
+    """ROOT/compile_commands.json for editors and clangd, written only when its text changes; a folder
+    that cannot take it is a message in the report, not a failed build."""
+    dest = root / "compile_commands.json"
+    try:
+        if not dest.is_file() or dest.read_text(errors="replace") != text:
+            _write_text(dest, text)
+        report.compile_commands = "compile_commands.json"
+    except OSError as exc:
+        report.messages.append(f"cannot write compile_commands.json: {exc.strerror or exc}")
 
 
 def _programs(bdir: Path) -> list[Path]:
