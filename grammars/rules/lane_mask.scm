@@ -53,3 +53,10 @@
 ((declaration
    declarator: (init_declarator declarator: (identifier) @name value: (number_literal) @value)) @PORT026
  (#match? @value "^0[xX][fF]{8}[uU]?[lL]{0,2}$"))
+
+; PORT028: a lane-mask helper declared with a 32-bit result (%lanemask_lt in PTX, (1u << lane) - 1);
+; porter.findings.predicates.lanes also reports the calls that keep its result in 32 bits
+(function_definition
+  type: [(primitive_type) (sized_type_specifier) (type_identifier)] @type
+  declarator: (function_declarator declarator: (identifier) @name)
+  body: (compound_statement)) @PORT028

@@ -457,3 +457,142 @@ def all_lanes_mask(ctx, node, caps):
                 "of a wave is one CUDA warp)")
         severity = None
     return Hit(node.start_byte, node.end_byte, {"name": name, "value": value, "note": note}, severity=severity)
+
+
+# ---------------------------------------------------------------- PORT028: lane-mask helpers with a 32-bit result
+_HELPER_NARROW = re.compile(r"^(?:unsigned(?:\s+int)?|int|uint32_t|int32_t|uint|signed(?:\s+int)?)$")
+_PTX_LANEMASK = re.compile(r"%%?lanemask_(?:lt|le|gt|ge|eq)\b")
+_SHIFTED_ONE = re.compile(r"^(?:[12][uU]?|~0[uU]?|-1|0[xX][fF]{8}[uU]?)<<(.+)$")
+_LANE_EXPR = re.compile(r"(?:threadIdx\.x|tid)\w*(?:&(?:31|0[xX]1[fF])[uU]?|%(?:32[uU]?|warpSize))$")
+_RETURN = re.compile(r"\breturn\s+([^;]+);")
+
+
+def _unparen(text: str) -> str:
+    """``text`` without the parentheses that enclose all of it."""
+    while text.startswith("(") and text.endswith(")"):
+        depth = 0
+        for i, c in enumerate(text):
+            depth += c == "("
+            depth -= c == ")"
+            if depth == 0 and i < len(text) - 1:
+                return text  # (a) - (b)
+        text = text[1:-1]
+    return text
+
+
+def _mask_lane(expr: str) -> str | None:
+    """The lane of a ``1 << lane``-shaped mask (``(1u << lane) - 1``, ``~0u << lane``, ``~((1 << lane) - 1)``),
+    or None when ``expr`` is not one."""
+    e = re.sub(r"\s+", "", expr)
+    e = _unparen(e)
+    if e.startswith("~("):
+        e = _unparen(e[1:])
+    e = re.sub(r"-1[uU]?$", "", e) if re.search(r"\)-1[uU]?$", e) else e
+    m = _SHIFTED_ONE.match(_unparen(e))
+    if m is None:
+        return None
+    lane = _unparen(re.sub(r"\+1$", "", _unparen(m.group(1))))  # lanemask_le/gt: 1 << (lane + 1)
+    if _WAVE_LANE.search(lane) or _LANE_EXPR.search(lane) or (re.match(r"^[A-Za-z_]\w*$", lane) and "lane" in lane.lower()):
+        return lane
+    return None
+
+
+def _lane_mask_body(body: str) -> tuple[bool, bool] | None:
+    """(returns a lane mask, its lane is the wave's own: warpSize, __lane_id(), %laneid) for a function body."""
+    if _PTX_LANEMASK.search(body) and "return" in body:
+        return True, False  # PTX's 32-lane register: which wave it means is the callers' to say
+    for m in _RETURN.finditer(body):
+        expr = m.group(1).strip()
+        if re.match(r"^[A-Za-z_]\w*$", expr):  # return mask; with mask = (1u << lane) - 1
+            origin = re.search(r"\b" + re.escape(expr) + r"\s*=\s*([^;=][^;]*);", body)
+            expr = origin.group(1) if origin else expr
+        lane = _mask_lane(expr)
+        if lane is None:
+            continue
+        if _WAVE_LANE.search(lane):
+            return True, True
+        origin = re.search(r"\b" + re.escape(lane) + r"\s*=\s*([^;]+);", body) if re.match(r"^\w+$", lane) else None
+        asm_out = re.search(r'"=r"\s*\(\s*' + re.escape(lane) + r"\s*\)", body) and "laneid" in body
+        return True, bool(origin and _WAVE_LANE.search(origin.group(1))) or bool(asm_out)
+    return None
+
+
+_NARROW_VAR = r"((?:unsigned(?:\s+int)?|int|uint32_t|int32_t|uint))"
+_CALL_DECL = re.compile(r"(?:^|[;{}(,]|\n)\s*(?:const\s+)?" + _NARROW_VAR + r"\s+(?:const\s+)?[A-Za-z_]\w*\s*=\s*$")
+_CALL_ASSIGN = re.compile(r"(?<![\w.>])([A-Za-z_]\w*)\s*=\s*$")
+
+
+@node_check("PORT028")
+def lane_mask_helper(ctx, node, caps):
+    type_node, name_node = caps["type"][0], caps["name"][0]
+    type_text = re.sub(r"\s+", " ", ctx.text(type_node)).strip()
+    if not _HELPER_NARROW.match(type_text):
+        return None
+    body = node.child_by_field_name("body")
+    if body is None:
+        return None
+    found = _lane_mask_body(ctx.text(body))
+    if found is None:
+        return None
+    _mask, own_lane = found
+    name = ctx.text(name_node)
+    model = wave.model_of(ctx) if may_mix(ctx) else None
+    native = model.native_at(body.start_byte) if model is not None else None
+    if not own_lane and native is None:
+        return None  # 32-lane logical code (lanes from & 31) or wave-agnostic code: a 32-bit mask is consistent
+    why = ("its lane comes from the 64-lane wave" + (f" ({native.describe()})" if native else "")) if own_lane \
+        else f"the code that reaches it follows the 64-lane wave ({native.describe()})"
+    hits = [Hit(type_node.start_byte, type_node.end_byte,
+                {"subject": f"`{name}()`", "what": f"returns a lane mask as `{type_text}`",
+                 "note": f"; {why}: wrong on MI300X whatever the port keeps"},
+                fix("return `unsigned long long`", edit(type_node.start_byte, type_node.end_byte, "unsigned long long"),
+                    safe=False))]
+    return hits + _narrow_callers(ctx, model, name, own_lane)
+
+
+def _narrow_callers(ctx, model, name: str, own_lane: bool) -> list[Hit]:
+    """The calls of helper ``name`` in the scanned file whose result initialises or is assigned to a
+    32-bit variable, where the helper's lane is the wave's own or the caller follows the 64-lane wave."""
+    if model is None:
+        model = wave.model_of(ctx)
+    code = wave.code_of(ctx)
+    out = []
+    for f in model.index.functions:
+        if f.file != "" or f.macro:
+            continue
+        for pos, callee, kind in f.calls:
+            if callee != name or kind != b"(":
+                continue
+            native = model.native_at(pos)
+            if not own_lane and native is None:
+                continue
+            before = bytes(code[f.body_start:pos]).decode("utf-8", "replace")
+            head = before[-200:]
+            m = _CALL_DECL.search(head)
+            if m is not None:
+                start = pos - len(head.encode()) + len(head[:m.start(1)].encode())
+                end = start + len(m.group(1).encode())
+                var_line = None
+            else:
+                a = _CALL_ASSIGN.search(head)
+                if a is None:
+                    continue
+                var = a.group(1)
+                decls = list(re.finditer(_DECL_OF.format(name=re.escape(var)), before))
+                if not decls:
+                    continue
+                d = decls[-1]
+                if not _HELPER_NARROW.match(re.sub(r"\s+", " ", d.group(1)).strip()):
+                    continue
+                start = f.body_start + len(before[:d.start(1)].encode())
+                end = start + len(d.group(1).encode())
+                var_line = ctx.index.line_of(pos)
+            type_text = re.sub(r"\s+", " ", ctx.source[start:end].decode("utf-8", "replace"))
+            where = f" (it gets `{name}()` at line {var_line})" if var_line else ""
+            reason = f"this code follows the 64-lane wave ({native.describe()})" if native is not None \
+                else "the helper's lane comes from the 64-lane wave"
+            out.append(Hit(start, end,
+                           {"subject": f"`{type_text}`{where}", "what": f"holds the lane mask `{name}()` returns",
+                            "note": f"; {reason}: wrong on MI300X whatever the port keeps"},
+                           fix("declare it `unsigned long long`", edit(start, end, "unsigned long long"), safe=False)))
+    return out
