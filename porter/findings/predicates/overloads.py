@@ -57,10 +57,23 @@ def _searcher():
 _SLICE = 1 << 20
 
 
+@functools.cache
+def _longest() -> int:
+    return max(map(len, _collapsing()[1]))
+
+
 def _occurrences(source: bytes):
-    """(position, name) of every whole-identifier occurrence of the collapsing names, in file order."""
+    """(position, name) of every whole-identifier occurrence of the collapsing names, in file order: a
+    list for a file of one slice, else made slice by slice as they are read."""
     _group, words = _collapsing()
-    searcher, longest = _searcher(), max(map(len, words))
+    searcher = _searcher()
+    if len(source) <= _SLICE:
+        return [(start, words[i]) for i, start, end in searcher.find_matches_as_indexes(source, overlapping=True)
+                if whole_identifier(source, start, end)]
+    return _sliced(source, words, searcher, _longest())
+
+
+def _sliced(source: bytes, words, searcher, longest: int):
     view = memoryview(source)
     for off in range(0, len(source), _SLICE):
         for i, start, end in searcher.find_matches_as_indexes(view[off:off + _SLICE + longest], overlapping=True):
@@ -82,13 +95,18 @@ def _find_present(ctx) -> list[tuple[int, bytes]]:
     source, index = ctx.source, ctx.index
     # the groups are decided on the whole text first, then again without comments and literals:
     # most files have no group with two members anywhere and skip the look-up of each occurrence
-    members: dict[str, set[bytes]] = defaultdict(set)
-    for _pos, name in _occurrences(source):
-        members[group[name]].add(name)
-    shared = {hip for hip, names in members.items() if len(names) > 1}
+    found = _occurrences(source)
+    if isinstance(found, list):
+        shared = _shared_groups(group, found)
+    else:  # a big file: its occurrences are counted, not kept, until a group is known to be shared
+        members: dict[str, set[bytes]] = defaultdict(set)
+        for _pos, name in found:
+            members[group[name]].add(name)
+        shared = {hip for hip, names in members.items() if len(names) > 1}
+        found = _occurrences(source) if shared else []
     if not shared:
         return []
-    found = [(pos, name) for pos, name in _occurrences(source) if group[name] in shared and not index.is_protected(pos)]
+    found = [(pos, name) for pos, name in found if group[name] in shared and not index.is_protected(pos)]
     shared = _shared_groups(group, found)
     return [(pos, name) for pos, name in found if group[name] in shared]
 
