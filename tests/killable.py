@@ -20,3 +20,12 @@ def run(cmd: list[str], timeout: float, env: dict | None = None, what: str = "",
         proc.communicate()
         pytest.fail(f"{what or cmd[0]} timed out after {timeout:.0f} s")
     return proc.returncode, out.decode("utf-8", "replace")
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting for its reaper does not count)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

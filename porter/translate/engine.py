@@ -190,6 +190,13 @@ def _keys(db_id: int) -> frozenset[bytes]:
             | _removable_keys() | frozenset(n.encode() for n in _qualified_inner()))
 
 
+def _is_key(db: Database, word: bytes) -> bool:
+    """``word in _keys(id(db))`` without building that set (a small file in a fresh process): the same
+    four sources, looked up one by one."""
+    return (word in _removable_keys() or (name := word.decode("ascii")) in db.identifiers
+            or name in db.namespaces or name in _qualified_inner())
+
+
 _DBS: dict[int, Database] = {}
 _keys_built: set[int] = set()  # databases whose _keys set is made (then every file uses it)
 _FEW_WORDS = 2000  # distinct identifiers under which a fresh process looks each one up instead
@@ -270,10 +277,7 @@ def _candidates(source: bytes, db: Database, words: frozenset[bytes] | None = No
         words = distinct_identifiers(source)
     if len(words) < _FEW_WORDS and id(db) not in _keys_built:
         # a small file in a fresh process: a look-up per word, not the set of all 12k names (4 ms to build)
-        removable, inner = _removable_keys(), _qualified_inner()
-        ids, spaces = db.identifiers, db.namespaces
-        keys = frozenset(w for w in words if w in removable
-                         or (name := w.decode("ascii")) in ids or name in spaces or name in inner)
+        keys = frozenset(w for w in words if _is_key(db, w))
     else:
         _keys_built.add(id(db))
         keys = _keys(id(db))

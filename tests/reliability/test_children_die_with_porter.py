@@ -10,16 +10,9 @@ import time
 
 import pytest
 
+from killable import running
 from reliability_helpers import ROOT, need
 
-
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie waiting for its reaper does not count)."""
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def _wait_for(predicate, what: str, limit: float = 60.0):
@@ -62,7 +55,7 @@ def test_a_compile_dies_with_porter_build(tmp_path, sig):
     try:
         p.send_signal(sig)
         p.communicate(timeout=60)
-        _wait_for(lambda: not _alive(compiler), "the compiler to die with porter", limit=20)
+        _wait_for(lambda: not running(compiler), "the compiler to die with porter", limit=20)
     finally:
         _kill_later(compiler)
 
@@ -100,7 +93,7 @@ def test_smoke_ranks_die_with_a_killed_launcher(tmp_path):
     try:
         p.kill()
         p.communicate(timeout=30)
-        _wait_for(lambda: not any(_alive(r) for r in ranks), "the ranks to die with the launcher", limit=5)  # they lingered about 10 s
+        _wait_for(lambda: not any(running(r) for r in ranks), "the ranks to die with the launcher", limit=5)  # they lingered about 10 s
     finally:
         for r in ranks:
             _kill_later(r)
@@ -115,7 +108,7 @@ def test_smoke_sigterm_writes_the_report_marked_interrupted(tmp_path):
         assert "interrupted" in err and "ranks stopped" in err
         rep = json.loads(report.read_text())
         assert rep["verdict"] == "interrupted" and rep["steps_done"] >= 1
-        _wait_for(lambda: not any(_alive(r) for r in ranks), "the ranks to stop", limit=20)
+        _wait_for(lambda: not any(running(r) for r in ranks), "the ranks to stop", limit=20)
     finally:
         for r in ranks:
             _kill_later(r)

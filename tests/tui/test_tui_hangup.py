@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from killable import running
 from porter.project.lock import folder_lock
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -40,13 +41,6 @@ def _tmux(*args: str) -> str:
     return subprocess.run(["tmux", "-L", SOCKET, *args], capture_output=True, text=True, timeout=20).stdout
 
 
-def _running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
 
 def test_sighup_ends_the_app_when_the_terminal_takes_no_output(project_dir, tmp_path):
     out = tmp_path / "out"
@@ -64,9 +58,9 @@ def test_sighup_ends_the_app_when_the_terminal_takes_no_output(project_dir, tmp_
             time.sleep(0.2)
         os.kill(pid, signal.SIGHUP)
         deadline = time.monotonic() + 60  # the app's grace is 5 s; this only bounds a failing run
-        while _running(pid) and time.monotonic() < deadline:
+        while running(pid) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert not _running(pid), "porter kept running after SIGHUP with a terminal that takes no output"
+        assert not running(pid), "porter kept running after SIGHUP with a terminal that takes no output"
         with folder_lock(out, "output folder"):  # the lock went with the process
             pass
     finally:
