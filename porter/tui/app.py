@@ -53,7 +53,7 @@ from porter.tui.widgets.info_bar import InfoBar
 from porter.tui.widgets.text_pane import TextPane
 
 # after SIGHUP/SIGTERM, how long the app's own shutdown may take before the process ends without it
-SIGNAL_EXIT_GRACE_S = 5.0
+SIGNAL_EXIT_GRACE_S = 20.0
 
 
 class ExitWatchdog:

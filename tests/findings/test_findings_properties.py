@@ -42,6 +42,10 @@ def mutated(draw):
          b"#endif\n#endif\n")
 # CRLF line ends, a NUL byte and bytes that are not UTF-8 around a fixable finding
 @example(b"__device__ float f(float v)\r\n{ // \xff\x00\xc3\r\n  return __shfl_xor_sync(0xffffffff, v, 16);\r\n}\r\n")
+# a definition HIP provides, whose body's brackets do not balance: once guarded by PORT170's fix it is
+# not guarded again (the group is read without its directives, so the guard is found in their text)
+@example(b"#include <cuda_runtime.h>\n__device__ double atomicMax(double* a, double v)\n{\n"
+         b"    unsigned long long* p = reinterpret_cast<unsigned a);\n    return v;\n}\n")
 # a kernel launch cut inside its chevrons
 @example(b"__global__ void k(float* x) { x[threadIdx.x] = 0.0f; }\nvoid h(float* x) { k<<<1, 32(x); }\n")
 def test_scan_is_total_and_fixes_converge(src):

@@ -57,7 +57,7 @@ def test_sighup_ends_the_app_when_the_terminal_takes_no_output(project_dir, tmp_
             assert time.monotonic() < deadline, "the app never showed its first screen"
             time.sleep(0.2)
         os.kill(pid, signal.SIGHUP)
-        deadline = time.monotonic() + 60  # the app's grace is 5 s; this only bounds a failing run
+        deadline = time.monotonic() + 60  # the app's grace is 20 s; this only bounds a failing run
         while running(pid) and time.monotonic() < deadline:
             time.sleep(0.2)
         assert not running(pid), "porter kept running after SIGHUP with a terminal that takes no output"

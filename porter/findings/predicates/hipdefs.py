@@ -18,6 +18,7 @@ Each was checked by compiling with Debian's hipcc (HIP 5.2, gfx90a).
 
 from __future__ import annotations
 
+import bisect
 import functools
 import json
 import re
@@ -117,6 +118,39 @@ def _excludes_amd(ctx, node) -> bool:
     return False
 
 
+def _not_amd_branches(ctx) -> tuple[list[int], list[int]]:
+    """(starts, ends) of the first branches of ``#if !defined(__HIP_PLATFORM_AMD__)`` / ``#ifndef
+    __HIP_PLATFORM_AMD__`` groups, read from the directives' text: the tree may not show such a group
+    (a branch whose brackets do not balance is read without its directives, porter.parse.mend)."""
+    found = ctx.cache.get("hipdefs.not_amd")
+    if found is None:
+        starts: list[int] = []
+        ends: list[int] = []
+        stack: list[list] = []  # [branch start or None when it does not exclude AMD]
+        for c in ctx.index.conditionals:
+            if c.keyword in ("if", "ifdef", "ifndef"):
+                head = c.head.decode("utf-8", "replace")
+                excludes = bool(_NOT_AMD.search(head)) if c.keyword == "if" else \
+                    c.keyword == "ifndef" and any(re.search(r"\b" + m + r"\b", head) for m in _AMD_MACROS)
+                stack.append([c.start_byte if excludes else None])
+            elif stack:
+                top = stack[-1]
+                if top[0] is not None:  # the excluding branch ends at its #else/#elif/#endif
+                    starts.append(top[0])
+                    ends.append(c.start_byte)
+                    top[0] = None
+                if c.keyword == "endif":
+                    stack.pop()
+        order = sorted(range(len(starts)), key=starts.__getitem__)
+        found = ctx.cache["hipdefs.not_amd"] = ([starts[i] for i in order], [ends[i] for i in order])
+    return found
+
+
+def _in_not_amd_branch(ctx, pos: int) -> bool:
+    starts, ends = _not_amd_branches(ctx)
+    return any(s < pos < e for s, e in zip(starts[:bisect.bisect_right(starts, pos)], ends))
+
+
 def top_level(node, ctx=None):
     """The global-namespace declarations of a translation unit (through #if blocks and extern "C"),
     leaving out the branches written for everything but HIP on AMD (``#if !defined(__HIP_PLATFORM_AMD__)``)."""
@@ -130,7 +164,7 @@ def top_level(node, ctx=None):
                         yield from top_level(alt, ctx)
                 continue
             yield from top_level(child, ctx)
-        else:
+        elif ctx is None or not _in_not_amd_branch(ctx, child.start_byte):
             yield child
 
 
