@@ -684,14 +684,7 @@ def _build_make(run: _Runner, report: BuildReport, makefile: str) -> None:
         cache.dirty = True
     if not _save(run, report, cache):
         return
-    cc_text = json.dumps(commands, indent=1) + "\n"
-    cc_path = run.root / "compile_commands.json"
-    try:
-        if not cc_path.is_file() or cc_path.read_text(errors="replace") != cc_text:
-            _write_text(cc_path, cc_text)
-        report.compile_commands = "compile_commands.json"
-    except OSError:
-        pass
+    _put_compile_commands(run.root, json.dumps(commands, indent=1) + "\n", report)
     before = {}
     for c in commands:
         p = run.root / c["output"] if c["output"] else None

@@ -149,6 +149,22 @@ def test_make_build_of_a_migrated_makefile(tmp_path, toolchain90a):
     assert again.ok and {u.status for u in again.units if u.kind == "compile"} == {"up-to-date"}
 
 
+def test_make_build_says_when_compile_commands_cannot_be_written(tmp_path, toolchain90a):
+    """A folder where compile_commands.json would go does not fail the build, and the report says why the
+    editors' file is missing (it was silent on the Make path)."""
+    from porter.buildfiles import migrate
+
+    root = _tree(tmp_path / "mk")
+    cuda_make = ("NVCC ?= nvcc\napp: main.o kernels.o\n\t$(NVCC) -arch=sm_80 -o $@ $^\n"
+                 "%.o: %.cu util.h\n\t$(NVCC) -arch=sm_80 -c $< -o $@\n")
+    (root / "Makefile").write_text(migrate("Makefile", cuda_make, arch="gfx942").output)
+    (root / "compile_commands.json").mkdir()
+    r = run_build(root, BuildOptions(arch=ARCH), toolchain=toolchain90a)
+    assert r.ok, [d.one_line() for d in r.diagnostics]
+    assert r.compile_commands is None
+    assert any(m.startswith("cannot write compile_commands.json") for m in r.messages), r.messages
+
+
 def test_timeout_stops_a_hung_compile(tmp_path, toolchain90a):
     root = tmp_path / "slow"
     root.mkdir()
