@@ -53,7 +53,7 @@ class Edit(NamedTuple):
     start: int
     end: int
     replacement: bytes
-    kind: str = "rename"  # rename | header | namespace | symbol | launch | include
+    kind: str = "rename"  # rename | header | namespace | symbol | launch | include | drop (a duplicate #include)
     name: str = ""  # the CUDA name, when there is one
 
 
@@ -492,7 +492,12 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
         if entry.renames:
             target = entry.target(options.roc)
             if target != inner:
-                edits.append(Edit(node.start_byte + 1, node.end_byte - 1, target.encode(), "header", inner))
+                if _included_above(index, included, target):
+                    # the port includes this HIP header above, whatever the conditions (cuda.h, then
+                    # cuda_runtime.h): the second include is a no-op and goes, leaving its line empty
+                    edits.append(Edit(node.directive_byte, node.end_byte, b"", "drop", inner))
+                else:
+                    edits.append(Edit(node.start_byte + 1, node.end_byte - 1, target.encode(), "header", inner))
                 converted.append(ref(entry, inner, node.start_byte))
         else:
             unsupported.append(ref(entry, inner, node.start_byte))
@@ -696,6 +701,13 @@ def _outside_conditionals(index: SourceIndex, pos: int) -> int:
             stack.pop()
     outer = next((start for start, guard in stack if not guard), None)
     return pos if outer is None else source.rfind(b"\n", 0, outer) + 1
+
+
+def _included_above(index: SourceIndex, included: list[tuple[IncludePath, str, bool]], path: str) -> bool:
+    """An include before the last one in ``included`` brings in ``path`` outside every conditional
+    group but the file's include guard (an include in ``#ifdef X`` may not be seen)."""
+    return any(name == path and _outside_conditionals(index, node.directive_byte) == node.directive_byte
+               for node, name, _ in included[:-1])
 
 
 def _include_position(index: SourceIndex) -> int:
