@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from porter.findings import values, wave
-from porter.findings.wave import offsets, ranges
+from porter.findings.wave import offsets, passed, ranges
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
 from porter.findings.predicates.common import args_of, compact, edit, fix, function_name
@@ -64,7 +64,9 @@ def _lane_test(ctx, node, caps, op: str, n: str):
     a 32-lane warp, on a lane number (not a loop's own bound: PORT014's)."""
     lhs = caps["lhs"][0]
     lhs_text = ctx.text(lhs)
-    if not _LANE_NAME.search(lhs_text) or _LANE_SOURCE_WAVE.search(lhs_text):
+    if _LANE_SOURCE_WAVE.search(lhs_text):
+        return None
+    if not _LANE_NAME.search(lhs_text) and not _lane_by_definition(ctx, node, lhs_text):
         return None
     parent = node.parent
     if parent is not None and parent.type == "for_statement" and _within_field(node, parent, "condition"):
@@ -79,6 +81,29 @@ def _lane_test(ctx, node, caps, op: str, n: str):
 
 
 _LANE_SOURCE_WAVE = re.compile(r"warpSize|__lane_id")
+_LANE_DEF = re.compile(r"^\(?\s*(.+?)\s*(?:&\s*\(?\s*(31|63|0[xX]1[fF]|0[xX]3[fF])|%\s*(32|64))[uU]?\s*\)?$", re.S)
+_WARP_CALL = re.compile(r"__shfl|__ballot|__any|__all|__activemask|__match_")
+
+
+def _lane_by_definition(ctx, node, name: str) -> bool:
+    """``name`` is a lane by what it holds, whatever it is called: its one definition in the function is a
+    thread index masked to a 32-lane warp (``tid & 31``, ``threadIdx.x % 32``) or to a group of two
+    (``tid & 63``, in a function that uses warp primitives: a test against 32 splits it into warps)."""
+    if not re.fullmatch(r"[A-Za-z_]\w*", name):
+        return False
+    fn = ctx.function_of(node)
+    if fn is None:
+        return False
+    body = ctx.text(fn)
+    defs = re.findall(r"(?<![\w.])" + re.escape(name) + r"\s*=(?!=)\s*([^;]*);", body)
+    if len(defs) != 1:
+        return False
+    m = _LANE_DEF.match(defs[0].strip())
+    if m is None or not _LANE_SOURCE.search(m.group(1)) or _LANE_SOURCE_WAVE.search(m.group(1)):
+        return False
+    if (m.group(2) or m.group(3)).lower() in ("63", "0x3f", "64"):
+        return _WARP_CALL.search(body) is not None
+    return True
 _WARP_NUMBER = re.compile(r"^\(?\s*(?:\w*[Ww]arp(?:_?[Ii]d|_?[Ii]dx|_?[Ii]ndex|_?[Nn]um)?|WARP_?ID|wid|w_id|warpid)\s*\)?$")
 
 
@@ -298,15 +323,15 @@ def _overrun(ctx, node, name: str, size_text: str):
     fn = ctx.function_of(node)
     if fn is None:
         return None
-    if ctx.source.find(b"warpSize", fn.start_byte, fn.end_byte) < 0 and \
-            ctx.source.find(b"__lane_id", fn.start_byte, fn.end_byte) < 0:
-        return None  # nothing in this function changes with the wave's width
+    # (nothing in this function changes with the wave's width: only what it calls can)
+    own = ctx.source.find(b"warpSize", fn.start_byte, fn.end_byte) >= 0 or \
+        ctx.source.find(b"__lane_id", fn.start_byte, fn.end_byte) >= 0
     body = ctx.text(fn)
     unit = values.unit_of(ctx)
     extent = offsets.value_of(size_text, unit, 64)
     if extent is None or extent != offsets.value_of(size_text, unit, 32):
         return None  # sized from warpSize already
-    for m in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*\[([^\[\]]+)\]", body):
+    for m in [] if not own else re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*\[([^\[\]]+)\]", body):
         idx = m.group(1)
         wide = ranges.index_max(body, idx, unit, 64)
         if wide is None or wide < extent:
@@ -318,8 +343,17 @@ def _overrun(ctx, node, name: str, size_text: str):
         line = ctx.index.line_of(pos)
         return Hit(node.start_byte, node.end_byte,
                    {"decl": compact(ctx.text(node).rstrip(";"), 50), "extent": str(extent), "index": compact(idx, 30),
-                    "reach": str(wide), "line": str(line), "narrow": "" if narrow is None else str(narrow)},
+                    "reach": str(wide), "line": str(line), "where": f"line {line}",
+                    "narrow": "" if narrow is None else str(narrow)},
                    rule="PORT019")
+    got = passed.through_calls(ctx, fn, name, extent)  # handed to a helper that indexes it by lane
+    if got is not None:
+        where = f"line {got.line}" + (f" of {got.file}" if got.file else "")
+        return Hit(node.start_byte, node.end_byte,
+                   {"decl": compact(ctx.text(node).rstrip(";"), 50), "extent": str(extent),
+                    "index": compact(got.index, 30), "reach": str(got.wide), "line": str(got.line),
+                    "where": f"in `{got.callee}` at {where}, which gets the array as an argument",
+                    "narrow": str(got.narrow)}, rule="PORT019")
     return None
 
 
