@@ -210,6 +210,38 @@ def _searcher(words: tuple[bytes, ...]) -> ahocorasick_rs.BytesAhoCorasick:
     return ahocorasick_rs.BytesAhoCorasick(list(words))
 
 
+# The word lists file checks look for in every file (callables that return a tuple of distinct words),
+# registered by their predicates: ``Context.occurrences`` finds them and the rules' trigger words in one
+# Aho-Corasick pass over the file instead of one pass per list.
+SHARED_WORDS: list = []
+
+
+class _SharedWords:
+    """The union of the trigger words and the registered lists, its searcher, and per list (by
+    identity) the index in the list of each union word (-1: not in it)."""
+
+    def __init__(self, lists):
+        self.words = tuple(sorted({w for words in lists for w in words}))
+        self.searcher = ahocorasick_rs.BytesAhoCorasick(list(self.words))
+        self._local: dict[int, tuple[tuple, list[int] | None]] = {}
+
+    def local(self, words: tuple[bytes, ...]) -> list[int] | None:
+        """Where each union word stands in ``words``, or None when ``words`` is not part of the union."""
+        got = self._local.get(id(words))
+        if got is None or got[0] is not words:
+            at = {w: k for k, w in enumerate(words)}
+            ok = len(at) == len(words) and sum(1 for w in self.words if w in at) == len(words)
+            if len(self._local) > 64:  # (lists are module-level tuples: a few)
+                self._local.clear()
+            got = self._local[id(words)] = (words, [at.get(w, -1) for w in self.words] if ok else None)
+        return got[1]
+
+
+@functools.cache
+def _shared_words(registered: int) -> _SharedWords:
+    return _SharedWords([_all_triggers(rule_groups()), *(f() for f in SHARED_WORDS[:registered])])
+
+
 def rule_ranges(source: bytes, tops: _TopLevel, words: tuple[bytes, ...], device_only: bool,
                 hits: dict[bytes, set[int]]):
     """Byte ranges worth querying for a rule: the top-level declarations that contain one of
@@ -288,6 +320,7 @@ class _Narrower:
             return
         wanted = _all_root_types()
         cursor = self.tree.walk()
+        down, up = cursor.goto_first_child_for_byte, cursor.goto_parent
         path: list[tuple[str, int, int]] = []  # the nodes the cursor stands under, root's children first
         first: dict[str, int] = {}  # per wanted type: its outermost place in ``path`` (in path order)
         snapshot: tuple | None = ()  # ``first`` as outer's values are (None: to be made again)
@@ -298,17 +331,18 @@ class _Narrower:
                 if first.get(kind) == len(path):
                     del first[kind]
                     snapshot = None
-                cursor.goto_parent()
-            while cursor.goto_first_child_for_byte(start) is not None:
+                up()
+            while down(start) is not None:
                 node = cursor.node
-                if node.start_byte > start or node.end_byte < end:
-                    cursor.goto_parent()
+                node_start, node_end = node.start_byte, node.end_byte
+                if node_start > start or node_end < end:
+                    up()
                     break  # the span starts between children, or runs past this one
                 kind = node.type
                 if kind in wanted and kind not in first:
                     first[kind] = len(path)
                     snapshot = None
-                path.append((kind, node.start_byte, node.end_byte))
+                path.append((kind, node_start, node_end))
             if snapshot is None:
                 snapshot = tuple((kind, path[i][1:]) for kind, i in first.items())
             outer[span] = snapshot
@@ -438,6 +472,25 @@ class Context:
         self._macros: dict[str, str] | None = None
         self.cache: dict = {}  # per-file scratch space for predicates
         self.reported = Reported()  # the findings' spans found so far
+
+    def occurrences(self, words: tuple[bytes, ...], searcher=None) -> list[tuple[int, int, int]]:
+        """(index in ``words``, start, end) of every occurrence of ``words`` in the file, overlapping
+        ones too, by where they end: what ``trigger_matches`` (or ``searcher``, an Aho-Corasick
+        searcher of ``words``) finds.  The rules' trigger words and each list in SHARED_WORDS are
+        found in one pass over the file (made once per scan); other words, and a big file (read a
+        region at a time), get a pass of their own."""
+        if not words:
+            return []
+        shared = _shared_words(len(SHARED_WORDS))
+        local = None if self.index.big else shared.local(words)
+        if local is None:
+            if searcher is not None:
+                return searcher.find_matches_as_indexes(self.source, overlapping=True)
+            return trigger_matches(self.source, words)
+        found = self.cache.get("_occurrences")
+        if found is None:
+            found = self.cache["_occurrences"] = shared.searcher.find_matches_as_indexes(self.source, overlapping=True)
+        return [(k, s, e) for i, s, e in found if (k := local[i]) >= 0]
 
     def mentions(self, word: bytes) -> bool:
         """Whether ``word`` appears anywhere in the file (searched once per file)."""
@@ -691,7 +744,7 @@ def _scan(ctx: Context, rules: dict, predicates, too_deep: list | None = None) -
         for r_start, r_end in index.regions:
             present.update(triggers[i] for i, _s, _e in trigger_matches(source[r_start:r_end], triggers))
     else:
-        matches = trigger_matches(source, triggers)
+        matches = ctx.occurrences(triggers)
         present = {triggers[i] for i, _s, _e in matches}
     live = [g for g in groups if (not g[1] or not present.isdisjoint(g[1]))
             and all(not present.isdisjoint(r) for r in g[3])]

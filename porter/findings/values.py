@@ -270,13 +270,17 @@ class FileFacts:
     code: bytes | None = None  # a header's code (comments and literals blanked), for porter.findings.wave
 
 
-def read_facts(text: str, shown: str, in_scanned_file: bool) -> FileFacts:
+def read_facts(text: str, shown: str, in_scanned_file: bool, line_of=None) -> FileFacts:
     """The constants, includes, shuffles, votes and shuffle wrappers of one file's code text.
-    Each search runs only where its keyword occurs (the scan's speed depends on it)."""
+    Each search runs only where its keyword occurs (the scan's speed depends on it).  ``line_of``:
+    the 1-based line of a position of ``text``, where the caller knows it already (the scanned
+    file's index, when each character of the text is one byte of the source)."""
     newlines: list[int] | None = None
 
     def line(pos):  # a bisect over the newlines, found once: counting from the start per hit is quadratic
         nonlocal newlines
+        if line_of is not None:
+            return line_of(pos)
         if newlines is None:
             newlines = array.array("q", (m.start() for m in re.finditer("\n", text)))  # 8 bytes a line
         return bisect.bisect_left(newlines, pos) + 1
@@ -696,7 +700,8 @@ def unit_of(ctx) -> Unit:
     unit = ctx.cache.get("values.unit")
     if unit is None:
         text = blanked_code(ctx).decode("utf-8", "replace")
-        own = read_facts(text, ctx.path, True)
+        # (blanked code keeps every newline where it is: in an ASCII file its lines are the index's)
+        own = read_facts(text, ctx.path, True, ctx.index.line_of if ctx.source.isascii() else None)
         files = []
         disk = ctx.file
         if disk and own.includes:

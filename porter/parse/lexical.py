@@ -20,13 +20,16 @@ import re
 from dataclasses import dataclass, field
 
 # one search finds the next comment or literal whole; Python only looks at what precedes a quote
+# Each body is written "unrolled" (a run of plain characters, then escape-and-run pairs): the same
+# language as ``(?:plain|escape)*`` with one branch per escape instead of one per character, which
+# halves the time of a scan's lexing (a block comment likewise: runs up to each '*', not a lazy .*?).
 _TOKEN = re.compile(rb"""
-    //(?:\\\r\n|\\.|[^\\\n])*                 # a line comment; a backslash-newline continues it
-  | /\*.*?\*/                                     # a block comment
+    //[^\\\n]*(?:\\(?:\r\n|.)[^\\\n]*)*           # a line comment; a backslash-newline continues it
+  | /\*[^*]*\*+(?:[^/*][^*]*\*+)*/                   # a block comment (to the first */)
   | /\*                                            # ... left open
-  | "(?:[^"\\\n]|\\\r\n|\\.)*"                 # a string literal
+  | "[^"\\\n]*(?:\\(?:\r\n|.)[^"\\\n]*)*"         # a string literal
   | "                                              # ... left open at the end of its line
-  | '(?:[^'\\\n]|\\\r\n|\\.)*'                 # a character literal
+  | '[^'\\\n]*(?:\\(?:\r\n|.)[^'\\\n]*)*'         # a character literal
   | '                                              # a lone quote (an apostrophe in #error text)
 """, re.S | re.X)
 _RAW_OPEN = re.compile(rb'"([^()\\ \t\r\n"]{0,16})\(')

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import re
 
-from porter.findings.engine import Hit
+from porter.findings.engine import SHARED_WORDS, Hit
 from porter.findings.predicates import file_check, word_regions
 from porter.mapping import user_note
 from porter.parse.lexical import whole_identifier
@@ -37,6 +37,9 @@ def _name_searcher_words() -> tuple[bytes, ...]:
     return tuple(sorted(_unsupported_names()[0]))
 
 
+SHARED_WORDS.append(_name_searcher_words)  # searched with the trigger words (Context.occurrences)
+
+
 def _unsupported_present(ctx) -> frozenset[bytes] | None:
     """The unsupported names that stand in the file as whole identifiers (one Aho-Corasick pass),
     or None when neither such a name nor an unsupported header occurs: the translator then
@@ -48,7 +51,7 @@ def _present(ctx, names: tuple[bytes, ...], searcher, headers: frozenset[str]) -
     """Which of ``names`` stand in the file as whole identifiers (one Aho-Corasick pass), or None when
     none does and no #include names one of ``headers``."""
     source = ctx.source
-    found = frozenset(names[i] for i, start, end in searcher.find_matches_as_indexes(source, overlapping=True)
+    found = frozenset(names[i] for i, start, end in ctx.occurrences(names, searcher)
                       if whole_identifier(source, start, end)) if names else frozenset()
     if found or any(ctx.text(n)[1:-1] in headers for n in ctx.index.includes):
         return found

@@ -575,7 +575,9 @@ def _directive_of(node):
 
 
 def _holds_ptx(ctx, nodes) -> bool:
-    stack = list(nodes)
+    source = ctx.source
+    # an asm statement's node starts with its keyword (asm, __asm, __asm__): no such text, no walk
+    stack = [n for n in nodes if source.find(b"asm", n.start_byte, n.end_byte) >= 0]
     while stack:
         n = stack.pop()
         if n.type == "gnu_asm_expression":

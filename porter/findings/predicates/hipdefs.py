@@ -24,7 +24,7 @@ import json
 import re
 from pathlib import Path
 
-from porter.findings.engine import Hit
+from porter.findings.engine import SHARED_WORDS, Hit
 from porter.findings.predicates import file_check, node_check
 from porter.findings.predicates.common import compact, edit, fix
 from porter.parse.lexical import whole_identifier
@@ -123,6 +123,8 @@ def _not_amd_branches(ctx) -> tuple[list[int], list[int]]:
     __HIP_PLATFORM_AMD__`` groups, read from the directives' text: the tree may not show such a group
     (a branch whose brackets do not balance is read without its directives, porter.parse.mend)."""
     found = ctx.cache.get("hipdefs.not_amd")
+    if found is None and b"__HIP" not in ctx.source:  # (each of _AMD_MACROS starts so: no directive tests one)
+        found = ctx.cache["hipdefs.not_amd"] = ([], [])
     if found is None:
         starts: list[int] = []
         ends: list[int] = []
@@ -148,7 +150,7 @@ def _not_amd_branches(ctx) -> tuple[list[int], list[int]]:
 
 def _in_not_amd_branch(ctx, pos: int) -> bool:
     starts, ends = _not_amd_branches(ctx)
-    return any(s < pos < e for s, e in zip(starts[:bisect.bisect_right(starts, pos)], ends))
+    return bool(starts) and any(s < pos < e for s, e in zip(starts[:bisect.bisect_right(starts, pos)], ends))
 
 
 def top_level(node, ctx=None):
@@ -484,19 +486,51 @@ def redefines_hip(ctx):
 _HEADER_OPERATOR = re.compile(
     r"(?:^|[;}\n])((?:[^;{}\n#]*\n)?[^;{}\n]*?)\boperator\s*(\+=|-=|\*=|/=|\+\+|--)\s*\(\s*(?:const\s+)?([A-Za-z_]\w*)\s*&([^)]*)\)")
 _USE = re.compile(rb"\+=|-=|\*=|/=|\+\+|--")
-_VECTOR_WORD = re.compile(rb"\b(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]\b")
-# the same words found from their literal tails: one alternation over a whole file is ~5x slower
-_VECTOR_TAILS = tuple(re.compile(w + rb"[1-4]\b") for w in (b"float", b"int", b"char", b"short", b"long", b"double"))
+# the HIP vector types (float4, uint2, ulonglong3 ...): found in the scan's shared Aho-Corasick pass
+# (Context.occurrences), as whole words (a regular expression's \b: a `$` before one does not join it)
+_VECTOR_WORDS = tuple(sorted(f"{u}{base}{n}".encode() for n in "1234" for base, prefixes in (
+    ("char", ("", "u")), ("short", ("", "u")), ("int", ("", "u")), ("long", ("", "u")), ("longlong", ("", "u")),
+    ("float", ("",)), ("double", ("",))) for u in prefixes))
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 
-def _has_vector_word(source: bytes) -> bool:
-    """Whether ``source`` names a HIP vector type (float4, uint2, ulonglong3 ...)."""
-    for tail in _VECTOR_TAILS:
-        for m in tail.finditer(source):
-            for start in (m.start(), m.start() - 1, m.start() - 4, m.start() - 5):  # u, long, ulong before the tail
-                v = _VECTOR_WORD.match(source, start) if start >= 0 else None
-                if v is not None and v.end() == m.end():
-                    return True
+def _vector_words() -> tuple[bytes, ...]:
+    return _VECTOR_WORDS
+
+
+SHARED_WORDS.append(_vector_words)
+
+
+@functools.cache
+def _vector_searcher():
+    import ahocorasick_rs
+
+    return ahocorasick_rs.BytesAhoCorasick(list(_VECTOR_WORDS))
+
+
+# a big file is searched a slice at a time, up to its first vector type (not a list of every occurrence)
+_SLICE = 1 << 20
+
+
+def _has_vector_word(ctx) -> bool:
+    """Whether the file names a HIP vector type (float4, uint2, ulonglong3 ...)."""
+    source = ctx.source
+    if not ctx.index.big:
+        return _whole_word_among(source, ctx.occurrences(_VECTOR_WORDS), 0)
+    view, longest = memoryview(source), max(map(len, _VECTOR_WORDS))
+    for off in range(0, len(source), _SLICE):
+        found = _vector_searcher().find_matches_as_indexes(view[off:off + _SLICE + longest], overlapping=True)
+        if _whole_word_among(source, found, off):
+            return True
+    return False
+
+
+def _whole_word_among(source: bytes, found, off: int) -> bool:
+    n = len(source)
+    for _i, start, end in found:
+        start, end = start + off, end + off
+        if (start == 0 or source[start - 1] not in _WORD_BYTES) and (end == n or source[end] not in _WORD_BYTES):
+            return True
     return False
 
 
@@ -593,7 +627,7 @@ def _declarations(ctx, scope, vectors, aliases) -> dict[str, tuple[str, bool]]:
 @file_check("PORT176")
 def ambiguous_operator_use(ctx):
     source = ctx.source
-    if not _has_vector_word(source) or not _USE.search(source):
+    if not _has_vector_word(ctx) or not _USE.search(source):
         return []
     operators = _use_operators(ctx)
     if not operators:

@@ -14,7 +14,7 @@ import re
 from collections import defaultdict
 from typing import NamedTuple
 
-from porter.findings.engine import Hit
+from porter.findings.engine import SHARED_WORDS, Hit
 from porter.findings.model import Fix, FixEdit
 from porter.findings.predicates import file_check, word_regions
 from porter.parse.lexical import whole_identifier
@@ -62,13 +62,21 @@ def _longest() -> int:
     return max(map(len, _collapsing()[1]))
 
 
-def _occurrences(source: bytes):
+def _words() -> tuple[bytes, ...]:
+    return _collapsing()[1]
+
+
+SHARED_WORDS.append(_words)  # searched with the trigger words (Context.occurrences)
+
+
+def _occurrences(ctx):
     """(position, name) of every whole-identifier occurrence of the collapsing names, in file order: a
     list for a file of one slice, else made slice by slice as they are read."""
     _group, words = _collapsing()
     searcher = _searcher()
+    source = ctx.source
     if len(source) <= _SLICE:
-        return [(start, words[i]) for i, start, end in searcher.find_matches_as_indexes(source, overlapping=True)
+        return [(start, words[i]) for i, start, end in ctx.occurrences(words, searcher)
                 if whole_identifier(source, start, end)]
     return _sliced(source, words, searcher, _longest())
 
@@ -95,7 +103,7 @@ def _find_present(ctx) -> list[tuple[int, bytes]]:
     source, index = ctx.source, ctx.index
     # the groups are decided on the whole text first, then again without comments and literals:
     # most files have no group with two members anywhere and skip the look-up of each occurrence
-    found = _occurrences(source)
+    found = _occurrences(ctx)
     if isinstance(found, list):
         shared = _shared_groups(group, found)
     else:  # a big file: its occurrences are counted, not kept, until a group is known to be shared
@@ -103,7 +111,7 @@ def _find_present(ctx) -> list[tuple[int, bytes]]:
         for _pos, name in found:
             members[group[name]].add(name)
         shared = {hip for hip, names in members.items() if len(names) > 1}
-        found = _occurrences(source) if shared else []
+        found = _occurrences(ctx) if shared else []
     if not shared:
         return []
     found = [(pos, name) for pos, name in found if group[name] in shared and not index.is_protected(pos)]
