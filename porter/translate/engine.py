@@ -17,6 +17,7 @@ from typing import NamedTuple
 import ahocorasick_rs
 
 from porter.mapping import NEWEST_ROCM, Database, Entry, load_database
+from porter.mapping.cublas_legacy import legacy_functions, load_cublas_legacy
 from porter.parse.lexical import whole_identifier
 from porter.translate import launch
 from porter.translate.source_index import IDENTIFIER, IncludePath, SourceIndex, distinct_identifiers, index_source
@@ -504,6 +505,9 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
 
     # 2. identifiers and namespaces
     has_device_code = device_words and _device_code(index)
+    # cublas.h without cublas_v2.h: cublasSscal & co. are the legacy API, which no HIP name takes
+    legacy_blas = legacy_functions(source[n.start_byte + 1:n.end_byte - 1].decode("utf-8", "replace")
+                                   for n in index.includes) if b"cublas" in source else frozenset()
 
     target_rocm = options.target
     plans = _plans(id(db), options.roc, target_rocm)
@@ -572,6 +576,11 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
                                          entry.alternative, entry.since_hip))
             continue
         target = plan.target
+        if name in legacy_blas:  # the call stays as written (PORT178 says what to do)
+            legacy = load_cublas_legacy()
+            unsupported.append(Reference(name, line, col, entry.category, "legacy", target,
+                                         legacy.why.format(hip=target), legacy.alternative, entry.since_hip))
+            continue
         uses_runtime = uses_runtime or entry.header == runtime
         if structural and name in arity:
             n = launch.argument_count(index.tree_at(start), start, end)
