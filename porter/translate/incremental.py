@@ -10,6 +10,8 @@ after the change on its own, and splices the new region's HIP into the old HIP.
 It does this only when the splice provably gives what a whole translation would give:
 - the region's old text, translated alone, must give exactly the old HIP of those lines;
 - the change touches no ``#include``, and the region's conditional groups close inside it;
+- the region names no cuBLAS function (the file's includes decide whether it is the legacy API,
+  kept as written);
 - the region holds no line the translator inserted, and every inserted line is before it;
 - neither translation warns;
 - the region's code decides the runtime include the same way before and after (device code,
@@ -161,6 +163,8 @@ def retranslate(old: bytes, old_hip: list[str], old_inserted: list[tuple[int, in
     if region is None:
         return None
     cut_s, cut_e, new_index = region
+    if new.find(b"cublas", cut_s, cut_e) >= 0 or old.find(b"cublas", cut_s, cut_e - (len(new) - len(old))) >= 0:
+        return None  # a cuBLAS call's meaning depends on the file's includes (cublas.h: the legacy API)
     if cut_s > p or cut_e < len(new) - q:
         return None  # (a cut is always in the text both share)
     cut_e_old = cut_e - (len(new) - len(old))

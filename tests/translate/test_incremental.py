@@ -88,6 +88,18 @@ def test_the_first_device_code_of_a_host_file_is_translated_whole():
     assert _splice(old, new, "h.cpp") is None
 
 
+def test_a_legacy_cublas_call_added_to_a_cublas_h_file_is_not_renamed_by_the_splice():
+    # with cublas.h alone, cublasSscal is the legacy API and stays (PORT178); the region alone has
+    # no includes, so a splice would rename it into hipBLAS's handle API
+    host = "".join(f"void f{i}(float* x, int n)\n{{\n    x[0] = n + {i};\n}}\n\n" for i in range(6))
+    old = ("#include <cublas.h>\n\n" + host).encode()
+    new = old.replace(b"    x[0] = n + 3;", b"    cublasSscal(n, 2.0f, x, 1);")
+    text, _ = _whole(new, "h.cpp")
+    assert "cublasSscal(n, 2.0f, x, 1);" in text  # what a whole translation keeps
+    got = _splice(old, new, "h.cpp")
+    assert got is None or "".join(got.hip_lines) == text
+
+
 def test_a_change_that_opens_a_comment_is_translated_whole():
     old = (HEAD + _functions(5)).encode()
     new = old.replace(b"__global__ void k2", b"/* __global__ void k2", 1)
