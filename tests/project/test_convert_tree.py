@@ -168,8 +168,10 @@ def replace(src, dst, *a, **k):
     if str(dst).endswith("k.cu"):
         renames += 1
         if renames == 3:
-            with open(os.path.join(marks, str(os.getpid())), "w") as fh:
+            mark = os.path.join(marks, str(os.getpid()))
+            with open(mark + ".part", "w") as fh:  # whole or absent: the parent reads it at once
                 fh.write(str(src))
+            real_replace(mark + ".part", mark)
             while True:  # until the parent stops this worker
                 time.sleep(0.05)
     return real_replace(src, dst, *a, **k)
@@ -206,12 +208,13 @@ def test_ctrl_c_stops_every_worker_and_leaves_only_complete_files(tmp_path):
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 120
-        while len(list(marks.iterdir())) < 2:
+        while len(list(marks.glob("[0-9]*[0-9]"))) < 2:
             assert p.poll() is None, p.communicate()
             assert time.monotonic() < deadline, "the workers never reached their third file"
             time.sleep(0.02)
-        workers = [int(m.name) for m in marks.iterdir()]
-        pending = [Path(m.read_text()) for m in marks.iterdir()]
+        done = sorted(marks.glob("[0-9]*[0-9]"))
+        workers = [int(m.name) for m in done]
+        pending = [Path(m.read_text()) for m in done]
         assert all(t.is_file() for t in pending)  # each worker holds a complete temporary, not yet renamed
         os.killpg(p.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole process group
         _, err = p.communicate(timeout=60)
