@@ -705,7 +705,9 @@ def unit_of(ctx) -> Unit:
         files = []
         disk = ctx.file
         if disk and own.includes:
-            files = header_files(disk, own.includes, ctx.path)
+            found = ctx.cache.get("values.header_files")  # (includes, files): found already (wave.unit_headers)
+            files = list(found[1]) if found is not None and found[0] == own.includes else \
+                header_files(disk, own.includes, ctx.path)
         headers = [(shown, facts) for shown, _path, facts in files]
         roles = frozenset()
         if disk and disk.endswith(HEADER_SUFFIXES) and any(

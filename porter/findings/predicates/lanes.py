@@ -16,6 +16,7 @@ from porter.findings import wave
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
 from porter.findings.wave import widths
+from porter.findings.wave.name_regex import name_at, word_at
 from porter.findings.predicates.warpvalues import logical_hint, logical_note, may_mix, wave_note
 from porter.findings.predicates.common import (FULL_MASK, FULL_MASK_NAME, args_of, compact, edit, fix, function_name,
                                                is_full_mask, is_wide_mask)
@@ -369,7 +370,7 @@ def _narrow_mask_count(ctx, node, arg, name, wide, fn_node):
             return None
         body = ctx.text(fn)
         for ident in set(re.findall(r"(?<![\w.])[A-Za-z_]\w*", text)):
-            if re.search(r"(?<![\w.])" + re.escape(ident) + r"\s*=\s*(?:\(\s*\w[\w\s]*\)\s*)?" + _MASK_SOURCE, body):
+            if re.search(name_at([ident]) + r"\s*=\s*(?:\(\s*\w[\w\s]*\)\s*)?" + _MASK_SOURCE, body):
                 found = True
                 break
     if not found:
@@ -412,7 +413,7 @@ def one_shift_lane(ctx, node, caps):
     if not wave_wide and re.match(r"^[A-Za-z_]\w*$", text) and "lane" in text.lower():
         fn = ctx.function_of(node)
         body = ctx.text(fn) if fn is not None else ""
-        origin = re.search(r"\b" + re.escape(text) + r"\s*=\s*([^;]+);", body)
+        origin = re.search(word_at([text]) + r"\s*=\s*([^;]+);", body)
         asm_out = re.search(r'"=r"\s*\(\s*' + re.escape(text) + r"\s*\)", body) and "laneid" in body
         wave_wide = bool(origin and _WAVE_LANE.search(origin.group(1))) or bool(asm_out)
         lane32 = bool(origin and _LANE32.search(origin.group(1)))
@@ -504,14 +505,14 @@ def _lane_mask_body(body: str) -> tuple[bool, bool] | None:
     for m in _RETURN.finditer(body):
         expr = m.group(1).strip()
         if re.match(r"^[A-Za-z_]\w*$", expr):  # return mask; with mask = (1u << lane) - 1
-            origin = re.search(r"\b" + re.escape(expr) + r"\s*=\s*([^;=][^;]*);", body)
+            origin = re.search(word_at([expr]) + r"\s*=\s*([^;=][^;]*);", body)
             expr = origin.group(1) if origin else expr
         lane = _mask_lane(expr)
         if lane is None:
             continue
         if _WAVE_LANE.search(lane):
             return True, True
-        origin = re.search(r"\b" + re.escape(lane) + r"\s*=\s*([^;]+);", body) if re.match(r"^\w+$", lane) else None
+        origin = re.search(word_at([lane]) + r"\s*=\s*([^;]+);", body) if re.match(r"^\w+$", lane) else None
         asm_out = re.search(r'"=r"\s*\(\s*' + re.escape(lane) + r"\s*\)", body) and "laneid" in body
         return True, bool(origin and _WAVE_LANE.search(origin.group(1))) or bool(asm_out)
     return None

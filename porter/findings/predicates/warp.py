@@ -6,6 +6,7 @@ import re
 
 from porter.findings import values, wave
 from porter.findings.wave import offsets, passed, ranges
+from porter.findings.wave.name_regex import name_at, word_at
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
 from porter.findings.predicates.common import args_of, compact, edit, fix, function_name
@@ -15,12 +16,22 @@ _SHUFFLE = re.compile(r"^__shfl(_up|_down|_xor)?(_sync)?$")
 _LANE_SOURCE = re.compile(r"(?:threadIdx|blockDim)\s*\.\s*[xyz]|\b(?:tid|ltid|thread_?id\w*|threadId\w*|local_?tid|lane\w*|\w*_tid|tid_\w*|\w*[Ll]ane(?:_?[Ii]d)?)\b")
 _WARPISH_INDEX = re.compile(r"\b(?:warp\w*|wid|w_id|\w*[Ww]arp(?:_?[Ii]d)?|lane\w*|\w*[Ll]ane(?:_?[Ii]d)?)\b|>>\s*5\b|/\s*32\b|&\s*31\b")
 _THIRTY_TWO = ("32", "32u", "32U")
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def _macro_value(ctx, text: str) -> str:
+    """``ctx.macro_value(text)`` without reading the unit's macros (its project headers' constants)
+    where it cannot name one: a text with no parenthesis that is no name is its own value."""
+    stripped = text.strip()
+    if "(" not in stripped and not _NAME.fullmatch(stripped):
+        return stripped
+    return ctx.macro_value(text)
 
 
 @node_check("PORT010")
 def warp_size_macro(ctx, node, caps):
     value_node = caps["value"][0]
-    value = ctx.macro_value(ctx.text(value_node).split("//")[0].split("/*")[0])
+    value = _macro_value(ctx, ctx.text(value_node).split("//")[0].split("/*")[0])
     if not re.match(r"^32[uU]?$", value):
         return None
     name_node = caps["name"][0]
@@ -95,7 +106,7 @@ def _lane_by_definition(ctx, node, name: str) -> bool:
     if fn is None:
         return False
     body = ctx.text(fn)
-    defs = re.findall(r"(?<![\w.])" + re.escape(name) + r"\s*=(?!=)\s*([^;]*);", body)
+    defs = re.findall(name_at([name]) + r"\s*=(?!=)\s*([^;]*);", body)
     if len(defs) != 1:
         return False
     m = _LANE_DEF.match(defs[0].strip())
@@ -148,15 +159,33 @@ def lane_arithmetic(ctx, node, caps):
                                                 "note": note}, severity=severity)
 
 
-_WARP_WORDS = re.compile(rb"__shfl|__ballot|__any|__all|__syncwarp|__activemask|__match_|__reduce_\w+_sync|tiled_partition"
-                         rb"|thread_block_tile|\b[Ww]arp|WARP|[Ll]ane|LANE|__popc|%laneid")
+# what says a file works with warps, outside comments and literals: these words (``warp`` and ``Warp`` at
+# the start of a word; ``__reduce_`` as ``__reduce_<op>_sync``), most frequent first.  Each is found with
+# bytes.find, which skips through the text: one regular expression of them (no common prefix) tried at
+# every byte cost several times more (`%laneid` holds `lane`)
+_WARP_FINDS = (b"__shfl", b"warp", b"lane", b"Warp", b"Lane", b"WARP", b"LANE", b"__ballot", b"__syncwarp", b"__any",
+               b"__all", b"__activemask", b"__match_", b"__popc", b"__reduce_", b"tiled_partition", b"thread_block_tile")
+_WORD_START = (b"warp", b"Warp")
+_REDUCE_SYNC = re.compile(rb"__reduce_\w+_sync")
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 def _uses_warp_primitives(ctx) -> bool:
     """The file works with warps (shuffles, votes, warp or lane names)."""
     if "warp_words" not in ctx.cache:
-        ctx.cache["warp_words"] = any(not ctx.index.is_protected(m.start()) for m in _WARP_WORDS.finditer(ctx.source))
+        ctx.cache["warp_words"] = _has_warp_word(ctx.source, ctx.index.is_protected)
     return ctx.cache["warp_words"]
+
+
+def _has_warp_word(source: bytes, protected) -> bool:
+    for word in _WARP_FINDS:
+        pos = source.find(word)
+        while pos >= 0:
+            if (word not in _WORD_START or pos == 0 or source[pos - 1] not in _WORD_BYTES) and \
+                    (word != b"__reduce_" or _REDUCE_SYNC.match(source, pos)) and not protected(pos):
+                return True
+            pos = source.find(word, pos + 1)
+    return False
 
 
 def _shuffles(ctx, body, var: str, wrappers: dict | None = None):
@@ -180,7 +209,7 @@ def _width_is_32(ctx, fn: str, args) -> bool:
     if len(args) <= width_index:
         return False
     text = ctx.text(args[width_index])
-    return ctx.macro_value(text) in _THIRTY_TWO or values.unit_of(ctx).value_of(text) == 32
+    return _macro_value(ctx, text) in _THIRTY_TWO or values.unit_of(ctx).value_of(text) == 32
 
 
 @node_check("PORT012")
@@ -252,7 +281,7 @@ def _unrolled_16(ctx, node, caps):
     fn = ctx.text(caps["fn"][0])
     args = args_of(node)
     delta_index = 2 if fn.endswith("_sync") else 1
-    if len(args) <= delta_index or ctx.macro_value(ctx.text(args[delta_index])) not in ("16", "16u", "16U"):
+    if len(args) <= delta_index or _macro_value(ctx, ctx.text(args[delta_index])) not in ("16", "16u", "16U"):
         return None
     if _width_is_32(ctx, fn, args):
         return None
@@ -281,10 +310,10 @@ def shared_per_warp(ctx, node, caps):
     if overrun is not None:
         return overrun
     size_text = ctx.text(size)
-    value = ctx.macro_value(size_text)
+    value = _macro_value(ctx, size_text)
     per_warp = bool(re.search(r"(?:/\s*32[uU]?|>>\s*5)\s*$", value))
     if not per_warp and "/" in size_text:
-        per_warp = ctx.macro_value(size_text.rsplit("/", 1)[1]) in _THIRTY_TWO
+        per_warp = _macro_value(ctx, size_text.rsplit("/", 1)[1]) in _THIRTY_TWO
     name = ctx.text(inner)
     if not per_warp:
         # slots per warp inside the extent (2 * (1024 / 32), 32 * F): indexed by a warp or lane id
@@ -293,7 +322,7 @@ def shared_per_warp(ctx, node, caps):
             return None
         fn = ctx.function_of(node)
         body = ctx.text(fn) if fn is not None else ""
-        uses = re.findall(r"\b" + re.escape(name) + r"\s*\[([^\]]*)\]", body)
+        uses = re.findall(word_at([name]) + r"\s*\[([^\]]*)\]", body)
         if not any(_WARPISH_INDEX.search(u) for u in uses):
             return None
         if inside is not None and "/" not in inside.group() and ">>" not in inside.group():
@@ -331,7 +360,7 @@ def _overrun(ctx, node, name: str, size_text: str):
     extent = offsets.value_of(size_text, unit, 64)
     if extent is None or extent != offsets.value_of(size_text, unit, 32):
         return None  # sized from warpSize already
-    for m in [] if not own else re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*\[([^\[\]]+)\]", body):
+    for m in [] if not own else re.finditer(name_at([name]) + r"\s*\[([^\[\]]+)\]", body):
         idx = m.group(1)
         wide = ranges.index_max(body, idx, unit, 64)
         if wide is None or wide < extent:
@@ -374,7 +403,7 @@ def _shared_carve_out(ctx, node, caps):
     """``float* rest = &s_mem[32];`` in a kernel whose __shared__ ``s_mem`` keeps one slot per 32-lane
     warp before ``rest`` (``s_mem[warp]`` or ``rest[warp]`` is written in the same function)."""
     base, ptr, off = (ctx.text(caps[k][0]) for k in ("base", "ptr", "off"))
-    value = ctx.macro_value(ctx.text(caps["off"][0]))
+    value = _macro_value(ctx, ctx.text(caps["off"][0]))
     per_warp = value in _THIRTY_TWO or bool(re.search(r"(?:/\s*32[uU]?|>>\s*5)\s*$", value))
     if not per_warp or not ctx.in_device_code(node):
         return None
@@ -382,7 +411,7 @@ def _shared_carve_out(ctx, node, caps):
     body = ctx.text(fn) if fn is not None else ""
     if base not in _shared_arrays(ctx):
         return None  # not a shared-memory buffer
-    uses = re.findall(r"\b(?:" + re.escape(base) + "|" + re.escape(ptr) + r")\s*\[([^\]]*)\]", body)
+    uses = re.findall(word_at([base, ptr]) + r"\s*\[([^\]]*)\]", body)
     if not any(_WARPISH_INDEX.search(u) for u in uses):
         return None
     return _shared_hit(ctx, node, base, off, "keeps one slot per 32-lane warp before it",
@@ -417,7 +446,7 @@ def loop_over_32_lanes(ctx, node, caps):
     bound = ctx.text(caps["bound"][0])
     op = ctx.text(caps["op"][0])
     var = ctx.text(caps["var"][0])
-    value = ctx.macro_value(bound)
+    value = _macro_value(ctx, bound)
     body = caps["body"][0]
     if value not in ("32", "32u", "31", "warpSize") and re.fullmatch(r"[A-Za-z_]\w*", bound) and \
             ctx.mentions(b"threadIdx"):

@@ -16,6 +16,7 @@ import re
 
 from porter.findings import values, wave
 from porter.findings.engine import Hit
+from porter.findings.wave.name_regex import name_at
 from porter.findings.predicates import file_check, node_check
 from porter.findings.predicates.common import args_of, compact, edit, fix
 
@@ -44,18 +45,46 @@ def _root_hint(source: bytes) -> bool:
 
 
 def may_have_warp_names(ctx) -> bool:
-    """Whether the file's unit can hold a warp constant: it includes project headers (scanned from
-    disk), or the file itself defines a warp- or lane-named value."""
+    """Whether the file's unit can hold a warp constant (or a template that takes a warp width): for a
+    file scanned from disk with project headers, what their facts and its words say (``_unit_may_name``),
+    else whether the file itself defines a warp- or lane-named value or one a lane role uses."""
     hint = ctx.cache.get("warp_hint")
     if hint is None:
         source = ctx.source
-        hint = ctx.cache["warp_hint"] = bool(ctx.file and any(
-            ctx.source[i.start_byte:i.start_byte + 1] == b'"' for i in ctx.index.includes)) or \
+        if ctx.file and any(source[i.start_byte:i.start_byte + 1] == b'"' for i in ctx.index.includes):
+            hint = ctx.cache["warp_hint"] = _unit_may_name(ctx)
+            return hint
+        hint = ctx.cache["warp_hint"] = \
             (any(w in source for w in (b"arp", b"ARP", b"ane", b"ANE")) and _root_hint(source)) or \
             ((b"threadIdx" in source or b"__shfl" in source or (ctx.file or "").endswith(values.HEADER_SUFFIXES))
              and _ROLE_VALUE_DEF.search(source) is not None) or \
             (b"template" in source and (b"__shfl" in source or b"warpSize" in source))
     return hint
+
+
+# the warp intrinsics (besides __syncwarp: a warp word) that give a file lane roles or width parameters
+# (one expression with a literal prefix: several times cheaper than a substring search per word)
+_INTRINSIC_WORDS = re.compile(rb"__(?:shfl|ballot|any|all|activemask|match_|reduce_)")
+
+
+def _unit_may_name(ctx) -> bool:
+    """Whether the unit of a file with project headers can hold a warp constant or a template that
+    takes a warp width, without building it (reading the file's own constants is most of its cost).
+    A warp root is a constant with a warp or lane name, or one whose name a lane role uses
+    (porter.findings.values); a lane role comes with a shuffle or a vote, a width parameter with a
+    template whose parameter has a warp or lane name or whose body uses a warp intrinsic or launches a
+    kernel.  So: a header whose facts hold one of those, or their words in the file's code (comments and
+    literals blanked, as the constants are read), or a header file (its includers' roles count)."""
+    if ctx.file.endswith(values.HEADER_SUFFIXES):
+        return True
+    code = wave.code_of(ctx)
+    if _INTRINSIC_WORDS.search(code) or b"template" in code and b"<<<" in code:
+        return True
+    low = code.lower()
+    if b"warp" in low or b"lane" in low:
+        return True
+    return any(f.lane_roles or f.warp_params or any(values.warpish(c.name) for c in f.consts)
+               for _shown, _path, f in wave.unit_headers(ctx))
 
 
 # a constant defined as 32, 31 or 5 (whatever its name): a warp width when a lane role uses it
@@ -74,10 +103,13 @@ LOGICAL_NOTE = (" -- consistent here: every shuffle of this translation unit has
 def logical32(ctx) -> bool:
     """The file's translation unit keeps 32-lane logical warps."""
     if "logical32" not in ctx.cache:
+        built = "values.unit" in ctx.cache
         headers = bool(ctx.file and ctx.index.includes)
+        if headers and not built and not any(f.shuffles or f.votes for _s, _p, f in wave.unit_headers(ctx)):
+            headers = False  # no header shuffles or votes: the file's own decide (widths by name: the unit)
         if b"__shfl" not in ctx.source and not headers:
             result = False
-        elif not headers and "values.unit" not in ctx.cache:
+        elif not headers and not built:
             result = _quick_logical32(ctx)
             if result is None:
                 result = values.unit_of(ctx).logical32
@@ -135,10 +167,6 @@ def wave_note(ctx, pos: int, native=None, device: bool = True) -> tuple[str, str
 
 
 _NATIVE_WORDS = (b"warpSize", b"__lane_id", b"__AMDGCN_WAVEFRONT_SIZE", b"__ballot", b"__popcll", b"__ffsll")
-# what can be native-wave evidence (porter/findings/wave/evidence.toml), as a pre-check: not a device
-# property read on the host (`prop.warpSize`) nor CUDA's 32-bit `__ballot_sync`
-_NATIVE_HINT = re.compile(rb"(?<![\w.>])warpSize\b|__lane_id\s*\(|__AMDGCN_WAVEFRONT_SIZE|__ballot(?:64)?\s*\(|"
-                          rb"__(?:popc|ffs|clz)ll\s*\(")
 
 
 def may_mix(ctx) -> bool:
@@ -148,7 +176,7 @@ def may_mix(ctx) -> bool:
     if hint is None:
         hint = _native_hint(ctx.source)
         if not hint and ctx.file and any(ctx.source[i.start_byte:i.start_byte + 1] == b'"' for i in ctx.index.includes):
-            hint = any(_header_hint(path) for _shown, path in values.unit_of(ctx).header_paths)
+            hint = any(_header_hint(path) for _shown, path in wave.header_paths(ctx))
         ctx.cache["wave_hint"] = hint
     return hint
 
@@ -162,8 +190,28 @@ def logical_hint(ctx) -> bool:
     return hint
 
 
+# what can be native-wave evidence (porter/findings/wave/evidence.toml), as a pre-check: not a device
+# property read on the host (`prop.warpSize`) nor CUDA's 32-bit `__ballot_sync`.  Each word is found with
+# bytes.find and matched there (one expression of them, which has no common prefix, is tried at every
+# byte of a file whose words are only `__ballot_sync` or `prop.warpSize`)
+_NATIVE_AT = ((b"warpSize", re.compile(rb"(?<![\w.>])warpSize\b")), (b"__ballot", re.compile(rb"__ballot(?:64)?\s*\(")),
+              (b"__lane_id", re.compile(rb"__lane_id\s*\(")), (b"__AMDGCN_WAVEFRONT_SIZE", None),
+              (b"__popcll", re.compile(rb"__popcll\s*\(")), (b"__ffsll", re.compile(rb"__ffsll\s*\(")),
+              (b"__clzll", re.compile(rb"__clzll\s*\(")))
+
+
 def _native_hint(code: bytes) -> bool:
-    return any(w in code for w in _NATIVE_WORDS) and _NATIVE_HINT.search(code) is not None
+    """A place in ``code`` (which holds one of ``_NATIVE_WORDS``) where one of ``_NATIVE_AT``'s words
+    has its form."""
+    if not any(w in code for w in _NATIVE_WORDS):
+        return False
+    for word, at in _NATIVE_AT:
+        pos = code.find(word)
+        while pos >= 0:
+            if at is None or at.match(code, pos):
+                return True
+            pos = code.find(word, pos + 1)
+    return False
 
 
 _HEADER_HINTS: dict[str, tuple[bytes, bool]] = {}
@@ -196,7 +244,7 @@ def warp_code(ctx) -> bool:
     if hint is None:
         hint = _warpy(ctx.source)  # (a comment that says warp counts too: cheap)
         if not hint and ctx.file and any(ctx.source[i.start_byte:i.start_byte + 1] == b'"' for i in ctx.index.includes):
-            for _shown, path in values.unit_of(ctx).header_paths:
+            for _shown, path in wave.header_paths(ctx):
                 hcode = wave.header_code(path)
                 if hcode is None:
                     continue
@@ -358,8 +406,7 @@ def uses(ctx, names: dict) -> list[tuple[str, Site, int, int]]:
     key = ("values.uses", tuple(sorted(names)))
     if key in ctx.cache:
         return ctx.cache[key]
-    pattern = re.compile(rb"(?<![\w.])(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names, key=len, reverse=True))
-                         + rb")(?![\w])")
+    pattern = re.compile(name_at(sorted(names, key=len, reverse=True)).encode() + rb"(?![\w])")
     unit = values.unit_of(ctx)
     own_defs = {c.pos for consts in unit.consts.values() for c in consts if c.pos >= 0}
     derived = set(unit.warp_names)
@@ -409,8 +456,7 @@ def _named_width_regions(ctx):
     words = set(unit.warp_names) | (set(unit.warp_params) if unit.warp_params and b"<" in ctx.source else set())
     if not words:
         return None
-    pattern = re.compile(rb"(?<!\w)(?:" + b"|".join(re.escape(w.encode()) for w in sorted(words, key=len, reverse=True))
-                         + rb")(?!\w)")
+    pattern = re.compile(name_at(sorted(words, key=len, reverse=True), r"\w").encode() + rb"(?!\w)")
     return lambda text: pattern.search(text) is not None
 
 
@@ -510,8 +556,7 @@ def _block_argument(ctx, unit, m, arg, param, where, def_line, value, parent, li
 
 def _warp_template_arguments(ctx, unit, lines: set) -> list:
     """`reduce<float, 32>(v)` where reduce's template parameter at that place is `int kWarpSize`."""
-    pattern = re.compile(rb"(?<![\w.])(" + b"|".join(re.escape(n.encode()) for n in sorted(unit.warp_params, key=len, reverse=True))
-                         + rb")\s*<")
+    pattern = re.compile(b"(" + name_at(sorted(unit.warp_params, key=len, reverse=True)).encode() + rb")\s*<")
     out = []
     for m in pattern.finditer(ctx.source):
         if ctx.index.is_protected(m.start()):
@@ -638,7 +683,7 @@ def _launch_shape(ctx, node, grid, block):
     ``8 * 32`` (or ``n * 32``); a grid of ``(n + 7) / 8`` blocks of 256 threads (one 32-thread warp
     per item); or a block that is no whole number of 64-lane waves for a kernel that divides
     ``blockDim.x`` (or a template block size) by ``warpSize``."""
-    if not warp_code(ctx) or not (b"32" in ctx.source or may_mix(ctx)) or ctx.in_device_code(node):
+    if not warp_code(ctx) or not (ctx.mentions(b"32") or may_mix(ctx)) or ctx.in_device_code(node):
         return None
     block_text = ctx.text(block)
     what = None
@@ -688,7 +733,7 @@ def _local_definition(ctx, node, name: str):
     fn = ctx.function_of(node)
     if fn is None:
         return None
-    pattern = re.compile(rb"(?<![\w.])" + re.escape(name.encode()) + rb"\s*=\s*([^;=][^;]*);")
+    pattern = re.compile(name_at([name]).encode() + rb"\s*=\s*([^;=][^;]*);")
     found = None
     for found in pattern.finditer(ctx.source, fn.start_byte, node.start_byte):
         pass

@@ -26,6 +26,7 @@ from collections import deque
 from porter.findings import values
 from porter.findings.wave.evidence import Evidence, patterns
 from porter.findings.wave.functions import Function, FunctionIndex, link_calls, read_functions
+from porter.findings.wave.name_regex import name_at
 
 _WARPISH_WORDS = (b"warpSize", b"__lane_id", b"__AMDGCN_WAVEFRONT_SIZE", b"__ballot", b"__shfl", b"__any", b"__all",
                   b"__activemask", b"__match_", b"lane", b"Lane", b"LANE", b"warp", b"Warp", b"WARP")
@@ -123,6 +124,40 @@ def header_code(path: str) -> bytes | None:
     return values.header_code(path)
 
 
+_QUOTED_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*"([^"\n]+)"')
+
+
+def unit_headers(ctx) -> tuple:
+    """(shown, path, facts) of each project header of the scanned file's unit, in include order: the
+    headers ``values.unit_of`` reads (the same quoted ``#include`` lines of the blanked code, at the
+    start of their line, resolved by ``values.header_files``), found without reading the file's own
+    constants, which costs a few times more (cached in the context, for the unit too)."""
+    found = ctx.cache.get("values.header_files")
+    if found is None:
+        includes, files = [], ()
+        code = code_of(ctx) if ctx.file else b""
+        if b"include" in code:
+            for m in _QUOTED_INCLUDE.finditer(code):
+                line = code.rfind(b"\n", 0, m.start()) + 1
+                if line == m.start() or not code[line:m.start()].strip(b" \t"):
+                    includes.append(m.group(1).decode("utf-8", "replace"))
+            if includes:
+                files = tuple(values.header_files(ctx.file, includes, ctx.path))
+        # (kept where values.unit_of finds it: the unit reads these headers, not again, when its
+        # file's includes are these)
+        found = ctx.cache["values.header_files"] = (includes, files)
+    return found[1]
+
+
+def header_paths(ctx) -> tuple:
+    """(shown, path) of each project header of the scanned file's unit: ``values.unit_of(ctx).header_paths``,
+    without building the unit where it is not built yet."""
+    unit = ctx.cache.get("values.unit")
+    if unit is not None:
+        return unit.header_paths
+    return tuple((shown, path) for shown, path, _facts in unit_headers(ctx))
+
+
 def code_of(ctx) -> bytearray:
     """The scanned file's text with comments and literals blanked: the buffer ``values`` reads its
     constants from, shared rather than copied (read it, never change it)."""
@@ -135,9 +170,9 @@ def _name_patterns(unit) -> tuple[re.Pattern | None, dict[str, str], re.Pattern 
     native = sorted({n for n, defs in unit.consts.items() for c in defs if re.search(r"(?<![\w.>])warpSize\b", c.expr)
                      and n != "warpSize"}, key=len, reverse=True)
     logical = {n: v.root.name for n, v in unit.warp_names.items() if v.value is not None and n not in unit.counts}
-    nat = re.compile(rb"(?<![\w.>])(?:" + b"|".join(re.escape(n.encode()) for n in native) + rb")\b") if native else None
+    nat = re.compile(name_at(native, r"[\w.>]").encode() + rb"\b") if native else None
     names = sorted(logical, key=len, reverse=True)
-    log = re.compile(rb"(?<![\w.>])(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b") if names else None
+    log = re.compile(name_at(names, r"[\w.>]").encode() + rb"\b") if names else None
     return nat, logical, log
 
 
@@ -153,7 +188,7 @@ def model_of(ctx) -> WaveModel:
     if relevant:
         functions = read_functions(code, "")
         if ctx.file and ctx.index.includes:
-            for shown, path in values.unit_of(ctx).header_paths:
+            for shown, path in header_paths(ctx):
                 hcode = header_code(path)
                 if hcode is None:
                     continue

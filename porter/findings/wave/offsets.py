@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from porter.findings import values
+from porter.findings.wave.name_regex import name_at
 
 MAX_STEPS = 200
 _IDENT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\b(?!\s*\()")
@@ -207,7 +208,7 @@ def _while_parts(ctx, loop, var):
     if fn is None:
         return None
     before = ctx.source[fn.start_byte:loop.start_byte].decode("utf-8", "replace")
-    inits = re.findall(r"(?<![\w.])" + re.escape(var) + r"\s*=\s*([^;=][^;]*);", before)
+    inits = re.findall(name_at([var]) + r"\s*=\s*([^;=][^;]*);", before)
     if not inits:
         return None
     return inits[-1], ctext, updates[0]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from porter.findings import values
 from porter.findings.wave.model import code_of, header_code, model_of
+from porter.findings.wave.name_regex import name_at
 from porter.findings.wave.offsets import lookup_for
 
 MAX_THREADS = 1024  # the largest block on both platforms
@@ -99,7 +100,7 @@ def _is_thread(body: str, text: str) -> bool:
         return True
     if not re.fullmatch(r"[A-Za-z_]\w*", text):
         return False
-    defs = re.findall(r"(?<![\w.])" + re.escape(text) + r"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)\s*([^;]*);", body)
+    defs = re.findall(name_at([text]) + r"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)\s*([^;]*);", body)
     return len(defs) == 1 and _THREAD.fullmatch(defs[0].strip()) is not None
 
 
@@ -113,7 +114,7 @@ def _run(ctx, f, k: int, bound: dict[int, int], unit, extent: int) -> Reach | No
         return None
     param = params[k]
     body = bytes(code[f.body_start + 1:f.body_end - 1]).decode("utf-8", "replace")
-    if _CONTROL.search(body) or not re.search(r"(?<![\w.])" + re.escape(param) + r"\s*\[", body):
+    if _CONTROL.search(body) or not re.search(name_at([param]) + r"\s*\[", body):
         return None
     statements = _statements(body, f.body_start + 1)
     worst: dict[int, tuple[int, str, int]] = {}
@@ -130,7 +131,7 @@ def _run(ctx, f, k: int, bound: dict[int, int], unit, extent: int) -> Reach | No
                     return env[n]
                 return consts(n)
             for text, pos in statements:
-                for m in re.finditer(r"(?<![\w.])" + re.escape(param) + r"\s*\[([^\[\]]+)\]", text):
+                for m in re.finditer(name_at([param]) + r"\s*\[([^\[\]]+)\]", text):
                     v = values.evaluate(_threads(m.group(1)), lookup)
                     if v is None:
                         return None  # an index porter cannot follow: no answer rather than half of one
