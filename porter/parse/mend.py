@@ -195,7 +195,7 @@ def _macro_mends(source: bytes, code, device_heads: list[int]) -> list[Mend]:
     import ahocorasick_rs
 
     words = list(kinds)
-    text = bytes(code)
+    text = code  # (read in place, bytes or bytearray: a big file's blanked text is not copied)
     out: list[Mend] = []
     n = len(source)
     closes = closes_by

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import os
@@ -17,10 +18,57 @@ def atomic_write(path: str | os.PathLike, data: bytes, mode: int | None = None, 
 
     ``durable=True`` also fsyncs before the rename (survives power loss: used
     for the review session).  ``mode`` is applied before the rename."""
+    with atomic_writer(path, mode, durable) as out:
+        out.write(data)
+
+
+class AtomicWriter:
+    """The open temporary file of ``atomic_writer``: ``write`` pieces to it (bytes-like), a
+    megabyte at a time reaching the disk, so that a big output is never held whole."""
+
+    __slots__ = ("fd", "_buffer")
+    BUFFER = 1 << 20
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._buffer = bytearray()
+
+    def write(self, data) -> None:
+        if len(data) >= self.BUFFER:
+            self.flush()
+            _write_all(self.fd, data)
+            return
+        self._buffer += data
+        if len(self._buffer) >= self.BUFFER:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._buffer:
+            _write_all(self.fd, self._buffer)
+            self._buffer.clear()
+
+
+def _write_all(fd: int, data) -> None:
+    with memoryview(data) as view:
+        done, n = 0, len(view)
+        while done < n:
+            done += os.write(fd, view[done:])
+
+
+@contextlib.contextmanager
+def atomic_writer(path: str | os.PathLike, mode: int | None = None, durable: bool = False):
+    """``atomic_write`` for an output made a piece at a time: yields an ``AtomicWriter`` on a
+    temporary file beside ``path``; leaving the block normally renames it over ``path``, an
+    exception (a full disk, a failed conversion, Ctrl-C) removes it and leaves ``path`` untouched."""
     path = os.fspath(path)
     if _special(path):  # /dev/null, /dev/stdout, a FIFO: renaming over it would replace the device with a file
-        with open(path, "wb") as fh:
-            fh.write(data)
+        fd = os.open(path, os.O_WRONLY)
+        try:
+            out = AtomicWriter(fd)
+            yield out
+            out.flush()
+        finally:
+            os.close(fd)
         return
     parent, name = os.path.split(path)
     parent = parent or "."
@@ -40,9 +88,9 @@ def atomic_write(path: str | os.PathLike, data: bytes, mode: int | None = None, 
             os.makedirs(parent, exist_ok=True)
             fd = os.open(tmp, flags, perms)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            out = AtomicWriter(fd)
+            yield out
+            out.flush()
             if durable:
                 os.fsync(fd)
         finally:

@@ -15,9 +15,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from porter.project.atomic import atomic_write, atomic_write_text
+from porter.project.atomic import atomic_write, atomic_write_text, atomic_writer
 from porter.project.lock import FolderLocked, folder_lock
-from porter.project.files import ProjectFile, UnreadableText, classify, from_utf8, read_with_mode, to_utf8, walk
+from porter.project.files import (ProjectFile, UnreadableText, classify, from_utf8, read_with_mode, to_utf8, walk,
+                                  wide_encoding)
 from porter.project.workers import job_count, run_per_file
 from porter.translate import TranslateOptions, Translation, translate
 
@@ -157,11 +158,22 @@ def convert_bytes(source: bytes, rel: str, options: ConvertOptions,
                   file=None) -> tuple[bytes, FileReport, Translation | None]:
     """Convert one source file's bytes (no I/O but the findings reading the quoted #includes next to
     ``file``, where the file lies on disk, if given)."""
+    report, result = _translated(source, rel, options, file)
+    if result is None:
+        return source, report, None
+    report.status = "converted" if result.output != source else "unchanged"
+    return result.output, report, result
+
+
+def _translated(source: bytes, rel: str, options: ConvertOptions, file=None) -> tuple[FileReport, Translation | None]:
+    """``convert_bytes`` but for the port itself and the report's status: the translation, whose
+    port the caller reads (``output``) or streams (``write_output``); None for a binary file
+    (the report says so)."""
     report = FileReport(rel, "source", "unchanged", lines=source.count(b"\n") + (0 if source.endswith(b"\n") else 1))
     if b"\0" in source[:BINARY_SNIFF]:
         report.status = "error"
         report.message = "binary file (NUL bytes), copied unchanged"
-        return source, report, None
+        return report, None
     findings_api = None
     if options.findings:  # the rules' engine is loaded only by a run that uses them
         from porter import findings as findings_api
@@ -190,10 +202,9 @@ def convert_bytes(source: bytes, rel: str, options: ConvertOptions,
     report.warnings = list(result.warnings)
     report.findings = [f.as_dict() for f in found]
     report.inserted_lines = _compose(inserted_annot, result.inserted_lines)
-    report.status = "converted" if result.output != source else "unchanged"
     if report.fixes_applied:
         report.message = f"{report.fixes_applied} safe fix(es) applied"
-    return result.output, report, result
+    return report, result
 
 
 def convert_build_file(text: bytes, rel: str, options: ConvertOptions) -> tuple[bytes, FileReport]:
@@ -242,12 +253,25 @@ def convert_file(pf: ProjectFile, out_root: Path | None, options: ConvertOptions
         data, mode = read_with_mode(pf.path)
     except OSError as exc:
         return FileReport(pf.rel, pf.kind, "error", f"cannot read: {exc.strerror or exc}")
+    # a UTF-8 source converted to an output folder: its port goes to the file a piece at a time as
+    # it is made (``Translation.write_output``), never whole in memory (a 200 MB file's port)
+    streamed = options.write and not options.inplace and pf.kind == "source" and wide_encoding(data) is None
     try:
-        out, report = convert_data(data, pf.rel, pf.kind, options, file=pf.path)
+        if streamed:
+            report, port = _translated(data, pf.rel, options, file=pf.path)
+            if port is None or port.source is not data:  # binary, or changed by --fix/--annotate first
+                streamed = False
+                out = data if port is None else port.output
+                if port is not None:
+                    report.status = "converted" if out != data else "unchanged"
+        else:
+            out, report = convert_data(data, pf.rel, pf.kind, options, file=pf.path)
     except RecursionError:
         return FileReport(pf.rel, pf.kind, "error", "too deeply nested to convert, left unchanged")
     except Exception as exc:  # one file's failure never stops the run
         return FileReport(pf.rel, pf.kind, "error", f"internal error: {type(exc).__name__}: {exc}")
+    if streamed:
+        return _write_streamed(port, report, dest or (out_root / pf.rel), mode)
     if not options.write:
         return report
     if options.inplace and report.status == "copied":
@@ -266,6 +290,23 @@ def convert_file(pf: ProjectFile, out_root: Path | None, options: ConvertOptions
     except OSError as exc:
         report.status = "error"
         report.message = f"cannot write: {exc.strerror or exc}"
+    return report
+
+
+def _write_streamed(port: Translation, report: FileReport, target: Path, mode: int) -> FileReport:
+    """Write ``port``'s output to ``target`` as it is made (atomic: whole or not at all)."""
+    try:
+        with atomic_writer(target, mode) as fh:
+            changed = port.write_output(fh.write)
+    except OSError as exc:
+        report.status = "error"
+        report.message = f"cannot write: {exc.strerror or exc}"
+        return report
+    except RecursionError:
+        return FileReport(report.rel, report.kind, "error", "too deeply nested to convert, left unchanged")
+    except Exception as exc:  # (as when the port is made whole: one file's failure never stops the run)
+        return FileReport(report.rel, report.kind, "error", f"internal error: {type(exc).__name__}: {exc}")
+    report.status = "converted" if changed else "unchanged"
     return report
 
 

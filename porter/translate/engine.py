@@ -92,7 +92,8 @@ class TranslateOptions:
 @dataclass
 class Translation:
     source: bytes
-    output: bytes
+    # the port: None until ``output`` is first read (``write_output`` streams it without making it)
+    _output: bytes | None
     edits: list[Edit]
     converted: list[Reference] = field(default_factory=list)
     unsupported: list[Reference] = field(default_factory=list)
@@ -108,6 +109,53 @@ class Translation:
     # compares a region's before and after a change)
     relies_on_runtime: bool = False
     _sorted_edits: bool = field(default=False, repr=False)  # ``edits`` are in _edit_order (the translator's)
+
+    @property
+    def output(self) -> bytes:
+        """The port (made on first use and kept)."""
+        if self._output is None:
+            self._output = _apply_sorted(self.source, self._in_order())
+        return self._output
+
+    def _in_order(self) -> list[Edit]:
+        return self.edits if self._sorted_edits else sorted(self.edits, key=_edit_order(self.source))
+
+    def write_output(self, write) -> bool:
+        """Hand the port to ``write`` a piece at a time (the kept source bytes and the edits'
+        replacements, as ``output`` is made of them), without making it whole: a 200 MB file's
+        port is never in memory.  Returns whether the port differs from the source
+        (``changed``), found by comparing each piece with the source bytes at its place."""
+        if self._output is not None:
+            write(self._output)
+            return self._output != self.source
+        source = self.source
+        view = memoryview(source)
+        pos = out = 0  # where the next kept bytes start in the source, and the next piece in the port
+        differs = False
+        try:
+            for e in self._in_order():
+                start, end, text = e[0], e[1], e[2]
+                if start < pos:
+                    raise ValueError(f"overlapping edits at byte {start}")
+                if start > pos:
+                    write(view[pos:start])
+                    if not differs and out != pos:  # (kept bytes at their own place are equal)
+                        differs = view[out:out + start - pos] != view[pos:start]
+                    out += start - pos
+                if text:
+                    write(text)
+                    if not differs:
+                        differs = view[out:out + len(text)] != text
+                    out += len(text)
+                pos = end
+            if pos < len(source):
+                write(view[pos:])
+                if not differs and out != pos:
+                    differs = view[out:out + len(source) - pos] != view[pos:]
+                out += len(source) - pos
+        finally:
+            view.release()
+        return differs or out != len(source)
 
     @property
     def changed(self) -> bool:
@@ -630,7 +678,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     own = {n for n in own if leftover_re.match(n)}
     leftovers = [r for r in leftovers if r.name not in own]
     edits.sort(key=_edit_order(source))
-    output = _apply_sorted(source, edits) if only is None else b""
+    output = None if only is None else b""  # the port is made when it is read (or streamed: write_output)
     if index.big:
         index.forget_trees()  # the last region's tree goes; the findings rules parse again if they run
     result = Translation(source, output, edits, converted, unsupported, leftovers, warnings, inserted, index,

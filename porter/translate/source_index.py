@@ -92,15 +92,19 @@ _DEFINE_HEAD = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)(
 
 
 class Spans(Sequence):
-    """Sorted, non-overlapping (start, end) byte spans, kept as two arrays of integers: 16 bytes a
-    span instead of about 120 for a list of tuples (a 41 MB file has a quarter million comments and
-    literals).  Reads as a sequence of (start, end) tuples."""
+    """Sorted, non-overlapping (start, end) byte spans, kept as two arrays of integers: 8 bytes a
+    span below 4 GB (16 above) instead of about 120 for a list of tuples (a 41 MB file has a quarter
+    million comments and literals).  Reads as a sequence of (start, end) tuples."""
 
     __slots__ = ("starts", "ends")
 
     def __init__(self, spans=()) -> None:
-        self.starts = array.array("q", (s for s, _e in spans))
-        self.ends = array.array("q", (e for _s, e in spans))
+        try:
+            self.starts = array.array("I", (s for s, _e in spans))
+            self.ends = array.array("I", (e for _s, e in spans))
+        except OverflowError:  # (a file of 4 GB or more)
+            self.starts = array.array("q", (s for s, _e in spans))
+            self.ends = array.array("q", (e for _s, e in spans))
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -473,9 +477,9 @@ class SourceIndex:
 
     @property
     def line_starts(self) -> Sequence[int]:
-        """The byte where each line starts (an array of machine integers: 8 bytes a line, not 36)."""
+        """The byte where each line starts (an array of machine integers: 4 bytes a line below 4 GB, not 36)."""
         if self._lines is None:
-            starts = array.array("q", [0])
+            starts = array.array("I" if len(self.source) < 1 << 32 else "q", [0])
             source, n, pos = self.source, len(self.source), 0
             while pos < n:  # a piece at a time, so that the split lines of a big file never exist all at once
                 stop = source.find(b"\n", min(pos + _PIECE, n))

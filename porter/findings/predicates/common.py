@@ -50,12 +50,21 @@ def is_wide_mask(ctx, node) -> bool:
     return bool(_WIDE.match(ctx.macro_value(ctx.text(node))))
 
 
+_CONST_INIT = re.compile(r"\bconst(?:expr)?\b[^;=(){}]*?\b([A-Za-z_]\w*)\s*=\s*([^;]+);")
+_PIECE = 1 << 20
+
+
 def _const_masks(ctx) -> set[str]:
-    text = ctx.source.decode("utf-8", "replace")
-    names = set()
-    for m in re.finditer(r"\bconst(?:expr)?\b[^;=(){}]*?\b([A-Za-z_]\w*)\s*=\s*([^;]+);", text):
-        if FULL_MASK.match(m.group(2).strip()):
-            names.add(m.group(1))
+    # a match holds no ';' but its last: the text is read a piece at a time, each cut after a ';' (an ASCII
+    # byte, never inside a UTF-8 sequence), so that a big file is never decoded whole (up to 4 bytes a byte)
+    source, names, pos, n = ctx.source, set(), 0, len(ctx.source)
+    while pos < n:
+        stop = source.find(b";", pos + _PIECE) + 1 if pos + _PIECE < n else 0
+        stop = stop or n
+        for m in _CONST_INIT.finditer(source[pos:stop].decode("utf-8", "replace")):
+            if FULL_MASK.match(m.group(2).strip()):
+                names.add(m.group(1))
+        pos = stop
     return names
 
 
