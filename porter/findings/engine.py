@@ -21,6 +21,7 @@ import tree_sitter as ts
 from porter import parse
 from porter.findings.catalogue import Rule, catalogue
 from porter.findings.model import Finding, Fix
+from porter.findings.served_checks import ServedChecks
 from porter.translate.source_index import SourceIndex, index_source
 
 INTERNAL_ERROR = "PORT900"
@@ -458,6 +459,19 @@ class Reported:
         return next(self.covering(start, end, rules), None) is not None
 
 
+class _ServedReported(Reported):
+    """The findings reported so far, as a file check served beside the region loop reads them: it
+    waits until the loop has reported the region it asks about (``ServedChecks.wait_reported``)."""
+
+    def __init__(self, reported: Reported, served):
+        self.__dict__.update(reported.__dict__)
+        self._served = served
+
+    def covering(self, start: int, end: int, rules=None):
+        self._served.wait_reported(start)
+        return super().covering(start, end, rules)
+
+
 class Context:
     """What predicates see: the source, its index, and cached per-file facts."""
 
@@ -692,8 +706,8 @@ def scan(source: bytes, path: str = "<input>", index: SourceIndex | None = None,
         except (OSError, ValueError):  # a name with a NUL byte, say
             file = None
     ctx = Context(source, index, path, options, os.fspath(file) if file is not None else None)
-    # a big file holds one region's tree at a time, besides those its file checks will ask for again
-    # (up to FILE_CHECK_KEEPS_BYTES of source); SCAN_KEEPS_BYTES, a knob, keeps them all up to that size
+    # a big file holds one region's tree at a time (its file checks are served the tree the region loop
+    # holds: served_checks); SCAN_KEEPS_BYTES, a knob, keeps them all up to that size
     index.keep_bytes = SCAN_KEEPS_BYTES
     try:
         too_deep: list[tuple[int, int]] = []
@@ -774,79 +788,101 @@ def _scan(ctx: Context, rules: dict, predicates, too_deep: list | None = None) -
 
     # A big file is queried a region (a run of whole top-level declarations) at a time, each with
     # the tree of that region alone, and its matches are checked before the next region is parsed:
-    # the whole file's tree is never held (25 bytes per source byte).  The trees of the regions the
-    # file checks below will ask for again are kept from here until those checks have run
-    # (``_regions_for_file_checks``), so that each region is parsed once.
+    # the whole file's tree is never held (25 bytes per source byte).
     live_ids = {rid for g in live for rid in g[0]}
+    # the file checks that ask for trees at places (those with a region hint) run beside the region loop
+    # and are served each region's tree while the loop holds it (served_checks): no region parsed twice
+    served = None
     if by_region and len(source) > index.keep_bytes:
-        index.keep_regions = _regions_for_file_checks(ctx, predicates, live_ids)
-    # the file checks that read the tree a region at a time (predicates.REGION_CHECKS): a big file's regions
-    # are served to them in the region loop below, with the tree the query pass parses there
-    region_checks: dict[str, tuple] = {}
-    region_failed: dict[str, BaseException] = {}
-    if by_region:
-        for rule_id in predicates.REGION_CHECKS:
-            if rule_id in live_ids and rule_id in rules:
-                try:
-                    started = predicates.FILE_REGISTRY[rule_id](ctx)
-                except Exception as exc:
-                    region_failed[rule_id] = exc
-                    continue
-                if started is not None:
-                    region_checks[rule_id] = started
-    if queried or region_checks:
-        whole = not by_region
-        for r_start, r_end in ([(0, len(source))] if whole else index.regions):
-            if whole:
-                here = matches
-            else:  # (an identifier never spans two regions: they are cut at line ends)
-                here = [(i, s + r_start, e + r_start) for i, s, e in trigger_matches(source[r_start:r_end], triggers)] \
-                    if queried else []
-            visitors = [(rid, c[1]) for rid, c in region_checks.items()
-                        if rid not in region_failed and c[1] is not None and c[0](source[r_start:r_end])] \
-                if region_checks else ()
-            if not here and not whole and not visitors:
-                continue  # nothing to query or visit here: the region is not parsed
-            tree = index.tree if whole else index.tree_at(r_start)
-            if here or whole:
-                try:
-                    found = _query_pass(source, tree, triggers, here, queried, active, too_deep, index)
-                except Exception as exc:  # pragma: no cover - a broken query file
-                    out.append(_internal_error(ctx, path, queried[0][0][0], exc))
-                    found = []
-                check_matches(found)
-                del found
-            for rid, visit in visitors:
-                try:
-                    visit(tree.root_node)
-                except Exception as exc:
-                    region_failed[rid] = exc
-            del tree
+        chosen = [(rid, fn) for rid, fn in predicates.FILE_REGISTRY.items()
+                  if rid in predicates.FILE_REGIONS and rid not in predicates.REGION_CHECKS
+                  and rid in active and rid in rules]
+        if chosen:
+            served = ServedChecks(index, chosen, ctx)
+            index.keep_regions = _regions_for_file_checks(ctx, predicates, {rid for rid, _fn in chosen})
+            ctx.reported = _ServedReported(ctx.reported, served)
+    try:
+        # the file checks that read the tree a region at a time (predicates.REGION_CHECKS): a big file's regions
+        # are served to them in the region loop below, with the tree the query pass parses there
+        region_checks: dict[str, tuple] = {}
+        region_failed: dict[str, BaseException] = {}
+        if by_region:
+            for rule_id in predicates.REGION_CHECKS:
+                if rule_id in live_ids and rule_id in rules:
+                    try:
+                        started = predicates.FILE_REGISTRY[rule_id](ctx)
+                    except Exception as exc:
+                        region_failed[rule_id] = exc
+                        continue
+                    if started is not None:
+                        region_checks[rule_id] = started
+        if served is not None:
+            served.start()  # (each runs up to the first region it asks for)
+        if queried or region_checks or served is not None:
+            whole = not by_region
+            for k, (r_start, r_end) in enumerate([(0, len(source))] if whole else index.regions):
+                if whole:
+                    here = matches
+                else:  # (an identifier never spans two regions: they are cut at line ends)
+                    here = [(i, s + r_start, e + r_start) for i, s, e in trigger_matches(source[r_start:r_end], triggers)] \
+                        if queried else []
+                visitors = [(rid, c[1]) for rid, c in region_checks.items()
+                            if rid not in region_failed and c[1] is not None and c[0](source[r_start:r_end])] \
+                    if region_checks else ()
+                if not here and not whole and not visitors and not (served is not None and served.needs_tree(k)):
+                    if served is not None:
+                        served.served(k, None)
+                    continue  # nothing to query or visit here: the region is not parsed
+                tree = index.tree if whole else index.tree_at(r_start)
+                if here or whole:
+                    try:
+                        found = _query_pass(source, tree, triggers, here, queried, active, too_deep, index)
+                    except Exception as exc:  # pragma: no cover - a broken query file
+                        out.append(_internal_error(ctx, path, queried[0][0][0], exc))
+                        found = []
+                    check_matches(found)
+                    del found
+                for rid, visit in visitors:
+                    try:
+                        visit(tree.root_node)
+                    except Exception as exc:
+                        region_failed[rid] = exc
+                if served is not None:
+                    served.served(k, tree)
+                del tree
+        if served is not None:
+            served.finish()
 
-    # 2. rules that look at the whole file (macro bodies, database look-ups)
-    for rule_id, check in predicates.FILE_REGISTRY.items():
-        rule = rules.get(rule_id)
-        if rule is None or rule_id in failed or rule_id not in active:
-            continue
-        try:
-            if rule_id in region_failed:
-                raise region_failed[rule_id]
-            if rule_id in region_checks:  # (its regions were visited in the region loop)
-                report(rule, region_checks[rule_id][2]())
-            elif rule_id in predicates.REGION_CHECKS:
-                started = check(ctx)
-                if started is not None:
-                    test, visit, finish = started
-                    for root in index.roots(test):
-                        visit(root)
-                    report(rule, finish())
-            else:
-                report(rule, check(ctx))
-        except Exception as exc:
-            out.append(_internal_error(ctx, path, rule_id, exc))
-    if index.keep_regions:
-        index.keep_regions = frozenset()
-        index.forget_trees()  # (scan's ``keep_bytes`` is below this file's size: every kept tree goes)
+        # 2. rules that look at the whole file (macro bodies, database look-ups)
+        for rule_id, check in predicates.FILE_REGISTRY.items():
+            rule = rules.get(rule_id)
+            if rule is None or rule_id in failed or rule_id not in active:
+                continue
+            try:
+                if rule_id in region_failed:
+                    raise region_failed[rule_id]
+                if served is not None and rule_id in served.by_id:  # (it ran beside the region loop)
+                    report(rule, served.outcome(rule_id))
+                elif rule_id in region_checks:  # (its regions were visited in the region loop)
+                    report(rule, region_checks[rule_id][2]())
+                elif rule_id in predicates.REGION_CHECKS:
+                    started = check(ctx)
+                    if started is not None:
+                        test, visit, finish = started
+                        for root in index.roots(test):
+                            visit(root)
+                        report(rule, finish())
+                else:
+                    report(rule, check(ctx))
+            except Exception as exc:
+                out.append(_internal_error(ctx, path, rule_id, exc))
+    finally:
+        if served is not None:
+            served.stop()
+            served.release()
+        if index.keep_regions:
+            index.keep_regions = frozenset()
+            index.forget_trees()  # (scan's ``keep_bytes`` is below this file's size: every kept tree goes)
 
     # 3. where parsing failed: in a file some rule parsed, or whose text looks broken (an unterminated
     #    comment or literal, unbalanced brackets); a parse nothing needed is not made just to report it
@@ -870,13 +906,15 @@ def _scan(ctx: Context, rules: dict, predicates, too_deep: list | None = None) -
 
 # a big file whose source is at most this keeps every region tree for the whole scan (a knob for tests
 # and measurements): 0, so that a region's tree goes once the query pass and the region checks are done
-# with it and only the trees the file checks ask for again are kept (FILE_CHECK_KEEPS_BYTES).  Keeping
+# with it (the file checks that ask for trees are served them in the region loop: served_checks).  Keeping
 # them all (up to 6 MB, as before issue 34) cost about 28 bytes of tree per source byte for no speed:
 # a 4 MB slice of a corpus.py HeCBench file's port adds 153 MB to the RSS in its scan keeping all, 45 MB
 # now, in 3.3 s either way (4.18 MB parsed instead of 4.00: the re-parsed regions of its file checks).
 SCAN_KEEPS_BYTES = 0
-# the most source (in bytes) whose region trees a scan keeps for its file checks
-# (about 29 bytes of tree per source byte: 7.5 MB); the regions past it are parsed again when asked for.
+# the most source (in bytes) whose region trees a scan keeps for the file checks served beside its region
+# loop (served_checks) that ask again for a region the loop has passed (PORT015 asks for each warp-size
+# constant's definition after walking every use); about 29 bytes of tree per source byte: 7.5 MB.  The
+# regions past it are parsed again when asked for.
 # Measured on a 1M-line HeCBench file: 1 MB kept: 1.13x the bytes parsed, 300 MB peak; 256 kB: 1.15x,
 # 278 MB, as fast (the region hints, not the kept trees, removed most re-parsing); none: 1.17x, 272 MB
 FILE_CHECK_KEEPS_BYTES = 256 << 10
