@@ -25,6 +25,7 @@ import re
 import tomllib
 from pathlib import Path
 
+from porter.findings import values
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
 from porter.findings.predicates.common import args_of, compact, edit, fix
@@ -51,6 +52,7 @@ _TYPES = {
 AMBIGUOUS = frozenset({"unsigned int", "long", "unsigned long", "long long", "unsigned long long"})
 _RANK = {"int": 1, "unsigned int": 1, "long": 2, "unsigned long": 2, "long long": 3, "unsigned long long": 3}
 _TYPE_WORDS = sorted(_TYPES, key=len, reverse=True)
+_TYPES_ALT = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in _TYPE_WORDS)
 _DECL = r"(?<![\w.>])(?:(?:const|volatile|static|register|constexpr|__restrict__)\s+)*({types})\s*(?:const\s*)?(\**)\s*(?:const\s*)?(?:__restrict__\s*)?{name}\s*(?=[=;,)\[{{])"
 
 
@@ -108,22 +110,23 @@ class _Types:
         self.scope = ctx.text(fn)[:node.start_byte - fn.start_byte] if fn is not None else ""
 
     def declared(self, name: str) -> tuple[tuple[str, str], int] | None:
-        pattern = re.compile(_DECL.format(types="|".join(re.escape(w).replace(r"\ ", r"\s+") for w in _TYPE_WORDS),
-                                          name=re.escape(name)))
-        for text in (self.scope, self._file()):
+        decl = _DECL.format(types=_TYPES_ALT, name=re.escape(name))
+        # the function's text before the node, then the file's blanked code (read as bytes, shared with
+        # the value analysis: a whole-file str copy was up to 4 bytes per source byte)
+        for text, pattern in ((self.scope, re.compile(decl)), (self._file(), re.compile(decl.encode()))):
             found = None
             for m in pattern.finditer(text):
                 found = m
             if found is not None:
-                canon = _canonical(found.group(1))
-                return (canon, len(found.group(2))) if canon else None
+                type_text, stars = found.group(1), found.group(2)
+                if isinstance(type_text, bytes):
+                    type_text = type_text.decode("utf-8", "replace")
+                canon = _canonical(type_text)
+                return (canon, len(stars)) if canon else None
         return None
 
-    def _file(self) -> str:
-        text = self.ctx.cache.get("hipheaders.code")
-        if text is None:
-            text = self.ctx.cache["hipheaders.code"] = bytes(self.ctx.index.blanked()).decode("utf-8", "replace")
-        return text
+    def _file(self) -> bytearray:
+        return values.blanked_code(self.ctx)
 
     def of(self, node) -> tuple[str, str] | None:
         """(canonical type, spelling) of an expression, "coord" for a built-in coordinate; None: unknown."""
@@ -181,11 +184,10 @@ class _Types:
             fn = node.child_by_field_name("function")
             if fn is None or fn.type != "identifier":
                 return None
-            types = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in _TYPE_WORDS)
             found = None
-            for found in re.finditer(rf"(?<![\w.])({types})\s+{re.escape(ctx.text(fn))}\s*\(", self._file()):
+            for found in re.finditer(rf"(?<![\w.])({_TYPES_ALT})\s+{re.escape(ctx.text(fn))}\s*\(".encode(), self._file()):
                 pass
-            return _canonical(found.group(1)) if found is not None else None
+            return _canonical(found.group(1).decode("utf-8", "replace")) if found is not None else None
         if t == "conditional_expression":
             a, b = (self.of(node.child_by_field_name(f)) for f in ("consequence", "alternative"))
             if a is None or b is None:
