@@ -77,9 +77,10 @@ MAX_HEADER_BYTES = 2_000_000
 MAX_DEPTH = 6
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Const:
-    """One definition of a named constant."""
+    """One definition of a named constant (slots: a big file defines tens of thousands, most of them
+    const locals, and an instance dictionary each would cost more than its fields)."""
 
     name: str
     expr: str

@@ -16,9 +16,10 @@ so this reads the text with comments and literals blanked (the same offsets as t
 
 from __future__ import annotations
 
+import array
 import bisect
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 _DIRECTIVE = re.compile(rb"(?m)^[ \t]*#(?:[^\n\\]|\\\n|\\)*")
 _FN_MACRO = re.compile(rb"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)\n]*)\)")
@@ -30,9 +31,10 @@ _CALL = re.compile(rb"(?<![\w.>])([A-Za-z_]\w*)\s*(<(?:[^<>;{}()]|<[^<>;{}()]*>)
 _HEAD_START = re.compile(rb"[;{}]")
 
 
-@dataclass
+@dataclass(slots=True)
 class Function:
-    """One function definition (or function-like macro) of the unit."""
+    """One function definition (or function-like macro) of the unit (slots: a big file has tens of
+    thousands, and an instance dictionary each would cost more than its fields)."""
 
     name: str
     file: str  # as shown in findings ('' for the scanned file)
@@ -43,7 +45,8 @@ class Function:
     device: bool  # __device__ or __global__ (a macro counts as both host and device)
     macro: bool = False
     params: tuple[str, ...] = ()  # a function-like macro's parameter names
-    calls: list[tuple[int, str, bytes]] = field(default_factory=list)  # (position, callee, b'(' or b'<<<')
+    # (position, callee, b'(' or b'<<<'): a list where it calls any (link_calls), else one shared empty tuple
+    calls: list[tuple[int, str, bytes]] | tuple = ()
     paren: int = -1  # where a function's parameter list opens
 
 
@@ -218,13 +221,18 @@ def _finish(functions: list[Function], code: bytes) -> list[Function]:
 
 def link_calls(functions: list[Function], codes: dict[str, bytes]) -> None:
     """Fill each function's ``calls`` with the calls in its body of functions of the unit."""
-    names = {f.name.encode() for f in functions}
+    # each callee's name and each kind is one shared object (a big file has tens of thousands of calls)
+    names = {f.name.encode(): f.name for f in functions}
+    kinds = {b"(": b"(", b"<<<": b"<<<"}
     for f in functions:
         code = codes[f.file]
+        calls = []
         for m in _CALL.finditer(code, f.body_start, f.body_end):
-            name = m.group(1)
-            if name in names and name.decode() != f.name or (name in names and m.group(3) == b"<<<"):
-                f.calls.append((m.start(), name.decode(), m.group(3)))
+            name = names.get(m.group(1))
+            if name is not None and (name != f.name or m.group(3) == b"<<<"):
+                calls.append((m.start(), name, kinds[m.group(3)]))
+        if calls:
+            f.calls = calls
 
 
 class FunctionIndex:
@@ -232,22 +240,24 @@ class FunctionIndex:
 
     def __init__(self, functions: list[Function]):
         self.functions = functions
-        self.by_name: dict[str, list[int]] = {}
+        by_name: dict[str, list[int]] = {}
         for i, f in enumerate(functions):
-            self.by_name.setdefault(f.name, []).append(i)
-        own = [(f.body_start, f.body_end, i) for i, f in enumerate(functions) if f.file == "" and not f.macro]
-        own.sort()
-        self._own = own
-        self._starts = [s for s, _e, _i in own]
+            by_name.setdefault(f.name, []).append(i)
+        self.by_name: dict[str, tuple[int, ...]] = {name: tuple(found) for name, found in by_name.items()}
+        del by_name
+        own = sorted((f.body_start, f.body_end, i) for i, f in enumerate(functions) if f.file == "" and not f.macro)
+        # machine integers (a tuple and three int objects per function would cost ~130 bytes)
+        self._starts = array.array("q", [s for s, _e, _i in own])
+        self._ends = array.array("q", [e for _s, e, _i in own])
+        self._which = array.array("q", [i for _s, _e, i in own])
+        del own
         self._macros = sorted((f.head, f.body_end, i) for i, f in enumerate(functions) if f.file == "" and f.macro)
 
     def at(self, pos: int) -> int | None:
         """The index of the scanned file's function (or function-like macro) whose body holds ``pos``."""
         k = bisect.bisect_right(self._starts, pos) - 1
-        if k >= 0:
-            s, e, i = self._own[k]
-            if s <= pos < e:
-                return i
+        if k >= 0 and self._starts[k] <= pos < self._ends[k]:
+            return self._which[k]
         for s, e, i in self._macros:
             if s <= pos < e:
                 return i

@@ -19,6 +19,7 @@ functions that call it together with everything those call.  The predicates use 
 
 from __future__ import annotations
 
+import array
 import bisect
 import re
 from collections import deque
@@ -39,12 +40,13 @@ class WaveModel:
         self.index = index
         self.path = path
         n = len(index.functions)
-        callees = [sorted(set(index.callees(i))) for i in range(n)]
-        callers: list[list[int]] = [[] for _ in range(n)]
+        # most functions of a big file call none of the unit's and none calls them: they share one
+        # empty tuple (a list each costs 56 bytes or more, twice per function)
+        callees = [tuple(sorted(set(index.callees(i)))) if index.functions[i].calls else () for i in range(n)]
+        callers: dict[int, list[int]] = {}
         for i, cs in enumerate(callees):
             for c in cs:
-                callers[c].append(i)
-        self._callees = callees
+                callers.setdefault(c, []).append(i)
         self._reach: dict[str, list[Evidence | None]] = {}
         for kind in ("native", "logical32"):
             first = {i: ev[0] for i, ev in own.items() if ev and ev[0].kind == kind}
@@ -60,7 +62,7 @@ class WaveModel:
                 queue.append(i)
             while queue:
                 i = queue.popleft()
-                for c in callers[i]:
+                for c in callers.get(i, ()):
                     if down[c] is None:
                         down[c] = down[i]
                         queue.append(c)
@@ -200,7 +202,10 @@ def model_of(ctx) -> WaveModel:
     if functions:
         unit = values.unit_of(ctx)
         nat_names, _logical_names, log_names = _name_patterns(unit)
-        lines = {shown: _Lines(c) for shown, c in codes.items()}
+        # the scanned file's lines are the index's (its blanked code keeps every newline where it is): a
+        # list of a big file's line starts would cost 40 bytes a line
+        lines = {shown: _Lines(c) for shown, c in codes.items() if shown}
+        lines[""] = ctx.index
         searches = [(p.kind, p.regex, lambda m, w=p.what: w) for p in patterns()]
         if nat_names is not None:
             searches.append(("native", nat_names, lambda m: f"`{m.group().decode()}` (defined from `warpSize`)"))
@@ -233,15 +238,17 @@ def model_of(ctx) -> WaveModel:
 
 
 class _Lines:
+    """A header's lines: the 1-based line of a byte position (the line starts found on first use)."""
+
     def __init__(self, code: bytes):
         self.code = code
-        self.starts: list[int] | None = None
+        self.starts: array.array | None = None
 
-    def line(self, pos: int) -> int:
+    def line_of(self, pos: int) -> int:
         if self.starts is None:
-            self.starts = [m.end() for m in re.finditer(rb"\n", self.code)]
+            self.starts = array.array("q", (m.end() for m in re.finditer(rb"\n", self.code)))  # 8 bytes a line
         return bisect.bisect_right(self.starts, pos) + 1
 
 
 def _evidence(kind, what, f: Function, pos: int, lines: dict, path: str) -> Evidence:
-    return Evidence(kind, what, f.file or path, lines[f.file].line(pos), f.name)
+    return Evidence(kind, what, f.file or path, lines[f.file].line_of(pos), f.name)
