@@ -6,17 +6,16 @@ are those of the same file scanned with one tree for the whole file."""
 
 from __future__ import annotations
 
-import bisect
 import threading
 
 import pytest
 
 import porter.findings.engine as engine
 import porter.translate.source_index as source_index
-from porter import parse
 from porter.findings import predicates
 from porter.findings.engine import scan
 from porter.translate.source_index import index_source
+from test_scan_parses_once import _scan_counting  # (a region-by-region scan that counts the parses)
 
 # one warp width for the whole project, named in its header (a 32 that is wrong on a 64-lane MI300X wave
 # wherever device code uses it as the wave width: PORT015), and a file of many kernels that use it
@@ -70,29 +69,6 @@ def no_room(monkeypatch):
     monkeypatch.setattr(source_index, "REGION_BYTES", 1 << 10)
     monkeypatch.setattr(engine, "SCAN_KEEPS_BYTES", 0)
     monkeypatch.setattr(engine, "FILE_CHECK_KEEPS_BYTES", 0)
-
-
-def _scan_counting(source: bytes, path: str = "big.cu"):
-    """The findings of a region-by-region scan, the regions, how many times each was parsed, and
-    the most region trees the index held when a parse began."""
-    index = index_source(source)
-    assert index.big and len(index.regions) > 20
-    starts = [s for s, _e in index.regions]
-    parses: dict[int, int] = {}
-    held = [0]
-
-    def observe(start: int, end: int) -> None:
-        assert (start, end) != (0, len(source)), "the whole file was parsed"
-        k = bisect.bisect_right(starts, start) - 1
-        parses[k] = parses.get(k, 0) + 1
-        held[0] = max(held[0], len(index._region_trees))
-
-    parse.PARSE_OBSERVERS.append(observe)
-    try:
-        found = scan(source, path, index=index)
-    finally:
-        parse.PARSE_OBSERVERS.remove(observe)
-    return found, index, parses, held[0]
 
 
 def _whole(source: bytes, monkeypatch, path: str = "big.cu"):

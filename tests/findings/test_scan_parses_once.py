@@ -79,9 +79,10 @@ def small_regions(monkeypatch):
     monkeypatch.setattr(engine, "SCAN_KEEPS_BYTES", 0)
 
 
-def _scan_counting(source: bytes):
-    """The findings of a region-by-region scan, the regions, and how many times each was parsed;
-    also the most region trees the index held when a parse began."""
+def _scan_counting(source: bytes, path: str = "big.cu"):
+    """The findings of a region-by-region scan, its index, and how many times each region was parsed;
+    also the most region trees the index held when a parse began (tests/findings/test_file_checks_served.py
+    uses it too)."""
     index = index_source(source)
     assert index.big and len(index.regions) > 20
     starts = [s for s, _e in index.regions]
@@ -96,15 +97,16 @@ def _scan_counting(source: bytes):
 
     parse.PARSE_OBSERVERS.append(observe)
     try:
-        found = scan(source, "big.cu", index=index)
+        found = scan(source, path, index=index)
     finally:
         parse.PARSE_OBSERVERS.remove(observe)
-    return found, index.regions, parses, held[0]
+    return found, index, parses, held[0]
 
 
 def test_each_region_is_parsed_once_and_the_findings_are_those_of_a_whole_parse(small_regions, monkeypatch):
     source = _big_file(40)
-    found, regions, parses, _held = _scan_counting(source)
+    found, index, parses, _held = _scan_counting(source)
+    regions = index.regions
     rules = {f.rule for f in found}
     assert {"PORT015", "PORT170"} <= rules  # both file checks looked at trees after the query pass
     again = {k: n for k, n in parses.items() if n > 1}
@@ -121,7 +123,8 @@ def test_the_trees_kept_for_the_file_checks_are_bounded(small_regions, monkeypat
     same."""
     source = _big_file(40)
     monkeypatch.setattr(engine, "FILE_CHECK_KEEPS_BYTES", 3 << 10)
-    found, regions, parses, held = _scan_counting(source)
+    found, index, parses, held = _scan_counting(source)
+    regions = index.regions
     biggest = max(e - s for s, e in regions)
     assert held <= (3 << 10) // min(e - s for s, e in regions) + 1
     assert held * biggest < len(source) // 4  # far from every region's tree
@@ -139,7 +142,7 @@ def test_the_sample_sources_in_one_big_file_are_parsed_once_per_region(monkeypat
     monkeypatch.setattr(source_index, "BIG_BYTES", 4 << 10)
     monkeypatch.setattr(source_index, "REGION_BYTES", 2 << 10)
     monkeypatch.setattr(engine, "SCAN_KEEPS_BYTES", 0)
-    found, _regions, parses, _held = _scan_counting(source)
+    found, _index, parses, _held = _scan_counting(source)
     again = {k: n for k, n in parses.items() if n > 1}
     assert not again, f"regions parsed more than once (region: times): {again}"
     monkeypatch.setattr(source_index, "BIG_BYTES", 10 ** 9)

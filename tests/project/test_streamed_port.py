@@ -3,8 +3,6 @@
 bytes on disk are those of the port made whole, the status says whether the file changed, and a
 write that fails part way leaves neither a half file nor a temporary one."""
 
-import errno
-import os
 
 import pytest
 
@@ -12,6 +10,7 @@ import porter.translate.engine as engine
 from porter.project.convert import ConvertOptions, convert_bytes, convert_tree
 from porter.translate import TranslateOptions, translate
 from porter.translate.engine import Edit, Translation
+from test_full_disk import _disk_full_after  # (os.write fails with ENOSPC past a number of bytes)
 
 # CUDA whose port differs in length from it (cuda* -> hip*, the runtime include added first)
 KERNEL = (b"#include <cstdio>\n"
@@ -76,18 +75,7 @@ def test_a_disk_that_fills_part_way_leaves_no_half_port(tmp_path, monkeypatch):
     data = _big_kernel_file(9000)
     src = tmp_path / "big.cu"
     src.write_bytes(data)
-    real, left = os.write, [(1 << 20) + 4096]  # the first buffer goes, the second does not
-
-    def write(fd, buf):
-        if fd <= 2:
-            return real(fd, buf)
-        if left[0] <= 0:
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        n = real(fd, bytes(buf[:left[0]]))
-        left[0] -= n
-        return n
-
-    monkeypatch.setattr(os, "write", write)
+    _disk_full_after(monkeypatch, (1 << 20) + 4096)  # the first buffer goes, the second does not
     report = convert_tree(src, tmp_path / "out.cu", ConvertOptions(findings=False))
     assert report.exit_code == 1
     assert report.files[0].status == "error" and report.files[0].message == "cannot write: No space left on device"
