@@ -55,6 +55,9 @@ def job_count(requested: int, n_items: int, per_worker: int = 8) -> int:
 
 _busy = False
 
+# How long an interrupted run waits for the pool's manager thread to notice its stopped workers.
+_MANAGER_EXIT_S = 10.0
+
 
 class _Stopped(BaseException):
     """SIGTERM in a worker that is converting a file: unwinds through the file's clean-up."""
@@ -158,8 +161,14 @@ def run_per_file(fn: Callable[[object, T], R], context, items: Iterable[T], jobs
         # Ctrl-C or an error in the caller: stop the workers without waiting for the queue.  No future
         # is cancelled: the pool marks the ones left as failed (cancelling them races with that in 3.11).
         workers = list((getattr(pool, "_processes", None) or {}).values())
+        manager = getattr(pool, "_executor_manager_thread", None)
         for proc in workers:
             proc.terminate()
         pool.shutdown(wait=False)
+        if manager is not None:
+            # The pool's manager thread sees the workers gone and closes its wake-up pipe as it ends.  Let
+            # it end now: were it still closing at interpreter exit, Python 3.11's exit hook could write to
+            # the pipe it is closing and print an "OSError: Bad file descriptor" traceback after ours.
+            manager.join(timeout=_MANAGER_EXIT_S)
         raise
     pool.shutdown()

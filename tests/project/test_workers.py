@@ -33,3 +33,27 @@ def test_a_dead_worker_is_one_clear_error_naming_unfinished_files():
     first = int(message.split("unfinished: file")[1].split(".cu")[0])
     assert first <= 12 and first % 4 == 0 and "(+1 more)" in message  # a chunk at or before the fatal one
     assert "-j 1" in message
+
+
+def _slow_square(context, item):
+    import time
+
+    time.sleep(0.01)  # the work in hand when the caller stops (a file being converted)
+    return item * item
+
+
+def test_an_interrupted_run_leaves_no_pool_thread_to_race_the_interpreter_exit():
+    # Ctrl-C while results stream in: when the exception reaches the caller, the pool's manager thread
+    # has ended, so Python's exit hook cannot write into the wake-up pipe that thread closes (3.11 prints
+    # "OSError: Bad file descriptor" after "porter: interrupted" when it does).
+    import threading
+    from concurrent.futures.process import _ExecutorManagerThread
+
+    got = []
+    with pytest.raises(KeyboardInterrupt):
+        for value in run_per_file(_slow_square, None, range(400), jobs=2, chunksize=2):
+            got.append(value)
+            if len(got) == 20:
+                raise KeyboardInterrupt
+    assert got == [i * i for i in range(20)]
+    assert not [t for t in threading.enumerate() if isinstance(t, _ExecutorManagerThread)]
