@@ -126,6 +126,22 @@ def _call_chunk(items: list) -> list:
         _busy = False
 
 
+def stop_pool(pool, terminate: bool, wait_s: float = _MANAGER_EXIT_S) -> None:
+    """Shut ``pool`` (a ProcessPoolExecutor) down without waiting for its queue: ``terminate`` stops the
+    workers at once, else each finishes the item in hand.  Then wait, at most ``wait_s``, for the pool's
+    manager thread to end: it closes its wake-up pipe as it ends, and were it still closing at
+    interpreter exit, Python 3.11's exit hook could write to that pipe and print an "OSError: Bad file
+    descriptor" traceback after the program's last line."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if terminate:
+        for proc in workers:
+            proc.terminate()
+    pool.shutdown(wait=False, cancel_futures=not terminate)
+    if manager is not None and wait_s > 0:
+        manager.join(timeout=wait_s)
+
+
 def run_per_file(fn: Callable[[object, T], R], context, items: Iterable[T], jobs: int,
                  chunksize: int = 16, name: Callable[[T], str] = str) -> Iterator[R]:
     """``name(item)`` says which files a worker had in hand if it dies (WorkerDied)."""
@@ -160,15 +176,6 @@ def run_per_file(fn: Callable[[object, T], R], context, items: Iterable[T], jobs
     except BaseException:
         # Ctrl-C or an error in the caller: stop the workers without waiting for the queue.  No future
         # is cancelled: the pool marks the ones left as failed (cancelling them races with that in 3.11).
-        workers = list((getattr(pool, "_processes", None) or {}).values())
-        manager = getattr(pool, "_executor_manager_thread", None)
-        for proc in workers:
-            proc.terminate()
-        pool.shutdown(wait=False)
-        if manager is not None:
-            # The pool's manager thread sees the workers gone and closes its wake-up pipe as it ends.  Let
-            # it end now: were it still closing at interpreter exit, Python 3.11's exit hook could write to
-            # the pipe it is closing and print an "OSError: Bad file descriptor" traceback after ours.
-            manager.join(timeout=_MANAGER_EXIT_S)
+        stop_pool(pool, terminate=True)
         raise
     pool.shutdown()

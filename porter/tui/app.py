@@ -76,7 +76,7 @@ class ExitWatchdog:
         import threading
 
         def end() -> None:
-            self.converter.stop()
+            self.converter.stop(wait=False)
             os._exit(128 + signum)
 
         self.timer = threading.Timer(SIGNAL_EXIT_GRACE_S, end)

@@ -25,6 +25,8 @@ if TYPE_CHECKING:  # Textual is imported by the app: the converter can start its
 # The file on screen at least this big is translated first and scanned for findings in a second
 # job, so that its diff does not wait for the scan (a 50,000-line file: ~0.5 s against ~1.5 s).
 SPLIT_BYTES = 512 * 1024
+# How long quitting waits for the worker pool to wind down (the file in hand finishes first).
+STOP_WAIT_S = 5.0
 
 
 def _start_resource_tracker() -> None:
@@ -167,10 +169,14 @@ class BackgroundConverter:
             self.running = True
         self._run()
 
-    def stop(self) -> None:
+    def stop(self, wait: bool = True) -> None:
+        """No more conversions; the workers finish the file in hand (``wait``: and this waits for the
+        pool to wind down, a few seconds at most, so that nothing of it is left at interpreter exit)."""
         self.stop_event.set()
         if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
+            from porter.project.workers import stop_pool
+
+            stop_pool(self._executor, terminate=False, wait_s=STOP_WAIT_S if wait else 0)
 
     def _next(self) -> FileReview | None:
         """The next file to convert (the wanted ones first), marked in flight so that no other

@@ -53,3 +53,24 @@ async def test_the_first_file_converted_while_the_app_starts_is_drawn_on_the_fir
         assert first.hip and "hip" in first.hip
         assert not [m for m in shown if m.startswith("converting")]
         await quit_app(pilot)
+
+
+def test_stopping_the_converter_leaves_no_pool_thread_at_exit(tmp_path):
+    # Quitting the app stops the converter: the worker pool's manager thread must be gone by then, or
+    # Python 3.11's exit hook can race it and print "OSError: Bad file descriptor" on the terminal.
+    import threading
+    from concurrent.futures.process import _ExecutorManagerThread
+
+    from porter.cli.review import prepare
+    from porter.tui.conversion import BackgroundConverter, first_file
+
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy(SAMPLE / "reduce_kernels.cu", src / "reduce_kernels.cu")
+    project, _store, _messages = prepare(src, tmp_path / "out")
+    converter = BackgroundConverter(None, project)
+    converter.prewarm(first_file(project))
+    done, _ = concurrent.futures.wait(list(converter._early), timeout=120)
+    assert done, "prewarm did not ask for the first file"
+    converter.stop()
+    assert not [t for t in threading.enumerate() if isinstance(t, _ExecutorManagerThread)]
