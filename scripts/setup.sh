@@ -14,7 +14,7 @@ if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   # headers and device libraries, which hipcc 5.2 (clang 15) cannot do; g++ and ninja-build:
   # torch.utils.cpp_extension builds a project's extension for `porter smoke --project` (and its tests);
   # iproute2: the two-host smoke test (two network namespaces joined by a veth pair)
-  pkgs=(hipcc libamdhip64-dev rocm-device-libs libhipsparse-dev libhiprand-dev librocrand-dev librocprim-dev cmake make tmux
+  pkgs=(hipcc libamdhip64-dev rocm-device-libs libhipsparse-dev librocsparse-dev libhiprand-dev librocrand-dev librocprim-dev cmake make tmux
         clang-19 lld-19 llvm-19 g++ ninja-build iproute2)
   missing=()
   for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

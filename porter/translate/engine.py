@@ -19,7 +19,7 @@ import ahocorasick_rs
 from porter.mapping import NEWEST_ROCM, Database, Entry, load_database
 from porter.mapping.cublas_legacy import legacy_functions, load_cublas_legacy
 from porter.parse.lexical import whole_identifier
-from porter.translate import launch
+from porter.translate import call_args, launch
 from porter.translate.source_index import IDENTIFIER, IncludePath, SourceIndex, distinct_identifiers, index_source
 
 _RULES_FILE = Path(__file__).with_name("rules.toml")
@@ -561,6 +561,8 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     plans = _plans(id(db), options.roc, target_rocm)
     arity = _arity_renames(id(db))
     structural = not options.roc
+    roc_calls: list[tuple[str, int]] = []  # (--roc) cuSPARSE calls whose rocSPARSE function takes other arguments
+    roc_args = call_args.names() if options.roc else frozenset()
     line_col = index.line_col
     runtime = rules["device_code"]["runtime_header"]
     uses_runtime = False  # a name the HIP runtime header declares is emitted
@@ -639,6 +641,8 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
                 replacement = encoded[target] = target.encode()
             edits.append(Edit(start, end, replacement, "rename", name))
             converted.append(Reference(name, line, col, *plan.tail))
+            if name in roc_args:
+                roc_calls.append((name, end))
         if name in wrappers:
             # 3. arguments HIP wants wrapped: HIP_SYMBOL(sym), reinterpret_cast<const void*>(kernel)
             # (here, in source order, so that a big file's regions are each parsed once)
@@ -650,6 +654,9 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
                 if not any(re.match(p, text) for p in wrap["already"]):
                     edits.append(Edit(a_start, a_start, wrap["open"].encode(), wrap["kind"], name))
                     edits.append(Edit(a_end, a_end, wrap["close"].encode(), wrap["kind"], name))
+
+    if roc_calls:  # the arguments rocSPARSE's signature wants (call_args.py)
+        edits = call_args.rewrite_calls(index, roc_calls, edits)
 
     # 4. <<<...>>> -> hipLaunchKernelGGL
     if options.kernel_launch_syntax:

@@ -1,0 +1,176 @@
+"""Argument edits for cuSPARSE calls whose rocSPARSE counterpart (``--roc``) takes other arguments
+(``porter/mapping/data/calls/roc_sparse_args.json``, made by scripts/gen_roc_sparse_args.py).
+
+A call's arguments are found by a bracket matcher over the source that skips comments and
+literals (the index's protected spans); a call whose argument count is not the CUDA signature's
+(a macro, another overload) is left as it is.  The edits are byte spans: an insertion after an
+argument, a deletion of ``, argument``, a wrapping around an argument, so that the renames
+planned inside the arguments stay as they are."""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import json
+from pathlib import Path
+from typing import NamedTuple
+
+from porter.translate.source_index import SourceIndex
+
+DATA_FILE = Path(__file__).resolve().parent.parent / "mapping" / "data" / "calls" / "roc_sparse_args.json"
+_OPEN, _CLOSE = b"([{", b")]}"
+_SPACE = b" \t\r\n"
+
+
+class CallArgs(NamedTuple):
+    roc: str
+    cuda_args: int
+    args: tuple | None  # ({"arg": i} | {"arg": i, "format": "...{}..."} | {"text": s}, ...) or None
+    why: str
+    differs: str  # "" (an edit), "differs" or "int_size"
+    roc_params: tuple[str, ...]
+
+
+@functools.cache
+def load_call_args() -> dict[str, CallArgs]:
+    doc = json.loads(DATA_FILE.read_text(encoding="utf-8"))
+    return {name: CallArgs(f["roc"], f["cuda_args"], tuple(f["args"]) if "args" in f else None,
+                           f.get("why", ""), f.get("differs", ""), tuple(f["roc_params"]))
+            for name, f in doc["functions"].items()}
+
+
+def argument_spans(index: SourceIndex, name_end: int) -> list[tuple[int, int]] | None:
+    """The byte spans of the arguments of the call whose callee name ends at ``name_end`` (blanks
+    around each left out), or None when no '(' follows or the list does not close."""
+    source = index.source
+    n = len(source)
+    pos = name_end
+    while pos < n and source[pos] in _SPACE:
+        pos += 1
+    if pos >= n or source[pos] != 40:  # '('
+        return None
+    spans: list[tuple[int, int]] = []
+    depth = 0
+    start = pos + 1
+    i = pos + 1
+    starts, ends = index.protected.starts, index.protected.ends
+    k = bisect.bisect_right(starts, i)
+    while i < n:
+        if k < len(starts) and starts[k] <= i:
+            i = ends[k]  # a comment or literal: its brackets and commas are not the call's
+            k += 1
+            continue
+        c = source[i]
+        if c in _OPEN:
+            depth += 1
+        elif c in _CLOSE:
+            if depth == 0:
+                spans.append((start, i))
+                break
+            depth -= 1
+        elif c == 44 and depth == 0:  # ','
+            spans.append((start, i))
+            start = i + 1
+        i += 1
+    else:
+        return None
+    out = []
+    for a, b in spans:
+        while a < b and source[a] in _SPACE:
+            a += 1
+        while b > a and source[b - 1] in _SPACE:
+            b -= 1
+        out.append((a, b))
+    if out == [(out[0][0], out[0][0])] and len(out) == 1:
+        return []  # f()
+    return out
+
+
+def _text(source: bytes, span: tuple[int, int], edits) -> bytes:
+    from porter.translate.engine import apply_edits
+
+    a, b = span
+    inner = [e._replace(start=e.start - a, end=e.end - a) for e in edits if a <= e.start and e.end <= b]
+    return apply_edits(source[a:b], inner)
+
+
+def call_edits(index: SourceIndex, name: str, name_end: int, edits) -> list | None:
+    """The edits that give the call of ``name`` (its name ending at ``name_end``) rocSPARSE's
+    arguments; [] when nothing is to change, None when the call is left as written (no data, or
+    the argument count is not CUDA's).  ``edits``: those already planned (renames inside the
+    arguments, copied into a duplicated argument)."""
+    from porter.translate.engine import Edit
+
+    fact = load_call_args().get(name)
+    if fact is None or fact.args is None:
+        return None
+    spans = argument_spans(index, name_end)
+    if spans is None or len(spans) != fact.cuda_args:
+        return None
+    source = index.source
+    out: list = []
+    used = [a["arg"] for a in fact.args if "arg" in a]
+    kept = sorted(set(used))
+    if [u for i, u in enumerate(used) if u not in used[:i]] != kept:
+        return None  # (a move: not a shape the data holds)
+    # an inserted or duplicated argument goes after the kept argument before it
+    last = None  # the span of the last kept argument written
+    pending: list[bytes] = []
+    seen: set[int] = set()
+
+    def flush(at: int | None) -> None:
+        if not pending:
+            return
+        if at is None:  # before the first argument
+            first = spans[0][0] if spans else name_end
+            out.append(Edit(first, first, b", ".join(pending) + (b", " if spans else b""), "arguments", name))
+        else:
+            out.append(Edit(at, at, b"".join(b", " + p for p in pending), "arguments", name))
+        pending.clear()
+
+    for a in fact.args:
+        if "text" in a:
+            pending.append(a["text"].encode())
+            continue
+        i = a["arg"]
+        if i in seen:  # a duplicate: the argument's text again, with its renames
+            pending.append(_text(source, spans[i], edits))
+            continue
+        flush(last[1] if last else None)
+        seen.add(i)
+        if "format" in a:
+            head, tail = a["format"].encode().split(b"{}")
+            out.append(Edit(spans[i][0], spans[i][0], head, "arguments", name))
+            out.append(Edit(spans[i][1], spans[i][1], tail, "arguments", name))
+        last = spans[i]
+    flush(last[1] if last else None)
+    # the arguments rocSPARSE does not take go with the comma before them
+    for i, (a, b) in enumerate(spans):
+        if i in seen:
+            continue
+        lo = spans[i - 1][1] if i > 0 else a
+        hi = b if i > 0 else (spans[i + 1][0] if i + 1 < len(spans) else b)
+        out.append(Edit(lo, hi, b"", "arguments", name))
+    return out
+
+
+@functools.cache
+def names() -> frozenset[str]:
+    """The cuSPARSE functions whose calls get argument edits under --roc."""
+    return frozenset(n for n, f in load_call_args().items() if f.args is not None)
+
+
+def rewrite_calls(index: SourceIndex, calls: list[tuple[str, int]], edits: list) -> list:
+    """``edits`` with each call's argument edits added ((CUDA name, end of its name) in ``calls``);
+    the planned edits inside an argument that goes are dropped with it."""
+    added: list = []
+    for name, end in calls:
+        new = call_edits(index, name, end, edits)
+        if new:
+            added.extend(new)
+    if not added:
+        return edits
+    gone = [(e.start, e.end) for e in added if e.end > e.start]
+    if gone:
+        edits = [e for e in edits if not any(a <= e.start and e.end <= b for a, b in gone)]
+    return edits + added

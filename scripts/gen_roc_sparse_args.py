@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""Generate porter/mapping/data/calls/roc_sparse_args.json: for each cuSPARSE function that
+``porter convert --roc`` renames to a rocSPARSE function (AMD's HIPIFY tables, the ``roc``
+column), compare the two parameter lists and write the argument edits that make the call fit
+rocSPARSE's signature, or record that the arguments differ.
+
+Inputs (not in the repository; see the data file's ``sources``):
+  --cusparse  NVIDIA's include/cusparse.h (pip download --no-deps nvidia-cusparse-cu12)
+  --hipsparse hipsparse/hipsparse.h (Debian 12 libhipsparse-dev 5.3.3): hipSPARSE declares each
+              cuSPARSE function under the hipsparse prefix with cuSPARSE's parameter list; used for
+              the legacy functions CUDA 12's header no longer declares (csrmv, csrmm, ...)
+  --rocsparse rocsparse/rocsparse-functions.h (Debian 12 librocsparse-dev 5.3.0)
+
+Only these shapes become edits, each with its reason written into the data:
+  * rocSPARSE takes one more ``rocsparse_mat_info`` its documentation says may be NULL: insert nullptr
+  * rocSPARSE takes one more ``rocsparse_operation trans_B`` right after ``trans_A``, cuSPARSE's
+    function computes op(A)*B: insert rocsparse_operation_none
+  * rocSPARSE takes a ``batch_stride`` right after ``batch_count`` in an interleaved-batch function:
+    duplicate the batch count (cuSPARSE's interleaved layout puts system j's i-th entry at
+    i*batchCount + j, a stride of batchCount)
+  * cuSPARSE takes a trailing workspace ``void*`` rocSPARSE does not: drop it
+  * a cuSPARSE buffer-size query (last ``size_t*``) and its compute function (last ``void*``) map to
+    one rocSPARSE function ending (size_t* buffer_size, void* temp_buffer): nullptr for the other
+Everything else that differs: no edit, recorded with rocSPARSE's parameter list (``int*`` where
+rocSPARSE wants ``size_t*`` is recorded as such: a cast would write 8 bytes into a 4-byte int).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TABLE = ROOT / "porter" / "mapping" / "sources" / "hipify-api-tables.tsv"
+OUT = ROOT / "porter" / "mapping" / "data" / "calls" / "roc_sparse_args.json"
+
+_DECL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*)\)\s*;")
+_NOISE = re.compile(r"\b(?:CUSPARSEAPI|ROCSPARSE_EXPORT|HIPSPARSE_EXPORT|CUSPARSE_CPP_VERSION|__host__|__device__)\b"
+                    r"|\bCUSPARSE_DEPRECATED(?:_REPLACE_WITH)?\s*(?:\([^()]*\))?"
+                    r"|\bDEPRECATED_CUDA_\d+\s*(?:\([^()]*\))?|\bROCSPARSE_DEPRECATED\w*\s*(?:\([^()]*\))?"
+                    r"|\bHIPSPARSE_DEPRECATED\w*\s*(?:\([^()]*\))?")
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+_DOC = re.compile(r"/\*!(.*?)\*/", re.S)
+_COMPLEX = {"cuComplex": "C", "cuFloatComplex": "C", "hipComplex": "C", "hipFloatComplex": "C",
+            "rocsparse_float_complex": "C", "cuDoubleComplex": "Z", "hipDoubleComplex": "Z",
+            "rocsparse_double_complex": "Z"}
+
+
+def _params(text: str) -> list[tuple[str, str]]:
+    """[(type with pointers, no const/qualifiers, name)]; [] for (void)."""
+    text = " ".join(text.split())
+    if text in ("", "void"):
+        return []
+    out = []
+    for p in text.split(","):
+        p = re.sub(r"\b(?:const|restrict|__restrict__)\b", " ", p).replace("*", " * ").replace("[", " [")
+        words = p.split()
+        name = words[-1] if len(words) > 1 and re.match(r"[A-Za-z_]\w*$", words[-1]) else ""
+        core = words[:-1] if name else words
+        out.append(("".join(core).replace("[]", "*") if core else "", name))
+    return out
+
+
+def declarations(text: str, prefix: str) -> dict[str, list[tuple[str, str]]]:
+    body = _NOISE.sub(" ", _COMMENT.sub(" ", text))
+    out = {}
+    for m in _DECL.finditer(body):
+        name = m.group(1)
+        if name.startswith(prefix):
+            out.setdefault(name, _params(m.group(2)))
+    return out
+
+
+def nullable_params(text: str) -> dict[str, set[str]]:
+    """{rocSPARSE function: names of the parameters its doc comment says can be NULL}."""
+    out: dict[str, set[str]] = {}
+    for doc in _DOC.finditer(text):
+        tail = text[doc.end():doc.end() + 20000]
+        group = re.match(r"\s*(?:/\*\*@\{\*/\s*)?((?:ROCSPARSE_EXPORT\s+\w+\s+rocsparse_\w+\s*\([^;]*\);\s*)+)", tail)
+        if not group:
+            continue
+        names = re.findall(r"(rocsparse_\w+)\s*\(", group.group(1))
+        nullable = set()
+        for pm in re.finditer(r"@param\[[a-z]+\]\s*\*?\s*(\w+)((?:(?!@param).)*)", doc.group(1), re.S):
+            if re.search(r"can be\s+\\p\s+NULL", pm.group(2)):
+                nullable.add(pm.group(1))
+        for n in names:
+            out[n] = nullable
+    return out
+
+
+def type_map() -> dict[str, str]:
+    """cuSPARSE and hipSPARSE type names -> rocSPARSE's, from AMD's tables."""
+    out = {}
+    with TABLE.open(encoding="utf-8") as f:
+        rows = csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t")
+        for row in rows:
+            if row["family"] == "CUSPARSE" and row["roc"]:
+                out[row["cuda"]] = row["roc"]
+                if row["hip"]:
+                    out[row["hip"]] = row["roc"]
+    out.update({"int": "rocsparse_int", "int64_t": "int64_t"})
+    return out
+
+
+def roc_names() -> dict[str, str]:
+    out = {}
+    with TABLE.open(encoding="utf-8") as f:
+        rows = csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t")
+        for row in rows:
+            if row["family"] == "CUSPARSE" and row["roc"].startswith("rocsparse_") and row["cuda"].startswith("cusparse"):
+                out[row["cuda"]] = row["roc"]
+    return out
+
+
+def _norm(t: str, types: dict[str, str]) -> str:
+    base, stars = t.rstrip("*"), len(t) - len(t.rstrip("*"))
+    base = _COMPLEX.get(base, types.get(base, base))
+    # CUDA 12's const descriptors (cusparseConstSpMatDescr_t): a cusparseSpMatDescr_t is passed; rocSPARSE
+    # 5.3 has the one descriptor type
+    base = base.replace("rocsparse_const_", "rocsparse_")
+    return base + "*" * stars
+
+
+def _fits(cuda: list[str], roc: list[str]) -> bool:
+    return len(cuda) == len(roc) and all(a == b or (a == "void*" and b.endswith("*")) for a, b in zip(cuda, roc))
+
+
+def edits_for(cname: str, rname: str, cparams, rparams, nullable: set[str], types) -> tuple[list | None, str]:
+    """(argument plan, reason) or (None, what differs).  A plan lists, for each rocSPARSE
+    parameter, {"arg": i} (the call's i-th argument, "format" wrapping it) or {"text": constant}."""
+    plan, why = _edits_for(cname, rname, cparams, rparams, nullable, types)
+    if plan and any("format" in a for a in plan):
+        why += ("; the algorithm: cuSPARSE's algo (gtsv 0 cuThomas, 1 LU, 2 QR; gpsv 0 QR) is rocSPARSE's "
+                "enumerator algo + 1 (thomas 1, lu 2, qr 3; gpsv qr 1)")
+    return plan, why
+
+
+def _edits_for(cname: str, rname: str, cparams, rparams, nullable: set[str], types) -> tuple[list | None, str]:
+    ct = [_norm(t, types) for t, _ in cparams]
+    rt = [_norm(t, types) for t, _ in rparams]
+    if _fits(ct, rt):
+        return [], ""
+    keep = [{"arg": i} for i in range(len(ct))]
+    for i, ((t, n), rt_i) in enumerate(zip(cparams, rt)):
+        alg = re.fullmatch(r"rocsparse_(gtsv|gpsv)_interleaved_alg", rt_i)
+        if n == "algo" and t == "int" and alg:
+            # cuSPARSE: gtsv algo 0 cuThomas, 1 LU, 2 QR; gpsv algo 0 QR.  rocSPARSE 5.3 (rocsparse-types.h):
+            # *_alg_thomas 1, *_alg_lu 2, *_alg_qr 3 (gtsv), *_alg_qr 1 (gpsv): the same algorithm is algo + 1
+            keep[i] = {"arg": i, "format": f"static_cast<{rt_i}>(({{}}) + 1)"}
+            ct[i] = rt_i
+    if len(rt) == len(ct) + 1:
+        for i, (t, n) in enumerate(rparams):
+            trial_t = ct[:i] + [rt[i]] + ct[i:]
+            if not _fits(trial_t, rt):
+                continue
+            if rt[i] == "rocsparse_mat_info" and n in nullable:
+                return keep[:i] + [{"text": "nullptr"}] + keep[i:], (
+                    f"{rname} takes `rocsparse_mat_info {n}` from its analysis step, which its documentation says "
+                    f"can be NULL (no analysis: the general routine); {cname} has no analysis step")
+            if rt[i] == "rocsparse_operation" and n == "trans_B" and i > 0 and rparams[i - 1][1] == "trans_A":
+                return keep[:i] + [{"text": "rocsparse_operation_none"}] + keep[i:], (
+                    f"{cname} computes op(A)*B with B as stored; {rname}'s trans_B = rocsparse_operation_none is that")
+            if n == "batch_stride" and "interleaved_batch" in rname and i > 0 and rparams[i - 1][1] == "batch_count":
+                return keep[:i] + [{"arg": i - 1}] + keep[i:], (
+                    f"cuSPARSE's interleaved layout stores entry i of system j at i*batchCount + j: "
+                    f"{rname}'s batch_stride is batchCount")
+        if (cparams and ct[-1] == "size_t*" and rt[-2:] == ["size_t*", "void*"]
+                and _fits(ct[:-1], rt[:-2])):
+            return keep + [{"text": "nullptr"}], (
+                f"{rname} answers the buffer-size query of {cname} when temp_buffer is NULL")
+        if (cparams and ct[-1] == "void*" and rt[-2:] == ["size_t*", "void*"]
+                and _fits(ct[:-1], rt[:-2])):
+            return keep[:-1] + [{"text": "nullptr"}, keep[-1]], (
+                f"{rname} computes with temp_buffer when buffer_size is NULL")
+    if len(rt) == len(ct) - 1 and ct[-1] == "void*" and _fits(ct[:-1], rt):
+        return keep[:-1], (f"{rname} takes no workspace: {cname}'s last argument (`{cparams[-1][1]}`, "
+                           f"the buffer its _bufferSizeExt sized) is not passed")
+    for a, b in zip(ct, rt):
+        if a == "rocsparse_int*" and b == "size_t*":
+            return None, "int_size"
+    return None, "differs"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--cusparse", required=True, type=Path)
+    ap.add_argument("--cusparse-version", required=True)
+    ap.add_argument("--hipsparse", required=True, type=Path)
+    ap.add_argument("--hipsparse-version", required=True)
+    ap.add_argument("--rocsparse", required=True, type=Path)
+    ap.add_argument("--rocsparse-version", required=True)
+    ap.add_argument("-o", "--output", type=Path, default=OUT)
+    args = ap.parse_args(argv)
+    try:
+        cu = declarations(args.cusparse.read_text(encoding="utf-8", errors="replace"), "cusparse")
+        hip_text = args.hipsparse.read_text(encoding="utf-8", errors="replace")
+        roc_text = args.rocsparse.read_text(encoding="utf-8", errors="replace")
+    except OSError as e:
+        print(f"gen_roc_sparse_args: {e}", file=sys.stderr)
+        return 1
+    hip = {"cusparse" + k[len("hipsparse"):]: v for k, v in declarations(hip_text, "hipsparse").items()}
+    roc = declarations(roc_text, "rocsparse_")
+    nullable = nullable_params(roc_text)
+    types = type_map()
+    functions, counts = {}, {"edit": 0, "int_size": 0, "differs": 0, "same": 0, "unknown": 0}
+    for cname, rname in sorted(roc_names().items()):
+        cparams = cu.get(cname) or hip.get(cname)
+        rparams = roc.get(rname)
+        if cparams is None or rparams is None:
+            counts["unknown"] += 1
+            continue
+        plan, why = edits_for(cname, rname, cparams, rparams, nullable.get(rname, set()), types)
+        if plan == []:
+            counts["same"] += 1
+            continue
+        entry = {"roc": rname, "cuda_args": len(cparams),
+                 "roc_params": [f"{t} {n}".strip() for t, n in rparams]}
+        if plan is None:
+            entry["differs"] = why
+            counts[why] += 1
+        else:
+            entry["args"] = plan
+            entry["why"] = why
+            counts["edit"] += 1
+        entry["header"] = "cusparse.h" if cname in cu else "hipsparse.h"
+        functions[cname] = entry
+    doc = {
+        "about": ("cuSPARSE calls whose rocSPARSE counterpart (porter convert --roc) takes other arguments. "
+                  "'args': rocSPARSE's arguments in order, each the call's argument 'arg' (0-based) or a "
+                  "constant 'text'; 'why' says why the constant keeps the meaning. 'differs': no rewrite, "
+                  "the call is reported with 'roc_params' ('int_size': CUDA's int* where rocSPARSE writes a size_t). "
+                  "'cuda_args': the CUDA signature's argument count; a call with another count is left alone. "
+                  "Generated by scripts/gen_roc_sparse_args.py; read by porter/translate/call_args.py."),
+        "sources": {
+            "cuda": f"NVIDIA cusparse.h from nvidia-cusparse-cu12 {args.cusparse_version} (pip)",
+            "cuda_legacy": (f"hipsparse/hipsparse.h, libhipsparse-dev {args.hipsparse_version} (Debian 12): "
+                            "hipSPARSE's hipsparseX mirrors cuSPARSE's cusparseX parameter list; used for the "
+                            "functions CUDA 12 removed (entries with header hipsparse.h)"),
+            "roc": f"rocsparse/rocsparse-functions.h, librocsparse-dev {args.rocsparse_version} (Debian 12)",
+            "names": "porter/mapping/sources/hipify-api-tables.tsv (AMD's HIPIFY tables, roc column)",
+        },
+        "counts": counts,
+        "functions": functions,
+    }
+    tmp = args.output.with_suffix(".tmp")
+    tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.replace(args.output)
+    print(json.dumps(counts))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
