@@ -364,6 +364,24 @@ def _prepared_rules() -> tuple[re.Pattern, dict]:
     return re.compile(rules["leftover"]["pattern"]), wrappers
 
 
+def _wraps(wrap: dict, text: str, source: bytes) -> bool:
+    """Whether the argument ``text`` is one the rule ``wrap`` applies to: ``only`` (a regex the whole
+    argument must match) and ``unless_declared`` (a regex, ``{name}`` the argument, that a declaration
+    in the file matches when the argument is not to be wrapped)."""
+    only = wrap.get("only")
+    if only is None:
+        return True
+    text = text.strip()
+    if not re.fullmatch(only, text):
+        return False
+    unless = wrap.get("unless_declared")
+    if unless:
+        name = re.escape(re.split(r"\s*::\s*", text)[-1]).encode()
+        if re.search(unless.encode().replace(b"{name}", name), source):
+            return False
+    return True
+
+
 # C++ keywords that may stand before a global qualification (`typedef ::cub::WarpReduce<T> R;`,
 # `return ::cub::...`): the name after their `::` is a top-level namespace, not a nested one
 _KEYWORDS_BEFORE_GLOBAL = frozenset(b"typedef using return new delete sizeof alignof decltype const volatile static "
@@ -651,7 +669,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
             if arg is not None:
                 a_start, a_end = arg
                 text = source[a_start:a_end].decode("utf-8", "replace")
-                if not any(re.match(p, text) for p in wrap["already"]):
+                if _wraps(wrap, text, source) and not any(re.match(p, text) for p in wrap["already"]):
                     edits.append(Edit(a_start, a_start, wrap["open"].encode(), wrap["kind"], name))
                     edits.append(Edit(a_end, a_end, wrap["close"].encode(), wrap["kind"], name))
 
