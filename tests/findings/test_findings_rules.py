@@ -20,9 +20,12 @@ SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".h", ".hip"}
 
 def _scan(path: Path, data: bytes):
     if path.suffix in SOURCE_SUFFIXES:
-        # a fixture may name the target ROCm it is scanned for: "porter-test: --target-rocm 5.2"
+        # a fixture may name the target ROCm it is scanned for: "porter-test: --target-rocm 5.2",
+        # and the AMD libraries: "porter-test: --roc"
         m = re.search(rb"porter-test: --target-rocm (\S+)", data)
-        options = TranslateOptions(target_rocm=m.group(1).decode()) if m else None
+        roc = re.search(rb"porter-test:.*--roc\b", data) is not None
+        options = TranslateOptions(**({"target_rocm": m.group(1).decode()} if m else {}), roc=roc) \
+            if m or roc else None
         return scan(data, path.name, options=options)
     return scan_build_file(data.decode("utf-8"), path.name)
 

@@ -1,0 +1,102 @@
+"""PORT179 rocSPARSE arguments: under ``--roc``, a cuSPARSE call that is renamed to a rocSPARSE
+function whose parameters are not the ones the port passes, so the port does not compile.
+
+The facts are ``porter/mapping/data/calls/roc_sparse_args.json`` (scripts/gen_roc_sparse_args.py,
+from NVIDIA's cusparse.h and rocSPARSE 5.3's headers), read through the translator's loader
+(``porter.translate.call_args``):
+
+- ``differs``: rocSPARSE's parameter list is not cuSPARSE's and porter writes no edit, so the call
+  keeps CUDA's arguments; ``int_size`` among them: cuSPARSE writes the buffer size into an ``int*``,
+  rocSPARSE into a ``size_t*`` (porter never casts the int's address: 8 bytes would be written into
+  4), so the fix is the variable's type;
+- complex functions (rocSPARSE parameters of type ``rocsparse_float_complex*`` /
+  ``rocsparse_double_complex*``), also among the calls porter rewrites: the port passes
+  ``hipFloatComplex*`` / ``hipDoubleComplex*``, which C++ does not convert to rocSPARSE's class.
+
+A call whose argument count is not CUDA's (a macro that supplies arguments) is left alone, as the
+translator leaves it."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from porter.findings.engine import Hit
+from porter.findings.predicates import file_check, word_regions
+
+_COMPLEX = re.compile(r"\brocsparse_(float|double)_complex\b")
+_HIP_COMPLEX = {"float": "hipFloatComplex", "double": "hipDoubleComplex"}
+
+
+@functools.cache
+def _facts() -> dict:
+    """{CUDA name (bytes): (fact, [(parameter name, rocSPARSE type, HIP type)] of its complex pointers)}
+    for the functions whose calls do not compile under --roc."""
+    from porter.translate.call_args import load_call_args
+
+    out = {}
+    for name, fact in load_call_args().items():
+        complex_params = []
+        for p in fact.roc_params:
+            m = _COMPLEX.search(p)
+            if m and "*" in p:
+                complex_params.append((p.rsplit(None, 1)[-1].lstrip("*"), m.group(0), _HIP_COMPLEX[m.group(1)]))
+        if fact.differs or complex_params:
+            out[name.encode()] = (fact, complex_params)
+    return out
+
+
+@functools.cache
+def _region_test():
+    return word_regions(tuple(_facts()))
+
+
+def _regions(ctx):
+    return _region_test() if ctx.options.roc and b"cusparse" in ctx.source else None
+
+
+def _problem(fact, complex_params) -> str:
+    parts = []
+    if fact.differs == "int_size":
+        parts.append("rocSPARSE writes the buffer size into a `size_t*` where cuSPARSE writes an `int*`: "
+                     "declare the size variable `size_t` (porter does not cast the `int`'s address: "
+                     "8 bytes would be written into 4)")
+    elif fact.differs:
+        parts.append(f"porter keeps cuSPARSE's {fact.cuda_args} arguments, which are not these, so the "
+                     "call does not compile: write its arguments from this list")
+    if complex_params:
+        roc_type, hip_type = complex_params[0][1], complex_params[0][2]
+        names = ", ".join(p for p, _r, _h in complex_params)
+        parts.append(f"its complex arguments ({names}) are `{roc_type}*`, and the port's `{hip_type}*` does "
+                     f"not convert to it: pass `reinterpret_cast<const {roc_type}*>(p)` (without const "
+                     f"for an output): the same layout, two {roc_type.split('_')[1]}s")
+    return "; ".join(parts)
+
+
+@file_check("PORT179", regions=_regions)
+def rocsparse_argument_mismatch(ctx):
+    from porter.translate.call_args import argument_spans
+    from porter.translate.engine import occurrences
+
+    source = ctx.source
+    if not ctx.options.roc or b"cusparse" not in source:
+        return []
+    facts = _facts()
+    index = ctx.index
+    hits = []
+    for pos, word in occurrences(source, frozenset(facts)):
+        if index.is_protected(pos):
+            continue
+        end = pos + len(word)
+        fact, complex_params = facts[word]
+        spans = argument_spans(index, end)
+        if spans is None or len(spans) != fact.cuda_args:
+            continue  # not a call, or not CUDA's signature (a macro's arguments): left as written
+        node = index.node_at(pos, end)
+        if node is None or node.type == "field_identifier" or (
+                node.parent is not None and node.parent.type == "function_declarator"):
+            continue  # a member, or a declaration of the name
+        hits.append(Hit(pos, end, {"name": word.decode(), "roc": fact.roc,
+                                   "params": ", ".join(fact.roc_params),
+                                   "problem": _problem(fact, complex_params)}))
+    return hits
