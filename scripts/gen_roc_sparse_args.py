@@ -21,8 +21,18 @@ Only these shapes become edits, each with its reason written into the data:
   * cuSPARSE takes a trailing workspace ``void*`` rocSPARSE does not: drop it
   * a cuSPARSE buffer-size query (last ``size_t*``) and its compute function (last ``void*``) map to
     one rocSPARSE function ending (size_t* buffer_size, void* temp_buffer): nullptr for the other
+  * with any of these, or with parameter lists that otherwise match: each ``cuComplex*`` /
+    ``cuDoubleComplex*`` argument (hipSPARSE's mirror: ``hipComplex*`` / ``hipDoubleComplex*``)
+    that rocSPARSE takes as ``rocsparse_float_complex*`` / ``rocsparse_double_complex*`` is wrapped in
+    ``reinterpret_cast<const rocsparse_double_complex*>(...)`` (no ``const`` where rocSPARSE's is not):
+    the port passes HIP's complex type (two floats/doubles, amd_hip_complex.h), which C++ does not
+    convert to rocSPARSE's class of the same layout (rocsparse-complex-types.h); a null pointer
+    constant is passed as it is (``keep_null``: reinterpret_cast does not take ``nullptr``)
 Everything else that differs: no edit, recorded with rocSPARSE's parameter list (``int*`` where
 rocSPARSE wants ``size_t*`` is recorded as such: a cast would write 8 bytes into a 4-byte int).
+Index arrays in another order (cuSPARSE's csr2csr_compress: column indices before row pointers;
+legacy csc2dense/dense2csc: row indices before column pointers; rocSPARSE the other way round) are
+recorded as ``order``: the types match, so the renamed call compiles and passes them swapped.
 """
 
 from __future__ import annotations
@@ -45,6 +55,9 @@ _NOISE = re.compile(r"\b(?:CUSPARSEAPI|ROCSPARSE_EXPORT|HIPSPARSE_EXPORT|CUSPARS
                     r"|\bHIPSPARSE_DEPRECATED\w*\s*(?:\([^()]*\))?")
 _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _DOC = re.compile(r"/\*!(.*?)\*/", re.S)
+_CUDA_COMPLEX = {"cuComplex": "C", "cuFloatComplex": "C", "hipComplex": "C", "hipFloatComplex": "C",
+                 "cuDoubleComplex": "Z", "hipDoubleComplex": "Z"}
+_ROC_COMPLEX = {"rocsparse_float_complex": "C", "rocsparse_double_complex": "Z"}
 _COMPLEX = {"cuComplex": "C", "cuFloatComplex": "C", "hipComplex": "C", "hipFloatComplex": "C",
             "rocsparse_float_complex": "C", "cuDoubleComplex": "Z", "hipDoubleComplex": "Z",
             "rocsparse_double_complex": "Z"}
@@ -65,13 +78,24 @@ def _params(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def declarations(text: str, prefix: str) -> dict[str, list[tuple[str, str]]]:
+def _const_pointees(text: str) -> list[bool]:
+    """For each parameter: whether it points to const (``const T*``, ``T const*``)."""
+    text = " ".join(text.split())
+    if text in ("", "void"):
+        return []
+    return [bool(re.search(r"\bconst\b", p.split("*")[0])) and "*" in p for p in text.split(",")]
+
+
+def declarations(text: str, prefix: str, consts: dict | None = None) -> dict[str, list[tuple[str, str]]]:
+    """{function: [(type, name)]}; ``consts``, when given, gets {function: [points to const]}."""
     body = _NOISE.sub(" ", _COMMENT.sub(" ", text))
     out = {}
     for m in _DECL.finditer(body):
         name = m.group(1)
-        if name.startswith(prefix):
-            out.setdefault(name, _params(m.group(2)))
+        if name.startswith(prefix) and name not in out:
+            out[name] = _params(m.group(2))
+            if consts is not None:
+                consts[name] = _const_pointees(m.group(2))
     return out
 
 
@@ -130,17 +154,69 @@ def _fits(cuda: list[str], roc: list[str]) -> bool:
     return len(cuda) == len(roc) and all(a == b or (a == "void*" and b.endswith("*")) for a, b in zip(cuda, roc))
 
 
-def edits_for(cname: str, rname: str, cparams, rparams, nullable: set[str], types) -> tuple[list | None, str]:
+def edits_for(cname: str, rname: str, cparams, rparams, nullable: set[str], types,
+              rconst: list[bool] | None = None) -> tuple[list | None, str]:
     """(argument plan, reason) or (None, what differs).  A plan lists, for each rocSPARSE
-    parameter, {"arg": i} (the call's i-th argument, "format" wrapping it) or {"text": constant}."""
+    parameter, {"arg": i} (the call's i-th argument, "format" wrapping it) or {"text": constant}.
+    ``rconst``: for each rocSPARSE parameter, whether it points to const."""
     plan, why = _edits_for(cname, rname, cparams, rparams, nullable, types)
-    if plan and any("format" in a for a in plan):
+    if plan and any(a.get("format", "").startswith("static_cast<rocsparse_g") for a in plan):
         why += ("; the algorithm: cuSPARSE's algo (gtsv 0 cuThomas, 1 LU, 2 QR; gpsv 0 QR) is rocSPARSE's "
                 "enumerator algo + 1 (thomas 1, lu 2, qr 3; gpsv qr 1)")
-    return plan, why
+    if plan is None:
+        return plan, why
+    same = plan == []
+    if same:
+        plan = [{"arg": i} for i in range(len(cparams))]
+    cast = complex_casts(plan, cparams, rparams, rconst or [False] * len(rparams))
+    if not cast:
+        return ([] if same else plan), why
+    names = ", ".join(n for n in cast)
+    roc_type = next(iter(cast.values()))
+    reason = (f"the complex pointers ({names}) are passed as `{roc_type}*`: the port's "
+              f"{'hipDoubleComplex' if 'double' in roc_type else 'hipFloatComplex'} (HIP's "
+              f"{'double2' if 'double' in roc_type else 'float2'}, two {roc_type.split('_')[1]}s) does not "
+              f"convert to rocSPARSE's class, which rocsparse-complex-types.h declares with the same layout "
+              f"(C: struct {{ {roc_type.split('_')[1]} x, y; }}; C++: standard-layout, trivial, twice the size of "
+              f"a {roc_type.split('_')[1]}), the cast hipSPARSE's rocSPARSE backend makes")
+    return plan, (f"{why}; {reason}" if why else reason)
+
+
+def complex_casts(plan: list, cparams, rparams, rconst: list[bool]) -> dict[str, str]:
+    """Wrap in ``plan`` (in place) each argument that is a CUDA complex pointer where rocSPARSE takes
+    its complex class's pointer of the same precision; {rocSPARSE parameter: rocSPARSE type} of them."""
+    out = {}
+    for j, a in enumerate(plan):
+        if "arg" not in a or "format" in a:
+            continue
+        ct, rt = cparams[a["arg"]][0], rparams[j][0]
+        if not (ct.endswith("*") and not ct.endswith("**") and rt.endswith("*") and not rt.endswith("**")):
+            continue
+        cp, rp = _CUDA_COMPLEX.get(ct[:-1]), _ROC_COMPLEX.get(rt[:-1])
+        if cp is None or cp != rp:
+            continue
+        const = "const " if rconst[j] else ""
+        plan[j] = {"arg": a["arg"], "format": f"reinterpret_cast<{const}{rt}>({{}})", "keep_null": True}
+        out[rparams[j][1]] = rt[:-1]
+    return out
+
+
+def _index_order(params) -> list[str]:
+    """'row'/'col' for each parameter named as a row or column index array, in order."""
+    out = []
+    for _t, n in params:
+        k = re.sub(r"_|sorted", "", n.lower())
+        if re.search(r"row(ptr|ind|s)", k):
+            out.append("row")
+        elif re.search(r"col(ptr|ind|s)", k):
+            out.append("col")
+    return out
 
 
 def _edits_for(cname: str, rname: str, cparams, rparams, nullable: set[str], types) -> tuple[list | None, str]:
+    corder, rorder = _index_order(cparams), _index_order(rparams)
+    if corder and len(corder) == len(rorder) and corder != rorder:
+        return None, "order"
     ct = [_norm(t, types) for t, _ in cparams]
     rt = [_norm(t, types) for t, _ in rparams]
     if _fits(ct, rt):
@@ -204,17 +280,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"gen_roc_sparse_args: {e}", file=sys.stderr)
         return 1
     hip = {"cusparse" + k[len("hipsparse"):]: v for k, v in declarations(hip_text, "hipsparse").items()}
-    roc = declarations(roc_text, "rocsparse_")
+    roc_const: dict[str, list[bool]] = {}
+    roc = declarations(roc_text, "rocsparse_", roc_const)
     nullable = nullable_params(roc_text)
     types = type_map()
-    functions, counts = {}, {"edit": 0, "int_size": 0, "differs": 0, "same": 0, "unknown": 0}
+    functions, counts = {}, {"edit": 0, "complex_cast": 0, "int_size": 0, "order": 0, "differs": 0, "same": 0, "unknown": 0}
     for cname, rname in sorted(roc_names().items()):
         cparams = cu.get(cname) or hip.get(cname)
         rparams = roc.get(rname)
         if cparams is None or rparams is None:
             counts["unknown"] += 1
             continue
-        plan, why = edits_for(cname, rname, cparams, rparams, nullable.get(rname, set()), types)
+        plan, why = edits_for(cname, rname, cparams, rparams, nullable.get(rname, set()), types,
+                              roc_const[rname])
         if plan == []:
             counts["same"] += 1
             continue
@@ -227,13 +305,16 @@ def main(argv: list[str] | None = None) -> int:
             entry["args"] = plan
             entry["why"] = why
             counts["edit"] += 1
+            counts["complex_cast"] += any("keep_null" in a for a in plan)
         entry["header"] = "cusparse.h" if cname in cu else "hipsparse.h"
         functions[cname] = entry
     doc = {
         "about": ("cuSPARSE calls whose rocSPARSE counterpart (porter convert --roc) takes other arguments. "
                   "'args': rocSPARSE's arguments in order, each the call's argument 'arg' (0-based) or a "
-                  "constant 'text'; 'why' says why the constant keeps the meaning. 'differs': no rewrite, "
-                  "the call is reported with 'roc_params' ('int_size': CUDA's int* where rocSPARSE writes a size_t). "
+                  "constant 'text' ('format' wraps the argument: '{}' is its text; 'keep_null': a null pointer constant "
+                  "is passed unwrapped); 'why' says why each edit keeps the meaning. 'differs': no rewrite, "
+                  "the call is reported with 'roc_params' ('int_size': CUDA's int* where rocSPARSE writes a size_t; "
+                  "'order': the row and column index arrays in the other order, so the renamed call compiles). "
                   "'cuda_args': the CUDA signature's argument count; a call with another count is left alone. "
                   "Generated by scripts/gen_roc_sparse_args.py; read by porter/translate/call_args.py."),
         "sources": {

@@ -4,8 +4,10 @@
 A call's arguments are found by a bracket matcher over the source that skips comments and
 literals (the index's protected spans); a call whose argument count is not the CUDA signature's
 (a macro, another overload) is left as it is.  The edits are byte spans: an insertion after an
-argument, a deletion of ``, argument``, a wrapping around an argument, so that the renames
-planned inside the arguments stay as they are."""
+argument, a deletion of ``, argument``, a wrapping around an argument (``format``; the complex
+pointers' ``reinterpret_cast`` to rocSPARSE's complex class, a null pointer constant left
+unwrapped where the data says ``keep_null``), so that the renames planned inside the arguments
+stay as they are."""
 
 from __future__ import annotations
 
@@ -20,14 +22,15 @@ from porter.translate.source_index import SourceIndex
 DATA_FILE = Path(__file__).resolve().parent.parent / "mapping" / "data" / "calls" / "roc_sparse_args.json"
 _OPEN, _CLOSE = b"([{", b")]}"
 _SPACE = b" \t\r\n"
+_NULLS = frozenset((b"nullptr", b"NULL", b"0"))  # reinterpret_cast<T*>(nullptr) does not compile
 
 
 class CallArgs(NamedTuple):
     roc: str
     cuda_args: int
-    args: tuple | None  # ({"arg": i} | {"arg": i, "format": "...{}..."} | {"text": s}, ...) or None
+    args: tuple | None  # ({"arg": i} | {"arg": i, "format": "...{}...", "keep_null": bool} | {"text": s}, ...)
     why: str
-    differs: str  # "" (an edit), "differs" or "int_size"
+    differs: str  # "" (an edit), "differs", "int_size" or "order"
     roc_params: tuple[str, ...]
 
 
@@ -118,6 +121,16 @@ def call_edits(index: SourceIndex, name: str, name_end: int, edits) -> list | No
     pending: list[bytes] = []
     seen: set[int] = set()
 
+    def wrapped(a: dict, i: int) -> bool:
+        if "format" not in a:
+            return False
+        if a.get("keep_null"):  # a null pointer constant converts to rocSPARSE's pointer as it is
+            text = b"".join(source[spans[i][0]:spans[i][1]].split())
+            while text.startswith(b"(") and text.endswith(b")"):
+                text = text[1:-1]
+            return text not in _NULLS
+        return True
+
     def flush(at: int | None) -> None:
         if not pending:
             return
@@ -133,12 +146,16 @@ def call_edits(index: SourceIndex, name: str, name_end: int, edits) -> list | No
             pending.append(a["text"].encode())
             continue
         i = a["arg"]
-        if i in seen:  # a duplicate: the argument's text again, with its renames
-            pending.append(_text(source, spans[i], edits))
+        if i in seen:  # a duplicate: the argument's text again, with its renames (and its own wrapping)
+            text = _text(source, spans[i], edits)
+            if wrapped(a, i):
+                head, tail = a["format"].encode().split(b"{}")
+                text = head + text + tail
+            pending.append(text)
             continue
         flush(last[1] if last else None)
         seen.add(i)
-        if "format" in a:
+        if wrapped(a, i):
             head, tail = a["format"].encode().split(b"{}")
             out.append(Edit(spans[i][0], spans[i][0], head, "arguments", name))
             out.append(Edit(spans[i][1], spans[i][1], tail, "arguments", name))

@@ -8,10 +8,15 @@ from NVIDIA's cusparse.h and rocSPARSE 5.3's headers), read through the translat
 - ``differs``: rocSPARSE's parameter list is not cuSPARSE's and porter writes no edit, so the call
   keeps CUDA's arguments; ``int_size`` among them: cuSPARSE writes the buffer size into an ``int*``,
   rocSPARSE into a ``size_t*`` (porter never casts the int's address: 8 bytes would be written into
-  4), so the fix is the variable's type;
-- complex functions (rocSPARSE parameters of type ``rocsparse_float_complex*`` /
-  ``rocsparse_double_complex*``), also among the calls porter rewrites: the port passes
-  ``hipFloatComplex*`` / ``hipDoubleComplex*``, which C++ does not convert to rocSPARSE's class.
+  4), so the fix is the variable's type; ``order`` among them: the same types, the row and column
+  index arrays in the other order (csr2csr_compress, legacy csc2dense/dense2csc), so the renamed
+  call compiles and passes them swapped;
+- complex arguments porter does not wrap: rocSPARSE takes ``rocsparse_float_complex*`` /
+  ``rocsparse_double_complex*`` where the port passes ``hipFloatComplex*`` / ``hipDoubleComplex*``,
+  which C++ does not convert to rocSPARSE's class.  Porter casts them (``reinterpret_cast``, the
+  data's ``format``) in the calls it rewrites, so what is left is the complex pointers of the
+  ``differs`` calls and the complex values (``tol`` of csr2csr_compress / nnz_compress: a cast of
+  a value's address is not written, the argument may be a temporary).
 
 A call whose argument count is not CUDA's (a macro that supplies arguments) is left alone, as the
 translator leaves it."""
@@ -30,17 +35,22 @@ _HIP_COMPLEX = {"float": "hipFloatComplex", "double": "hipDoubleComplex"}
 
 @functools.cache
 def _facts() -> dict:
-    """{CUDA name (bytes): (fact, [(parameter name, rocSPARSE type, HIP type)] of its complex pointers)}
-    for the functions whose calls do not compile under --roc."""
+    """{CUDA name (bytes): (fact, [(parameter name, rocSPARSE type, HIP type, pointer?)] of its complex
+    parameters porter does not cast)} for the functions whose calls do not compile under --roc."""
     from porter.translate.call_args import load_call_args
 
     out = {}
     for name, fact in load_call_args().items():
         complex_params = []
-        for p in fact.roc_params:
+        for j, p in enumerate(fact.roc_params):
             m = _COMPLEX.search(p)
-            if m and "*" in p:
-                complex_params.append((p.rsplit(None, 1)[-1].lstrip("*"), m.group(0), _HIP_COMPLEX[m.group(1)]))
+            if not m:
+                continue
+            pointer = "*" in p
+            if pointer and fact.args is not None and "format" in fact.args[j]:
+                continue  # porter passes reinterpret_cast<rocSPARSE's complex*>(argument)
+            complex_params.append((p.rsplit(None, 1)[-1].lstrip("*"), m.group(0), _HIP_COMPLEX[m.group(1)],
+                                   pointer))
         if fact.differs or complex_params:
             out[name.encode()] = (fact, complex_params)
     return out
@@ -61,15 +71,26 @@ def _problem(fact, complex_params) -> str:
         parts.append("rocSPARSE writes the buffer size into a `size_t*` where cuSPARSE writes an `int*`: "
                      "declare the size variable `size_t` (porter does not cast the `int`'s address: "
                      "8 bytes would be written into 4)")
+    elif fact.differs == "order":
+        parts.append("rocSPARSE takes the row and column index arrays in another order than cuSPARSE "
+                     f"(porter keeps cuSPARSE's {fact.cuda_args} arguments): the call compiles and passes them "
+                     "swapped, so write them in this list's order")
     elif fact.differs:
         parts.append(f"porter keeps cuSPARSE's {fact.cuda_args} arguments, which are not these, so the "
                      "call does not compile: write its arguments from this list")
-    if complex_params:
-        roc_type, hip_type = complex_params[0][1], complex_params[0][2]
-        names = ", ".join(p for p, _r, _h in complex_params)
+    pointers = [c for c in complex_params if c[3]]
+    values = [c for c in complex_params if not c[3]]
+    if pointers:
+        roc_type, hip_type = pointers[0][1], pointers[0][2]
+        names = ", ".join(c[0] for c in pointers)
         parts.append(f"its complex arguments ({names}) are `{roc_type}*`, and the port's `{hip_type}*` does "
                      f"not convert to it: pass `reinterpret_cast<const {roc_type}*>(p)` (without const "
                      f"for an output): the same layout, two {roc_type.split('_')[1]}s")
+    if values:
+        roc_type, hip_type = values[0][1], values[0][2]
+        names = ", ".join(c[0] for c in values)
+        parts.append(f"its complex value ({names}) is a `{roc_type}`, and the port's `{hip_type}` does not "
+                     f"convert to it: pass `{roc_type}(t.x, t.y)` (real and imaginary parts)")
     return "; ".join(parts)
 
 
