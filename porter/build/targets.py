@@ -12,10 +12,9 @@ def _gpu_targets() -> tuple[frozenset[str], tuple[str, ...], dict[str, str]]:
     """(processor names, feature names, examples) from gpu_targets.toml, read once."""
     global _TARGETS
     if _TARGETS is None:
-        import tomllib
+        from porter.mapping.cache import load_toml
 
-        with open(os.path.join(os.path.dirname(__file__), "gpu_targets.toml"), "rb") as fh:
-            data = tomllib.load(fh)
+        data = load_toml(os.path.join(os.path.dirname(__file__), "gpu_targets.toml"))
         t = data["targets"]
         names = frozenset(n for k, v in t.items() if k != "features" for n in v)
         _TARGETS = (names, tuple(t.get("features", ())), dict(data.get("examples", {})))

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
-from porter.cli.main import UsageError
+from porter.cli.main import UsageError, loading_modules
 from porter.cli.target import add_target_argument, check_arch, project_options
-from porter.mapping import user_note
 
 
 def register(sub) -> None:
@@ -34,6 +32,8 @@ def register(sub) -> None:
 
 
 def _print_stats(report, out) -> None:
+    from porter.mapping import user_note
+
     for f in report.files:
         s = f.stats
         line = f"{f.rel}: {f.status}" + (f" ({f.message})" if f.message else "")
@@ -75,7 +75,8 @@ def _findings_part(totals: dict, options, out, src, args) -> str:
 def run(args) -> int:
     from pathlib import Path
 
-    from porter.project.convert import ConvertError, ConvertOptions, convert_tree, default_output
+    with loading_modules():
+        from porter.project.convert import ConvertError, ConvertOptions, convert_tree, default_output
 
     if args.inplace and args.output:
         raise UsageError("--inplace and --output are exclusive")
@@ -131,6 +132,8 @@ def run(args) -> int:
     for problem in report.problems:
         print(f"porter: {problem}", file=sys.stderr)
     if args.json:
+        import json
+
         json.dump(report.as_dict(), sys.stdout, indent=1)
         print()
     elif args.print_stats or args.examine:

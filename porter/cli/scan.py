@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from porter.cli.main import UsageError
+from porter.cli.main import UsageError, loading_modules
 from porter.cli.target import add_target_argument, project_options
 
 _RANK = {"info": 0, "warning": 1, "error": 2}
@@ -32,9 +32,10 @@ def register(sub) -> None:
 def run(args) -> int:
     from pathlib import Path
 
-    from porter.findings import CATEGORIES, catalogue, report
-    from porter.project.scan import scan_path
-    from porter.project.atomic import atomic_write_text
+    with loading_modules():
+        from porter.findings import CATEGORIES, catalogue, report
+        from porter.project.scan import scan_path
+        from porter.project.atomic import atomic_write_text
 
     target = Path(args.path)
     if args.jobs < 0:

@@ -12,7 +12,6 @@ not in that list, and keep their HIP names (hipblasSetVector takes the same argu
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +31,8 @@ class LegacyBlas:
 
 @functools.cache
 def load_cublas_legacy() -> LegacyBlas:
+    import json  # here: only a unit that includes the legacy cublas.h reads the table
+
     doc = json.loads(DATA_FILE.read_text(encoding="utf-8"))
     return LegacyBlas(doc["legacy_header"], doc["v2_header"], frozenset(doc["functions"]), dict(doc["sources"]),
                       doc["why"], doc["alternative"])

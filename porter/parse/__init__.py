@@ -11,7 +11,6 @@ import codecs
 import functools
 import os
 import sys
-from importlib import resources
 from pathlib import Path
 
 import tree_sitter as ts
@@ -132,6 +131,8 @@ def grammars_dir() -> Path:
     checkout = Path(__file__).resolve().parents[2] / "grammars"
     if checkout.is_dir():
         return checkout
+    from importlib import resources  # here: a checkout's run does not load importlib.resources
+
     return Path(str(resources.files("porter.grammars")))
 
 

@@ -8,7 +8,6 @@ each worker reads, converts and writes one file and returns only its report.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from collections import Counter
@@ -426,4 +425,6 @@ def write_manifest(src_root: Path, out_root: Path, reports: list[FileReport],
         # porter.toml, else the newest porter knows) when it is not told (porter/build/runner.py)
         manifest["convert"] = {"target_rocm": options.translate.target, "roc": options.translate.roc,
                                "arch": options.arch}
+    import json  # here: converting one file writes no manifest
+
     atomic_write_text(out_root / MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n")

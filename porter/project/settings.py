@@ -13,7 +13,6 @@ line naming the file and the key (``SettingsError``); a missing file is the defa
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,6 +57,8 @@ def load_settings(root: str | Path) -> PortSettings:
     path = Path(root) / FILE
     if not path.is_file():
         return PortSettings()
+    import tomllib  # here: a project without porter.toml (most) does not pay for the parser
+
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

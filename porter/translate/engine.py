@@ -8,7 +8,6 @@ from __future__ import annotations
 import functools
 import io
 import re
-import tomllib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +27,9 @@ _IDENT = rb"[A-Za-z_][A-Za-z0-9_]*"
 
 @functools.cache
 def structure_rules() -> dict:
-    return tomllib.loads(_RULES_FILE.read_text(encoding="utf-8"))
+    from porter.mapping.cache import load_toml
+
+    return load_toml(_RULES_FILE)
 
 
 @functools.cache

@@ -27,7 +27,7 @@ import bisect
 import itertools
 import re
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import tree_sitter as ts
 
@@ -36,8 +36,11 @@ from porter.parse import mend
 from porter.parse.lexical import lex
 
 
-@dataclass(frozen=True, slots=True)
-class IncludePath:
+# IncludePath, Conditional and MacroBody are NamedTuples (immutable, no __dict__, fields by name), not
+# frozen dataclasses: making those classes is a third of this module's import, paid by every `porter` run
+
+
+class IncludePath(NamedTuple):
     """The path of an ``#include`` (with its <> or "" delimiters) and where its directive starts."""
 
     start_byte: int
@@ -45,8 +48,7 @@ class IncludePath:
     directive_byte: int
 
 
-@dataclass(frozen=True, slots=True)
-class Conditional:
+class Conditional(NamedTuple):
     """A preprocessor conditional directive (``#if``, ``#ifdef``, ``#elif``, ``#else``, ``#endif``...)."""
 
     start_byte: int
@@ -54,8 +56,7 @@ class Conditional:
     head: bytes  # the directive's first line
 
 
-@dataclass(frozen=True, slots=True)
-class MacroBody:
+class MacroBody(NamedTuple):
     """The unparsed body of a directive (a ``preproc_arg``): where it stands, the kind of directive
     holding it, and for a ``#define`` the span of the macro's name.  Plain positions, not tree
     nodes: a node keeps its whole tree alive, and a big file's regions are parsed one at a time."""

@@ -75,3 +75,34 @@ def test_the_command_line_is_the_same_with_one_command_loaded():
     assert wrong.returncode == 2
     assert wrong.stderr.decode().splitlines() == [
         "porter: error: argument --format: invalid choice: 'xml' (choose from 'text', 'json', 'sarif')"]
+
+
+def test_version_loads_no_command_and_still_wins_over_what_follows():
+    """`porter --version` answers before any command's module (and the mapping data behind convert) loads;
+    what follows it on the line changes nothing, as with every command loaded."""
+    from porter import __version__
+
+    for extra in ((), ("convert",), ("--no-such-option",)):
+        done = _porter("--version", *extra, importtime=True)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert done.stdout.decode() == f"porter {__version__}\n"
+        loaded = _imported(done.stderr)
+        assert "porter.cli.main" in loaded
+        assert not {m for m in loaded if m.startswith(("porter.cli.", "porter.mapping", "porter.translate"))
+                    and m not in ("porter.cli.main",)}, extra
+
+
+def test_a_one_line_convert_into_a_file_loads_nothing_its_work_does_not_use(tmp_path):
+    """-q into a file (no findings): no "did you mean" matcher (the mapping data's, for bad names) and no
+    help-text wrapping (for `porter --help`); what the convert uses is loaded."""
+    src = tmp_path / "one_line.cu"
+    src.write_bytes(ONE_LINE)
+    out = tmp_path / "one_line.hip"
+    _porter("convert", str(src), "-o", str(out), "-q")  # a first run may build the mapping cache
+    done = _porter("convert", str(src), "-o", str(out), "-q", importtime=True)
+    assert done.returncode == 0 and done.stdout == b"" and done.stderr.decode().startswith("import time:")
+    assert b"hipDeviceSynchronize();" in out.read_bytes()
+    loaded = _imported(done.stderr)
+    assert "porter.project.settings" in loaded and "porter.mapping" in loaded
+    assert not {"difflib", "textwrap"} & loaded
+    assert not {m for m in loaded if m.startswith("porter.findings")}

@@ -146,3 +146,83 @@ def test_a_copy_in_a_folder_another_user_can_write_is_never_read(data):
         finally:
             os.chown(folder, 0, 0)
             os.chmod(folder, 0o700)
+
+
+# porter's own TOML data files (the translator's rules, the GPU targets), kept parsed: load_toml
+
+RULES = '''# a comment
+[device_code]
+identifiers = ["__global__", "__device__"]
+runtime_header = "hip/hip_runtime.h"
+
+[leftover]
+pattern = '^(cuda|cu)[A-Z]\\w*'
+leads = ["cuda", "cu"]
+
+[[remove]]
+name = "x"
+nested = { a = 1, b = [1.5, true, "s"] }
+'''
+
+
+@pytest.fixture
+def toml_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("PORTER_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "rules.toml"
+    path.write_text(RULES)
+    return path
+
+
+def _without_the_parser(monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "tomllib", None)  # `import tomllib` now fails
+
+
+def test_a_toml_file_is_read_back_parsed_without_the_toml_parser(toml_file, monkeypatch):
+    import tomllib
+
+    expected = tomllib.loads(RULES)
+    assert cache.load_toml(toml_file) == expected
+    assert list(cache.load_toml(toml_file)) == list(expected)  # tables in the file's order
+    with monkeypatch.context() as m:
+        _without_the_parser(m)
+        assert cache.load_toml(toml_file) == expected
+        assert cache.load_toml(str(toml_file)) == expected
+    # an edit that keeps the size: the modification time tells, and the file is parsed again
+    toml_file.write_text(RULES.replace('"cuda", "cu"', '"cudb", "cv"'))
+    st = toml_file.stat()
+    os.utime(toml_file, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    assert cache.load_toml(toml_file)["leftover"]["leads"] == ["cudb", "cv"]
+
+
+def test_a_bad_or_missing_toml_file_raises_what_tomllib_and_reading_raise(toml_file, tmp_path):
+    import tomllib
+
+    toml_file.write_text("[device_code]\nidentifiers = [\n")
+    with pytest.raises(tomllib.TOMLDecodeError) as got:
+        cache.load_toml(toml_file)
+    with pytest.raises(tomllib.TOMLDecodeError) as direct:
+        tomllib.loads(toml_file.read_text())
+    assert str(got.value) == str(direct.value)
+    assert not list((tmp_path / "cache").rglob("*.marshal"))
+    with pytest.raises(FileNotFoundError):
+        cache.load_toml(tmp_path / "gone.toml")
+
+
+def test_a_damaged_or_planted_toml_copy_is_not_used(toml_file, tmp_path, monkeypatch):
+    import tomllib
+
+    expected = tomllib.loads(RULES)
+    cache.load_toml(toml_file)
+    (copy,) = (tmp_path / "cache" / "toml").glob("rules-*.marshal")
+    raw = bytearray(copy.read_bytes())
+    raw[raw.find(b"__global__") + 2] ^= 0x01
+    copy.write_bytes(bytes(raw))
+    assert cache.load_toml(toml_file) == expected
+    # a well-formed copy under the right name, in a folder others can write: not read
+    cache.write(copy.parent, copy.stem, {"device_code": {"identifiers": ["planted"]}})
+    os.chmod(copy.parent, 0o777)
+    try:
+        assert cache.load_toml(toml_file) == expected
+    finally:
+        os.chmod(copy.parent, 0o700)
+    assert cache.load_toml(toml_file) == {"device_code": {"identifiers": ["planted"]}}  # (the plant itself reads)
