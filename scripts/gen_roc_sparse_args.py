@@ -31,8 +31,11 @@ Only these shapes become edits, each with its reason written into the data:
 Everything else that differs: no edit, recorded with rocSPARSE's parameter list (``int*`` where
 rocSPARSE wants ``size_t*`` is recorded as such: a cast would write 8 bytes into a 4-byte int).
 Index arrays in another order (cuSPARSE's csr2csr_compress: column indices before row pointers;
-legacy csc2dense/dense2csc: row indices before column pointers; rocSPARSE the other way round) are
-recorded as ``order``: the types match, so the renamed call compiles and passes them swapped.
+legacy csc2dense/dense2csc: row indices before column pointers; rocSPARSE the other way round): the
+types match, so the renamed call would compile and pass them swapped.  The plan moves them: the k-th
+row array of cuSPARSE's list (by the parameter names, ``_index_order``) goes to rocSPARSE's k-th row
+array slot, the columns likewise, when the two lists have the same length and every other position
+lines up by type (the complex casts compose, by position); otherwise recorded as ``order``.
 """
 
 from __future__ import annotations
@@ -155,11 +158,12 @@ def _fits(cuda: list[str], roc: list[str]) -> bool:
 
 
 def edits_for(cname: str, rname: str, cparams, rparams, nullable: set[str], types,
-              rconst: list[bool] | None = None) -> tuple[list | None, str]:
+              rconst: list[bool] | None = None, cuda_header: str = "cusparse.h") -> tuple[list | None, str]:
     """(argument plan, reason) or (None, what differs).  A plan lists, for each rocSPARSE
     parameter, {"arg": i} (the call's i-th argument, "format" wrapping it) or {"text": constant}.
-    ``rconst``: for each rocSPARSE parameter, whether it points to const."""
-    plan, why = _edits_for(cname, rname, cparams, rparams, nullable, types)
+    ``rconst``: for each rocSPARSE parameter, whether it points to const; ``cuda_header``: where
+    ``cparams`` was read (named in the reason of a move)."""
+    plan, why = _edits_for(cname, rname, cparams, rparams, nullable, types, cuda_header)
     if plan and any(a.get("format", "").startswith("static_cast<rocsparse_g") for a in plan):
         why += ("; the algorithm: cuSPARSE's algo (gtsv 0 cuThomas, 1 LU, 2 QR; gpsv 0 QR) is rocSPARSE's "
                 "enumerator algo + 1 (thomas 1, lu 2, qr 3; gpsv qr 1)")
@@ -213,12 +217,45 @@ def _index_order(params) -> list[str]:
     return out
 
 
-def _edits_for(cname: str, rname: str, cparams, rparams, nullable: set[str], types) -> tuple[list | None, str]:
-    corder, rorder = _index_order(cparams), _index_order(rparams)
-    if corder and len(corder) == len(rorder) and corder != rorder:
+def index_permutation(cname: str, rname: str, cparams, rparams, ct: list[str], rt: list[str],
+                      cuda_header: str = "cusparse.h") -> tuple[list | None, str]:
+    """The plan that passes the index arrays in rocSPARSE's order: the k-th row array of cuSPARSE's
+    list goes to rocSPARSE's k-th row array slot, the columns likewise (by the parameter names, as
+    ``_index_order`` reads them); every other argument stays where it is.  (None, "order") when the
+    lists do not have the same length or a position does not line up by type after the move."""
+    if len(cparams) != len(rparams):
         return None, "order"
+    slots = {}
+    for side, params in (("c", cparams), ("r", rparams)):
+        for i, (_t, n) in enumerate(params):
+            kind = _index_order([("", n)])
+            if kind:
+                slots.setdefault((side, kind[0]), []).append(i)
+    perm = list(range(len(cparams)))
+    for kind in ("row", "col"):
+        cs, rs = slots.get(("c", kind), []), slots.get(("r", kind), [])
+        if len(cs) != len(rs):
+            return None, "order"
+        for ci, ri in zip(cs, rs):
+            perm[ri] = ci
+    if sorted(perm) != list(range(len(cparams))) or not _fits([ct[i] for i in perm], rt):
+        return None, "order"
+    moved = [j for j, i in enumerate(perm) if i != j]
+    pairs = ", ".join(f"`{cparams[perm[j]][1]}` as `{rparams[j][1]}`" for j in moved)
+    why = (f"{rname} takes the index arrays in another order than {cname} (by the parameter names: "
+           f"{', '.join(n for _t, n in rparams if _index_order([('', n)]))} in rocsparse-functions.h, "
+           f"{', '.join(n for _t, n in cparams if _index_order([('', n)]))} in {cuda_header}): each is passed "
+           f"in rocSPARSE's slot ({pairs}); the types are the same, so the call in cuSPARSE's order compiled with them swapped")
+    return [{"arg": i} for i in perm], why
+
+
+def _edits_for(cname: str, rname: str, cparams, rparams, nullable: set[str], types,
+               cuda_header: str = "cusparse.h") -> tuple[list | None, str]:
+    corder, rorder = _index_order(cparams), _index_order(rparams)
     ct = [_norm(t, types) for t, _ in cparams]
     rt = [_norm(t, types) for t, _ in rparams]
+    if corder and len(corder) == len(rorder) and corder != rorder:
+        return index_permutation(cname, rname, cparams, rparams, ct, rt, cuda_header)
     if _fits(ct, rt):
         return [], ""
     keep = [{"arg": i} for i in range(len(ct))]
@@ -284,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
     roc = declarations(roc_text, "rocsparse_", roc_const)
     nullable = nullable_params(roc_text)
     types = type_map()
-    functions, counts = {}, {"edit": 0, "complex_cast": 0, "int_size": 0, "order": 0, "differs": 0, "same": 0, "unknown": 0}
+    functions, counts = {}, {"edit": 0, "complex_cast": 0, "index_order": 0, "int_size": 0, "order": 0, "differs": 0, "same": 0, "unknown": 0}
     for cname, rname in sorted(roc_names().items()):
         cparams = cu.get(cname) or hip.get(cname)
         rparams = roc.get(rname)
@@ -292,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
             counts["unknown"] += 1
             continue
         plan, why = edits_for(cname, rname, cparams, rparams, nullable.get(rname, set()), types,
-                              roc_const[rname])
+                              roc_const[rname], "cusparse.h" if cname in cu else "hipsparse.h")
         if plan == []:
             counts["same"] += 1
             continue
@@ -306,15 +343,19 @@ def main(argv: list[str] | None = None) -> int:
             entry["why"] = why
             counts["edit"] += 1
             counts["complex_cast"] += any("keep_null" in a for a in plan)
+            firsts = list(dict.fromkeys(a["arg"] for a in plan if "arg" in a))
+            counts["index_order"] += firsts != sorted(firsts)
         entry["header"] = "cusparse.h" if cname in cu else "hipsparse.h"
         functions[cname] = entry
     doc = {
         "about": ("cuSPARSE calls whose rocSPARSE counterpart (porter convert --roc) takes other arguments. "
                   "'args': rocSPARSE's arguments in order, each the call's argument 'arg' (0-based) or a "
                   "constant 'text' ('format' wraps the argument: '{}' is its text; 'keep_null': a null pointer constant "
-                  "is passed unwrapped); 'why' says why each edit keeps the meaning. 'differs': no rewrite, "
-                  "the call is reported with 'roc_params' ('int_size': CUDA's int* where rocSPARSE writes a size_t; "
-                  "'order': the row and column index arrays in the other order, so the renamed call compiles). "
+                  "is passed unwrapped; an 'arg' out of CUDA's order moves that argument's text into the slot: the index "
+                  "arrays rocSPARSE takes in another order); 'why' says why each edit keeps the meaning. 'differs': "
+                  "no rewrite, the call is reported with 'roc_params' ('int_size': CUDA's int* where rocSPARSE writes "
+                  "a size_t; 'order': the row and column index arrays in another order that porter could not pair, "
+                  "so the renamed call compiles). "
                   "'cuda_args': the CUDA signature's argument count; a call with another count is left alone. "
                   "Generated by scripts/gen_roc_sparse_args.py; read by porter/translate/call_args.py."),
         "sources": {

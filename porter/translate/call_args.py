@@ -7,7 +7,9 @@ literals (the index's protected spans); a call whose argument count is not the C
 argument, a deletion of ``, argument``, a wrapping around an argument (``format``; the complex
 pointers' ``reinterpret_cast`` to rocSPARSE's complex class, a null pointer constant left
 unwrapped where the data says ``keep_null``), so that the renames planned inside the arguments
-stay as they are."""
+stay as they are; and a move (the index arrays rocSPARSE takes in another order): the argument
+written where another one goes is replaced by that one's text, its renames applied, and the
+renames planned inside the replaced span are dropped (``rewrite_calls``)."""
 
 from __future__ import annotations
 
@@ -112,10 +114,11 @@ def call_edits(index: SourceIndex, name: str, name_end: int, edits) -> list | No
         return None
     source = index.source
     out: list = []
-    used = [a["arg"] for a in fact.args if "arg" in a]
-    kept = sorted(set(used))
-    if [u for i, u in enumerate(used) if u not in used[:i]] != kept:
-        return None  # (a move: not a shape the data holds)
+    # the k-th argument rocSPARSE takes first from the call goes into the k-th kept argument's place:
+    # itself, or, where the data moves arguments (the index arrays rocSPARSE takes in another order),
+    # another one's text, which replaces the one written there
+    firsts = list(dict.fromkeys(a["arg"] for a in fact.args if "arg" in a))
+    place = dict(zip(firsts, sorted(firsts)))
     # an inserted or duplicated argument goes after the kept argument before it
     last = None  # the span of the last kept argument written
     pending: list[bytes] = []
@@ -155,11 +158,18 @@ def call_edits(index: SourceIndex, name: str, name_end: int, edits) -> list | No
             continue
         flush(last[1] if last else None)
         seen.add(i)
-        if wrapped(a, i):
+        at = spans[place[i]]
+        if place[i] != i:  # moved: its text (with its renames, and its wrapping) replaces the one there
+            text = _text(source, spans[i], edits)
+            if wrapped(a, i):
+                head, tail = a["format"].encode().split(b"{}")
+                text = head + text + tail
+            out.append(Edit(at[0], at[1], text, "arguments", name))
+        elif wrapped(a, i):
             head, tail = a["format"].encode().split(b"{}")
-            out.append(Edit(spans[i][0], spans[i][0], head, "arguments", name))
-            out.append(Edit(spans[i][1], spans[i][1], tail, "arguments", name))
-        last = spans[i]
+            out.append(Edit(at[0], at[0], head, "arguments", name))
+            out.append(Edit(at[1], at[1], tail, "arguments", name))
+        last = at
     flush(last[1] if last else None)
     # the arguments rocSPARSE does not take go with the comma before them
     for i, (a, b) in enumerate(spans):
@@ -179,7 +189,8 @@ def names() -> frozenset[str]:
 
 def rewrite_calls(index: SourceIndex, calls: list[tuple[str, int]], edits: list) -> list:
     """``edits`` with each call's argument edits added ((CUDA name, end of its name) in ``calls``);
-    the planned edits inside an argument that goes are dropped with it."""
+    the planned edits inside an argument that goes, or that another argument's text replaces, are
+    dropped with it."""
     added: list = []
     for name, end in calls:
         new = call_edits(index, name, end, edits)

@@ -2,9 +2,9 @@
 port passes are reported, and the prediction is checked against the compiler: the port of
 fixtures/PORT179/positive.cu, compiled with hipcc against rocSPARSE 5.3's headers, fails on exactly
 the lines PORT179 flags (the calls porter rewrites on the other lines compile, complex ones included:
-porter casts their pointers), except the calls whose index arrays rocSPARSE takes in the other order,
-which are flagged because they compile with the arrays swapped; and the fixes the rule gives (a size_t
-size variable, rocSPARSE's parameter list, the complex pointer cast) compile."""
+porter casts their pointers; so do the calls whose index arrays rocSPARSE takes in the other order,
+which porter passes in rocSPARSE's order and no longer reports); and the fixes the rule gives (a
+size_t size variable, rocSPARSE's parameter list, the complex pointer cast) compile."""
 
 from __future__ import annotations
 
@@ -58,14 +58,9 @@ def _port_lines(cuda: bytes, anchor: str) -> tuple[str, int]:
 def test_hipcc_fails_on_exactly_the_flagged_lines(tmp_path):
     cuda = (FIXTURES / "positive.cu").read_bytes()
     flagged = {f.line: f for f in _findings(cuda)}
-    # csr2csr_compress (csrColIndA, csrRowPtrA) and legacy csc2dense (cscRowIndA, cscColPtrA) against
-    # rocSPARSE's (row_ptr, col_ind) and (col_ptr, row_ind): all int*, so hipcc accepts the swap
-    swapped = {i for i, line in enumerate(cuda.decode().splitlines(), 1)
-               if "cusparseDcsr2csr_compress(" in line or "cusparseDcsc2dense(" in line}
-    assert len(swapped) == 2 and swapped <= set(flagged)
     hip, shift = _port_lines(cuda, "void preconditioners(")
     errors = {line - shift: msg for line, msg in _hipcc_errors(tmp_path, hip, "positive").items()}
-    assert set(errors) == set(flagged) - swapped, (sorted(errors), sorted(flagged))
+    assert set(errors) == set(flagged), (sorted(errors), sorted(flagged))
     for line, msg in errors.items():  # the function hipcc rejects is the one the finding names
         roc = re.search(r"`\w+` becomes `(\w+)\(", flagged[line].message).group(1)
         assert f"'{roc}'" in msg, (msg, flagged[line].message)
@@ -73,7 +68,8 @@ def test_hipcc_fails_on_exactly_the_flagged_lines(tmp_path):
 
 @pytest.mark.hipcc
 def test_the_rewritten_calls_compile(tmp_path):
-    # negative_roc.cu: nothing flagged; the only error is the call whose arguments a macro supplies,
+    # negative_roc.cu: nothing flagged (csr2csr_compress and csc2dense/dense2csc among them, their index
+    # arrays passed in rocSPARSE's order); the only error is the call whose arguments a macro supplies,
     # which porter leaves as written (not CUDA's argument count) and PORT179 does not report
     cuda = (FIXTURES / "negative_roc.cu").read_bytes()
     assert _findings(cuda) == []
@@ -99,10 +95,10 @@ def test_messages_name_rocsparse_function_parameters_and_fix():
     tol = found["cusparseZnnz_compress"]  # the pointers are cast, the value is not
     assert "complex value (tol)" in tol and "rocsparse_double_complex(t.x, t.y)" in tol
     assert "complex arguments" not in tol and "porter keeps" not in tol
-    order = found["cusparseDcsr2csr_compress"]
-    assert "passes them swapped" in order
-    assert "rocsparse_int* csr_row_ptr_A, rocsparse_int* csr_col_ind_A" in order
-    assert "rocsparse_int* csc_col_ptr, rocsparse_int* csc_row_ind" in found["cusparseDcsc2dense"]
+    # the index arrays porter passes in rocSPARSE's order: only the complex value tol is left
+    order = found["cusparseZcsr2csr_compress"]
+    assert "complex value (tol)" in order and "rocsparse_double_complex(t.x, t.y)" in order
+    assert "swapped" not in order and "complex arguments" not in order and "porter keeps" not in order
     # the same source without --roc: hipSPARSE takes cuSPARSE's arguments
     assert _findings(text.encode(), roc=False) == []
 

@@ -172,3 +172,122 @@ def test_ported_calls_compile_against_rocsparse(tmp_path):
 def test_ported_complex_calls_compile_against_rocsparse(tmp_path):
     # csrmv, csrmm, gemvi, csrgeam2, gtsv/gpsv interleaved, cuComplex and cuDoubleComplex, &alpha/&beta
     _syntax_check(tmp_path, "complex_calls.cu")
+
+
+def _roc_parameter_names(function: str) -> list[str]:
+    """rocSPARSE's parameter names of ``function``, read from rocsparse-functions.h itself."""
+    header = ROCSPARSE_HEADER.with_name("rocsparse-functions.h")
+    if not header.is_file():
+        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
+            pytest.fail("librocsparse-dev is required (PORTER_REQUIRE_HIPCC=1)")
+        pytest.skip("rocSPARSE's headers (librocsparse-dev) missing")
+    text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", header.read_text(encoding="utf-8"), flags=re.S)
+    m = re.search(rf"\brocsparse_status\s+{function}\s*\(([^;]*)\)\s*;", text)
+    assert m, function
+    return [re.findall(r"\w+", p)[-1] for p in m.group(1).split(",")]
+
+
+def _uncast(argument: str) -> str:
+    m = re.fullmatch(r"reinterpret_cast<(?:const )?rocsparse_(?:float|double)_complex\*>\((\w+)\)", argument)
+    return m.group(1) if m else argument
+
+
+# Each CUDA call passes variables named as rocSPARSE names the parameter each one is (written in
+# cuSPARSE's order, from cusparse.h 12.5 and, for the legacy csc2dense, hipSPARSE's mirror of it), so
+# the port's argument list must be rocSPARSE's parameter list, name for name.
+_ORDER_CALLS = {
+    # cusparse?csr2csr_compress(handle, m, n, descrA, csrValA, csrColIndA, csrRowPtrA, nnzA, nnzPerRow,
+    #                           csrValC, csrColIndC, csrRowPtrC, tol)
+    "cusparseDcsr2csr_compress": ("double", "rocsparse_dcsr2csr_compress",
+                                  "handle, m, n, descr_A, csr_val_A, csr_col_ind_A, csr_row_ptr_A, nnz_A, nnz_per_row, "
+                                  "csr_val_C, csr_col_ind_C, csr_row_ptr_C, tol"),
+    "cusparseZcsr2csr_compress": ("cuDoubleComplex", "rocsparse_zcsr2csr_compress",
+                                  "handle, m, n, descr_A, csr_val_A, csr_col_ind_A, csr_row_ptr_A, nnz_A, nnz_per_row, "
+                                  "csr_val_C, csr_col_ind_C, csr_row_ptr_C, tol"),
+    # cusparse?csc2dense(handle, m, n, descrA, cscVal, cscRowInd, cscColPtr, A, lda)
+    "cusparseScsc2dense": ("float", "rocsparse_scsc2dense", "handle, m, n, descr, csc_val, csc_row_ind, csc_col_ptr, A, ld"),
+    "cusparseCcsc2dense": ("cuComplex", "rocsparse_ccsc2dense",
+                           "handle, m, n, descr, csc_val, csc_row_ind, csc_col_ptr, A, ld"),
+    # cusparse?dense2csc(handle, m, n, descrA, A, lda, nnzPerCol, cscVal, cscRowInd, cscColPtr)
+    "cusparseDdense2csc": ("double", "rocsparse_ddense2csc",
+                           "handle, m, n, descr, A, ld, nnz_per_columns, csc_val, csc_row_ind, csc_col_ptr"),
+}
+
+
+@pytest.mark.parametrize("cuda", sorted(_ORDER_CALLS))
+def test_index_arrays_are_passed_in_rocsparse_order(cuda):
+    value, roc, args = _ORDER_CALLS[cuda]
+    declared = ", ".join(f"{'int' if n in ('m', 'n', 'nnz_A', 'ld') else value + '*'} {n}"
+                         for n in args.split(", ")[1:] if n not in ("descr", "descr_A", "tol"))
+    src = (f"#include <cusparse.h>\nvoid f(cusparseHandle_t handle, cusparseMatDescr_t descr_A, cusparseMatDescr_t descr, "
+           f"{value} tol, {declared}) {{\n    {cuda}({args});\n}}\n").encode()
+    (ported,) = _call(_port(src), roc)
+    assert [_uncast(a) for a in ported.split(", ")] == _roc_parameter_names(roc), ported
+    # the complex pointers are still cast, by their (rocSPARSE) position
+    if "Complex" in value:
+        assert "_complex*>(csc_val)" in ported or "_complex*>(csr_val_A)" in ported
+
+
+def test_the_index_order_fixture_ports_with_rocsparse_order():
+    out = _port((FIXTURES / "index_order.cu").read_bytes())
+    assert _call(out, "rocsparse_dcsr2csr_compress") == [
+        "handle, m, n, descrA, valA, rowPtrA, colIndA, nnzA, nnzPerRow, valC, rowPtrC, colIndC, 1e-12"]
+    assert _call(out, "rocsparse_scsc2dense") == ["handle, m, n, descrA, cscVal, cscColPtr, cscRowInd, A, lda"]
+    assert _call(out, "rocsparse_sdense2csc") == [
+        "handle, m, n, descrA, A, lda, nnzPerCol, outVal, outColPtr, outRowInd"]
+    zc = "rocsparse_double_complex"
+    assert _call(out, "rocsparse_zdense2csc") == [
+        f"handle, m, n, descrA, reinterpret_cast<const {zc}*>(zA), lda, nnzPerCol, reinterpret_cast<{zc}*>(zVal), "
+        "outColPtr, outRowInd"]
+    assert not any(f.differs == "order" for f in load_call_args().values())  # every such function paired
+
+
+@pytest.mark.hipcc
+def test_ported_index_order_calls_compile_against_rocsparse(tmp_path):
+    _syntax_check(tmp_path, "index_order.cu")
+
+
+def test_a_move_composes_with_insertions_drops_duplicates_and_wrapping(monkeypatch):
+    # a made-up plan over csc2dense's 9 arguments: a constant inserted after the first, the fourth
+    # wrapped in place, the fifth and sixth swapped (the sixth wrapped, the fifth written twice), the
+    # last dropped; the renames inside a moved argument (and a comment in it) move with it, those of the
+    # replaced text go
+    plan = ({"arg": 0}, {"text": "nullptr"}, {"arg": 1}, {"arg": 2}, {"arg": 3}, {"arg": 4, "format": "W({})"},
+            {"arg": 6}, {"arg": 5, "format": "V({})"}, {"arg": 6}, {"arg": 7})
+    fact = CallArgs("rocsparse_scsc2dense", 9, plan, "made up", "", ())
+    monkeypatch.setattr(call_args, "load_call_args", lambda: {"cusparseScsc2dense": fact})
+    monkeypatch.setattr(call_args, "names", lambda: frozenset({"cusparseScsc2dense"}))
+    src = (b'#include <cusparse.h>\nvoid f(cusparseHandle_t h, cusparseMatDescr_t d, float* v, void* p, void* q,\n'
+           b'  float* A, int lda) {\n'
+           b'  cusparseScsc2dense(h, 4, 4, d, v, (cuComplex*)p, /* c */ (cuDoubleComplex*)q, A, lda);\n}\n')
+    assert _call(_port(src), "rocsparse_scsc2dense") == [
+        "h, nullptr, 4, 4, d, W(v), /* c */ (hipDoubleComplex*)q, V((hipComplex*)p), /* c */ (hipDoubleComplex*)q, A"]
+
+
+def _generator():
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "gen_roc_sparse_args.py"
+    spec = importlib.util.spec_from_file_location("gen_roc_sparse_args", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_generator_pairs_index_arrays_by_name_or_keeps_order():
+    gen = _generator()
+    types = {"int": "rocsparse_int"}
+    # cuSPARSE (cols, rows) against rocSPARSE (rows, cols), the same types: the k-th row array goes to
+    # rocSPARSE's k-th row slot
+    cuda = [("int", "n"), ("int*", "csrColIndA"), ("int*", "csrRowPtrA"), ("float*", "v")]
+    roc = [("rocsparse_int", "n"), ("rocsparse_int*", "csr_row_ptr"), ("rocsparse_int*", "csr_col_ind"),
+           ("float*", "v")]
+    plan, why = gen.edits_for("cusparseXf", "rocsparse_xf", cuda, roc, set(), types, None, "cusparse.h")
+    assert plan == [{"arg": 0}, {"arg": 2}, {"arg": 1}, {"arg": 3}]
+    assert "csr_row_ptr, csr_col_ind in rocsparse-functions.h, csrColIndA, csrRowPtrA in cusparse.h" in why
+    # another position that does not line up by type: no plan, recorded as "order"
+    odd = roc[:3] + [("double*", "v")]
+    assert gen.edits_for("cusparseXf", "rocsparse_xf", cuda, odd, set(), types) == (None, "order")
+    # another length: not paired
+    longer = roc + [("rocsparse_int", "extra")]
+    assert gen.edits_for("cusparseXf", "rocsparse_xf", cuda, longer, set(), types) == (None, "order")

@@ -9,8 +9,9 @@ from NVIDIA's cusparse.h and rocSPARSE 5.3's headers), read through the translat
   keeps CUDA's arguments; ``int_size`` among them: cuSPARSE writes the buffer size into an ``int*``,
   rocSPARSE into a ``size_t*`` (porter never casts the int's address: 8 bytes would be written into
   4), so the fix is the variable's type; ``order`` among them: the same types, the row and column
-  index arrays in the other order (csr2csr_compress, legacy csc2dense/dense2csc), so the renamed
-  call compiles and passes them swapped;
+  index arrays in another order the generator could not pair by their names, so the renamed call
+  compiles and passes them swapped (none in the data today: csr2csr_compress and the legacy
+  csc2dense/dense2csc are paired, and porter passes their arrays in rocSPARSE's order);
 - complex arguments porter does not wrap: rocSPARSE takes ``rocsparse_float_complex*`` /
   ``rocsparse_double_complex*`` where the port passes ``hipFloatComplex*`` / ``hipDoubleComplex*``,
   which C++ does not convert to rocSPARSE's class.  Porter casts them (``reinterpret_cast``, the
