@@ -92,11 +92,17 @@ def split_patterns(text: str) -> list[str]:
 
 
 @functools.cache
+def file_patterns(name: str) -> tuple[str, ...]:
+    """The patterns of grammars/rules/<name>.scm (split_patterns), read once per process."""
+    return tuple(split_patterns(parse.query_text(f"rules/{name}")))
+
+
+@functools.cache
 def rule_patterns() -> dict[str, tuple[str, ...]]:
     """Query patterns by the rule id they report (the @PORTnnn capture in each)."""
     found: dict[str, list[str]] = {}
     for name in rule_files():
-        for pattern in split_patterns(parse.query_text(f"rules/{name}")):
+        for pattern in file_patterns(name):
             ids = set(re.findall(r"@(PORT\d{3})\b", pattern))
             if len(ids) != 1:
                 raise ValueError(f"grammars/rules/{name}.scm: a pattern must name exactly one @PORTnnn: {pattern[:80]}")
@@ -116,7 +122,7 @@ def _query_files() -> dict[str, str]:
     """The query file (grammars/rules/<name>.scm) that holds each rule's patterns, by rule id."""
     where: dict[str, str] = {}
     for name in rule_files():
-        for pattern in split_patterns(parse.query_text(f"rules/{name}")):
+        for pattern in file_patterns(name):
             for rid in set(re.findall(r"@(PORT\d{3})\b", pattern)):
                 if where.setdefault(rid, name) != name:
                     raise ValueError(f"grammars/rules: {rid} has patterns in {where[rid]}.scm and {name}.scm")
@@ -128,11 +134,61 @@ def file_query(name: str) -> tuple[ts.Query, tuple[str, ...]]:
     """The patterns of one query file as one ts.Query, compiled on first use and kept, and the rule
     id each of its patterns reports, by pattern index.  One query per file, not per rule group:
     compiling a query costs tens of milliseconds with this grammar, and every scanning process pays it."""
-    patterns = split_patterns(parse.query_text(f"rules/{name}"))
+    patterns = file_patterns(name)
     query = ts.Query(parse.language(), "\n".join(patterns))
     if query.pattern_count != len(patterns):  # a pattern string holding two patterns would shift the ids
         raise ValueError(f"grammars/rules/{name}.scm: a pattern string holds more than one pattern")
     return query, tuple(re.search(r"@(PORT\d{3})\b", p).group(1) for p in patterns)
+
+
+# the query that holds each query file's patterns once compiled: (query, rule id by pattern index, first
+# and past-last index of this file's patterns in it).  The small query files a scan needs are compiled
+# together as one query (queries_for): compiling costs 9 ms a query with this grammar before any pattern,
+# and patterns that share node types share their analysis.  But a query runs all its patterns over the
+# ranges it is given, so a file with many patterns (warp_size's 21, lane_mask's 12: rules whose trigger
+# words occur all over real code) is compiled alone, or every other file's ranges would carry them.
+# Measured on a 10k-line HeCBench file, which needs 9 of the 13 files (benchmarks/bench_scan_instructions.py):
+# its first scan in a process (--cold) runs 8,028,817,037 instructions with one query per file, 7,397,741,172
+# so; its warm scan 185,841 instructions a line with one query per file, 186,546 so, and 207,975 with every
+# file in one query (warp_size's patterns run over lane_mask's ranges and the reverse).
+_COMPILED: dict[str, tuple[ts.Query, tuple[str, ...], int, int]] = {}
+_ALONE_FROM = 12  # patterns: a query file with this many or more is compiled alone
+
+
+def queries_for(names) -> None:
+    """Compile the query files of ``names`` (names in grammars/rules) not compiled yet: those with fewer
+    than _ALONE_FROM patterns as one query, the others one query each."""
+    missing = [n for n in rule_files() if n in names and n not in _COMPILED]
+    if not missing:
+        return
+    texts = {n: file_patterns(n) for n in missing}
+    together = [n for n in missing if len(texts[n]) < _ALONE_FROM]
+    for n in missing if len(together) < 2 else [n for n in missing if n not in together]:
+        query, pattern_rule = file_query(n)
+        _COMPILED[n] = (query, pattern_rule, 0, len(pattern_rule))
+    if len(together) < 2:
+        return
+    try:
+        query = ts.Query(parse.language(), "\n".join(p for n in together for p in texts[n]))
+        whole = query.pattern_count == sum(len(texts[n]) for n in together)
+    except Exception:
+        whole = False
+    if not whole:  # a broken file: each compiled alone, so that the error is that file's own
+        for n in together:
+            query, pattern_rule = file_query(n)
+            _COMPILED[n] = (query, pattern_rule, 0, len(pattern_rule))
+        return
+    pattern_rule = tuple(re.search(r"@(PORT\d{3})\b", p).group(1) for n in together for p in texts[n])
+    start = 0
+    for n in together:
+        _COMPILED[n] = (query, pattern_rule, start, start + len(texts[n]))
+        start += len(texts[n])
+
+
+def _compiled(name: str) -> tuple[ts.Query, tuple[str, ...], int, int]:
+    if name not in _COMPILED:
+        queries_for((name,))
+    return _COMPILED[name]
 
 
 def _has_patterns(rule_ids: tuple[str, ...]) -> bool:
@@ -413,8 +469,7 @@ def prepare() -> None:
     so that the first scan does not pay for it)."""
     from porter.findings import predicates, ptx  # noqa: F401
 
-    for name in rule_files():
-        file_query(name)
+    queries_for(rule_files())
     ptx.tables()
 
 
@@ -639,7 +694,7 @@ MAX_DEPTH = 1000
 
 def _query_pass(source: bytes, tree: ts.Tree, triggers: tuple[bytes, ...], matches: list[tuple[int, int, int]],
                 queried: list[tuple[tuple[str, ...], tuple[bytes, ...], bool]], active: set[str],
-                too_deep: list | None = None, index: SourceIndex | None = None) -> list:
+                too_deep: list | None = None, index: SourceIndex | None = None, expected=None) -> list:
     """The query matches of the live rule groups ``queried`` in ``tree`` (the whole file's, or one
     region's), around the trigger occurrences ``matches`` that lie in it; adds the groups whose
     triggers occur here to ``active``.
@@ -648,7 +703,8 @@ def _query_pass(source: bytes, tree: ts.Tree, triggers: tuple[bytes, ...], match
     the union of its live rules' ranges; a match counts for its rule where it meets one of that
     rule's own ranges (what a query of that rule alone over its ranges returns).  Occurrences more
     than MAX_DEPTH nodes deep are left out of the narrowed ranges, and added to ``too_deep`` as
-    (start, end)."""
+    (start, end).  ``expected``: the query files the next calls will need too (a big file's later
+    regions), compiled now with those this call needs (queries_for)."""
     tops = _TopLevel(source, tree, index)
     hits = trigger_hits(tops, triggers, matches)
     narrow = _Narrower(tree, triggers, matches, MAX_DEPTH)
@@ -671,15 +727,19 @@ def _query_pass(source: bytes, tree: ts.Tree, triggers: tuple[bytes, ...], match
         if rid in files:
             by_file.setdefault(files[rid], []).extend(spans)
     found = []
+    queries_for(by_file.keys() | (expected or ()))
     for name, spans in by_file.items():
-        query, pattern_rule = file_query(name)
+        query, pattern_rule, first, end = _compiled(name)
         cursor = ts.QueryCursor(query)
-        for start, end in _merge_spans(spans):
-            cursor.set_byte_range(start, end)
+        for start, stop in _merge_spans(spans):
+            cursor.set_byte_range(start, stop)
             for match in cursor.matches(tree.root_node):
-                own = rule_spans.get(pattern_rule[match[0]])
-                if own is not None and _meets(match[1], *own):
-                    found.append(match)
+                # (a query compiled with other files' patterns: only this file's count here, in the order
+                # its own query would give them)
+                if first <= match[0] < end:
+                    own = rule_spans.get(pattern_rule[match[0]])
+                    if own is not None and _meets(match[1], *own):
+                        found.append(match)
     return found
 
 
@@ -769,6 +829,8 @@ def _scan(ctx: Context, rules: dict, predicates, too_deep: list | None = None) -
         else:
             queried.append((ids, _words, _dev))
     source_rules = _source_rules()
+    files = _query_files()  # (a big file's regions need the query files of the live rules: compiled at once)
+    expected = {files[rid] for ids, _w, _d in queried for rid in ids if rid in files} if by_region else None
 
     def check_matches(found) -> None:
         for _pattern, caps in found:
@@ -836,7 +898,8 @@ def _scan(ctx: Context, rules: dict, predicates, too_deep: list | None = None) -
                 tree = index.tree if whole else index.tree_at(r_start)
                 if here or whole:
                     try:
-                        found = _query_pass(source, tree, triggers, here, queried, active, too_deep, index)
+                        found = _query_pass(source, tree, triggers, here, queried, active, too_deep, index,
+                                            None if whole else expected)
                     except Exception as exc:  # pragma: no cover - a broken query file
                         out.append(_internal_error(ctx, path, queried[0][0][0], exc))
                         found = []

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import array
 import bisect
+import functools
+import operator
 import os
 import re
 from dataclasses import dataclass, field
@@ -148,7 +150,22 @@ class Unit:
 def evaluate(text: str, lookup, depth: int = 0) -> int | None:
     """Integer value of a C constant expression of literals, names (``lookup``), + - * / % << >>
     & | ^ ~ and parentheses; None when it is not one."""
-    tokens = []
+    return evaluate_tokens(tokenized(text), lookup)
+
+
+class _Name(str):
+    """A name in a ``tokenized`` expression: looked up when the expression is evaluated."""
+
+    __slots__ = ()
+
+
+@functools.lru_cache(maxsize=4096)
+def tokenized(text: str) -> tuple[tuple, bool]:
+    """``text`` read into tokens once, for ``evaluate_tokens`` (an expression evaluated many times, say
+    once per thread of a block, is read once): literals as ints, operators as strings, names as
+    ``_Name`` (looked up at evaluation, in order), min/max calls as ("call", fn); and whether the
+    whole text was read (the tokens stop where a character is not part of a constant expression)."""
+    tokens: list = []
     pos = 0
     text = text.strip()
     while pos < len(text):
@@ -156,7 +173,7 @@ def evaluate(text: str, lookup, depth: int = 0) -> int | None:
         if m is None:
             if text[pos:].strip() == "":
                 break
-            return None
+            return tuple(tokens), False
         pos = m.end()
         if m.group(1):
             lit = m.group(1)
@@ -166,13 +183,26 @@ def evaluate(text: str, lookup, depth: int = 0) -> int | None:
             if m.group(3) in _MIN_MAX and text[pos:].lstrip().startswith("("):
                 tokens.append(("call", _MIN_MAX[m.group(3)]))  # min(a, b) / std::max(a, b): a cap like min(kWarpSize, 32)
                 continue
-            v = lookup(m.group(3))
+            tokens.append(_Name(m.group(3)))
+        else:
+            tokens.append(m.group(4))
+    return tuple(tokens), True
+
+
+def evaluate_tokens(expr: tuple[tuple, bool], lookup) -> int | None:
+    """``evaluate`` of an expression read by ``tokenized``: its names are looked up in order (none after
+    the first that has no value), then the arithmetic."""
+    items, whole = expr
+    tokens = []
+    for t in items:
+        if type(t) is _Name:
+            v = lookup(str(t))
             if v is None:
                 return None
             tokens.append(v)
         else:
-            tokens.append(m.group(4))
-    if not tokens:
+            tokens.append(t)
+    if not whole or not tokens:
         return None
     try:
         value, rest = _parse(tokens, 0, 0)
@@ -238,9 +268,16 @@ def _apply(op, a, b):
         return q if op == "/" else a - q * b
     if op in ("<<", ">>") and not 0 <= b < 64:
         raise ValueError
-    return {"+": a + b, "-": a - b, "*": a * b, "<<": a << b, ">>": a >> b, "&": a & b, "|": a | b, "^": a ^ b,
-            "<": int(a < b), "<=": int(a <= b), ">": int(a > b), ">=": int(a >= b), "==": int(a == b),
-            "!=": int(a != b), "&&": int(bool(a and b)), "||": int(bool(a or b))}[op]
+    if not 0 <= b < 64:  # (a table of every operator's value was computed here, shifts included: a right
+        a << b  # operand below 0 raises ValueError for every operator, the expression has no value; kept so)
+    return _OPERATORS[op](a, b)
+
+
+_OPERATORS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "<<": operator.lshift, ">>": operator.rshift,
+              "&": operator.and_, "|": operator.or_, "^": operator.xor,
+              "<": lambda a, b: int(a < b), "<=": lambda a, b: int(a <= b), ">": lambda a, b: int(a > b),
+              ">=": lambda a, b: int(a >= b), "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b),
+              "&&": lambda a, b: int(bool(a and b)), "||": lambda a, b: int(bool(a or b))}
 
 
 # ------------------------------------------------------------------------ reading definitions

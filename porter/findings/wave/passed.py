@@ -116,7 +116,17 @@ def _run(ctx, f, k: int, bound: dict[int, int], unit, extent: int) -> Reach | No
     body = bytes(code[f.body_start + 1:f.body_end - 1]).decode("utf-8", "replace")
     if _CONTROL.search(body) or not re.search(name_at([param]) + r"\s*\[", body):
         return None
-    statements = _statements(body, f.body_start + 1)
+    # each statement read once (its reads of the parameter, what it assigns), then run once per thread
+    reads_of = re.compile(name_at([param]) + r"\s*\[([^\[\]]+)\]")
+    steps = []
+    for text, pos in _statements(body, f.body_start + 1):
+        reads = [(values.tokenized(_threads(m.group(1))), m.group(1).strip(), pos + len(text[:m.start()].encode()))
+                 for m in reads_of.finditer(text)]
+        a = _LOCAL.match(text.strip())
+        sets = (a.group(1), a.group(2), values.tokenized(_threads(a.group(3)))) \
+            if a is not None and "[" not in a.group(1) else None
+        steps.append((reads, sets))
+    evaluate = values.evaluate_tokens
     worst: dict[int, tuple[int, str, int]] = {}
     for warp in (32, 64):
         consts = lookup_for(unit, warp)
@@ -130,17 +140,16 @@ def _run(ctx, f, k: int, bound: dict[int, int], unit, extent: int) -> Reach | No
                 if n in env:
                     return env[n]
                 return consts(n)
-            for text, pos in statements:
-                for m in re.finditer(name_at([param]) + r"\s*\[([^\[\]]+)\]", text):
-                    v = values.evaluate(_threads(m.group(1)), lookup)
+            for reads, sets in steps:
+                for expr, shown, at in reads:
+                    v = evaluate(expr, lookup)
                     if v is None:
                         return None  # an index porter cannot follow: no answer rather than half of one
                     if best is None or v > best[0]:
-                        best = (v, m.group(1).strip(), pos + len(text[:m.start()].encode()))
-                a = _LOCAL.match(text.strip())
-                if a is not None and "[" not in a.group(1):
-                    var, op, expr = a.group(1), a.group(2), a.group(3)
-                    v = values.evaluate(_threads(expr), lookup)
+                        best = (v, shown, at)
+                if sets is not None:
+                    var, op, expr = sets
+                    v = evaluate(expr, lookup)
                     if op != "=":
                         old = env.get(var)
                         v = None if v is None or old is None else old + v if op == "+=" else old - v
