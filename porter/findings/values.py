@@ -267,9 +267,7 @@ def _apply(op, a, b):
         q = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
         return q if op == "/" else a - q * b
     if op in ("<<", ">>") and not 0 <= b < 64:
-        raise ValueError
-    if not 0 <= b < 64:  # (a table of every operator's value was computed here, shifts included: a right
-        a << b  # operand below 0 raises ValueError for every operator, the expression has no value; kept so)
+        raise ValueError  # a negative or too wide shift: undefined in C++, no value
     return _OPERATORS[op](a, b)
 
 

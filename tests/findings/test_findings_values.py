@@ -182,7 +182,10 @@ __device__ float sum(float v) { for (int o = 16; o > 0; o >>= 1) v += SHFL_DOWN(
                                          # caps and conditions as template arguments write them
                                          ("std::min(BLOCK, 32)", 32), ("(BLOCK < 32 ? BLOCK : 32)", 32),
                                          ("max(WARP_SIZE / 2, 8)", 16), ("WARP_SIZE == 32 && BLOCK > 64", 1),
-                                         ("1 ? 2 : 3 ? 4 : 5", 2), ("min(1)", None), ("a ? 1", None)])
+                                         ("1 ? 2 : 3 ? 4 : 5", 2), ("min(1)", None), ("a ? 1", None),
+                                         # a negative right operand is a value like any other (but for shifts)
+                                         ("WARP_SIZE + -1", 31), ("BLOCK * -1 + 288", 32), ("WARP_SIZE > -1", 1),
+                                         ("WARP_SIZE - -32", 64), ("1 << -1", None), ("64 >> 64", None)])
 def test_evaluate(text, value):
     table = {"WARP_SIZE": 32, "LOG": 5, "BLOCK": 256}
     assert values.evaluate(text, table.get) == value
