@@ -967,6 +967,21 @@ class Builder:
                 e.pop("roc")
         return errors + self.gate_headers()
 
+    def date_roc(self) -> None:
+        """The ROCm releases of each entry's roc* name (``since_roc``, ``removed_roc``, ``deprecated_roc``), from
+        the same look-up as the HIP names' (porter.mapping.truth): the floor's headers (rocSPARSE 5.3, rocRAND
+        and rocPRIM 5.2) beat the tables' date, a name they declare has no "since"; AMD's tables' roc_added,
+        roc_removed and roc_deprecated date the others (rocBLAS, rocSOLVER: libraries not installed here)."""
+        for (kind, _cuda), e in self.entries.items():
+            roc = e.get("roc")
+            found = self.truth.declared(roc) if roc and kind == "identifier" else None
+            if found is None:
+                continue
+            for key, value in (("since_roc", found.since), ("removed_roc", found.removed),
+                               ("deprecated_roc", found.deprecated)):
+                if value:
+                    e[key] = value
+
     def gate_headers(self) -> list[str]:
         """Every header path an entry can emit exists in a source (porter.mapping.truth.Truth.header).
 
@@ -1266,7 +1281,7 @@ class Builder:
 
 # the loader's Entry fields, in order (porter.mapping.Entry)
 FIELDS = ("cuda", "hip", "kind", "category", "status", "roc", "since_hip", "header", "note", "alternative", "source",
-          "context", "removed_hip", "deprecated_hip", "others")
+          "context", "removed_hip", "deprecated_hip", "others", "since_roc", "removed_roc", "deprecated_roc")
 _FIELD_DEFAULTS = {"kind": "identifier", "status": "supported", "source": "curated"}
 
 _NV_SETS = ("nv_cublas", "nv_curand", "nv_cusparse", "nv_cufft", "nv_cusolver", "nv_nccl", "nv_nvtx", "nv_cudnn")
@@ -1345,6 +1360,7 @@ def transform(sources: Path = SOURCES, out: Path = DATA) -> tuple[dict, list[str
     errors = b.gate()
     if errors:
         raise GateError(f"{len(errors)} emitted name(s) declared nowhere:\n" + "\n".join(errors))
+    b.date_roc()
     arities = b.call_arities()
     summary = b.write(out)
     (out / "calls").mkdir(exist_ok=True)

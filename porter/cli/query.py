@@ -1,7 +1,7 @@
 """``porter query NAME [--json] [--roc]``: look a CUDA name or header up in the mapping database.
 
 Prints what the name becomes on HIP (and the roc* name), its status, category, header,
-the ROCm releases that have the HIP name, note, alternative and source (the source whose
+the ROCm releases that have the name porter writes (the roc* one with ``--roc``), note, alternative and source (the source whose
 answer won), and under ``others`` what the other sources said when they disagree.  An unknown name exits 1 with one line of
 close matches.
 """
@@ -37,7 +37,7 @@ def _normalise(name: str) -> str:
     return name
 
 
-def _status_words(e, target: str | None) -> str | None:
+def _status_words(e, target: str | None, roc: bool = False) -> str | None:
     """What a deprecated or removed status is about: the status is NVIDIA's, of the CUDA name; the
     HIP name porter writes instead has its own dates (the rocm line)."""
     if e.status not in ("deprecated", "removed"):
@@ -47,7 +47,8 @@ def _status_words(e, target: str | None) -> str | None:
     if e.alternative:
         text += f"; use {e.alternative}"
     if e.renames and target:
-        hip = f"deprecated in ROCm since {e.deprecated_hip}" if e.deprecated_hip else "current (not deprecated)"
+        deprecated = e.deprecated_roc if roc and e.roc else e.deprecated_hip
+        hip = f"deprecated in ROCm since {deprecated}" if deprecated else "current (not deprecated)"
         text += f"; in its place porter writes {target}, which is {hip}"
     return text
 
@@ -83,7 +84,7 @@ def run(args) -> int:
             d = e.as_dict()
             d["renames"] = e.renames
             d["target"] = e.target(args.roc) if e.renames else None
-            d["rocm"] = e.rocm_range()
+            d["rocm"] = e.rocm_range(args.roc)
             if e.others:
                 d["others"] = e.others.splitlines()
             out.append(d)
@@ -96,13 +97,13 @@ def run(args) -> int:
         arrow = f"{e.cuda} -> {target}" if e.renames and target != e.cuda else (
             f"{e.cuda} (kept: same name on HIP)" if e.renames else f"{e.cuda} (no HIP rename)")
         print(f"{arrow}    [{e.kind}, {e.category}, {e.status}]")
-        why = _status_words(e, target)
+        why = _status_words(e, target, args.roc)
         if why:
             print(f"  {'status':<12}{why}")
         if e.hip and (args.roc and e.roc and e.roc != target or e.hip != target):
             print(f"  {'hip':<12}{e.hip}")
         for key in _FIELDS:
-            value = e.rocm_range() if key == "rocm" else getattr(e, key)
+            value = e.rocm_range(args.roc) if key == "rocm" else getattr(e, key)
             if key == "roc" and (not value or value == target):
                 continue
             if value:

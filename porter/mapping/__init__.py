@@ -65,6 +65,11 @@ class Entry(NamedTuple):
     deprecated_hip: str | None = None
     # what the other sources say when they disagree, one per line ("torch.utils.hipify 2.13.0: hipFoo")
     others: str | None = None
+    # the same releases for the roc* name (--roc): added (none: in every release porter targets), removed,
+    # deprecated
+    since_roc: str | None = None
+    removed_roc: str | None = None
+    deprecated_roc: str | None = None
 
     @property
     def renames(self) -> bool:
@@ -76,31 +81,46 @@ class Entry(NamedTuple):
             return self.roc
         return self.hip
 
-    def rocm_range(self) -> str | None:
-        """The ROCm releases that have the HIP name, in words ("ROCm 5.3 and later", "up to 6.1, removed in 6.2")."""
+    def _versions(self, roc: bool) -> tuple[str | None, str | None, str | None] | None:
+        """(since, removed, deprecated) of the name porter writes (the roc* name under ``roc`` where there is
+        one and it is written: a renamed entry, or one AMD's tables pair with a roc* name alone); None when
+        nothing is written."""
+        if roc and self.roc and (self.renames or not self.hip):
+            return self.since_roc, self.removed_roc, self.deprecated_roc
         if not self.renames:
             return None
-        since = self.since_hip
+        return self.since_hip, self.removed_hip, self.deprecated_hip
+
+    def rocm_range(self, roc: bool = False) -> str | None:
+        """The ROCm releases that have the name porter writes (the roc* one under ``roc``), in words
+        ("ROCm 5.3 and later", "up to 6.1, removed in 6.2")."""
+        versions = self._versions(roc)
+        if versions is None:
+            return None
+        since, removed, deprecated = versions
         if since and since.startswith(">"):
             start = f"ROCm after {since[1:]}"
         else:
             start = f"ROCm {since} and later" if since else "every ROCm from 5.2 (or older) on"
-        text = start if not self.removed_hip else f"{start.removesuffix(' and later').removesuffix(' on')} until {self.removed_hip}, removed there"
-        if self.deprecated_hip:
-            text += f"; deprecated since {self.deprecated_hip}"
+        text = start if not removed else f"{start.removesuffix(' and later').removesuffix(' on')} until {removed}, removed there"
+        if deprecated:
+            text += f"; deprecated since {deprecated}"
         return text
 
-    def available_in(self, target: str | None) -> str | None:
-        """Why the HIP name cannot be used with ROCm ``target``: "too-new", "removed", or None when it can."""
-        if not target or not self.renames:
+    def available_in(self, target: str | None, roc: bool = False) -> str | None:
+        """Why the name porter writes (the roc* one under ``roc``) cannot be used with ROCm ``target``:
+        "too-new", "removed", or None when it can."""
+        versions = self._versions(roc) if target else None
+        if versions is None:
             return None
-        if self.since_hip:
-            if self.since_hip.startswith(">"):
-                if version_key(target) <= version_key(self.since_hip[1:]):
+        since, removed, _deprecated = versions
+        if since:
+            if since.startswith(">"):
+                if version_key(target) <= version_key(since[1:]):
                     return "too-new"
-            elif version_key(self.since_hip) > version_key(target):
+            elif version_key(since) > version_key(target):
                 return "too-new"
-        if self.removed_hip and version_key(self.removed_hip) <= version_key(target):
+        if removed and version_key(removed) <= version_key(target):
             return "removed"
         return None
 

@@ -452,9 +452,10 @@ def _newline(source: bytes) -> bytes:
 
 def _version_why(entry: Entry, action: str, target: str, roc: bool) -> str:
     name = entry.target(roc)
+    on_roc = roc and bool(entry.roc)  # the roc* name porter writes under --roc, dated by its own releases
     if action == "removed":
-        return f"{name} was removed in ROCm {entry.removed_hip}; the target is ROCm {target}"
-    since = entry.since_hip
+        return f"{name} was removed in ROCm {entry.removed_roc if on_roc else entry.removed_hip}; the target is ROCm {target}"
+    since = entry.since_roc if on_roc else entry.since_hip
     when = f"a ROCm newer than {since[1:]}" if since.startswith(">") else f"ROCm {since}"
     return f"{name} needs {when}; the target is ROCm {target}"
 
@@ -491,11 +492,12 @@ def _plan(plans: dict, db: Database, word: bytes, roc: bool, target: str) -> _Pl
         plan = _Plan(name, ns, "leftover" if _prepared_rules()[0].match(name) else None)
     elif roc and entry.roc and not entry.hip:
         # AMD's tables pair it with a roc* name alone (cublasGetStatusString -> rocblas_status_to_string):
-        # no HIP name, but --roc asks for the roc* libraries, where it is declared
-        plan = _Plan(name, ns, "rename", entry, entry.roc, _ref_tail(entry, roc))
+        # no HIP name, but --roc asks for the roc* libraries, where it is declared (from the roc* name's release)
+        missing = entry.available_in(target, roc)
+        plan = _Plan(name, ns, missing or "rename", entry, None if missing else entry.roc, _ref_tail(entry, roc))
     elif not entry.renames:
         plan = _Plan(name, ns, "unsupported", entry, tail=_ref_tail(entry, roc))
-    elif (missing := entry.available_in(target)):
+    elif (missing := entry.available_in(target, roc)):  # under --roc, the roc* name's releases
         plan = _Plan(name, ns, missing, entry, tail=_ref_tail(entry, roc))
     else:
         plan = _Plan(name, ns, "rename", entry, entry.target(roc), _ref_tail(entry, roc))

@@ -105,21 +105,22 @@ _VERSION_STATUSES = ("too-new", "removed")
 
 
 @functools.cache
-def _unavailable(target: str) -> tuple[tuple[bytes, ...], frozenset[str]]:
-    """Names (and headers) whose HIP counterpart ROCm ``target`` lacks."""
+def _unavailable(target: str, roc: bool = False) -> tuple[tuple[bytes, ...], frozenset[str]]:
+    """Names (and headers) whose HIP counterpart ROCm ``target`` lacks (under --roc, the roc* name where
+    porter writes one: rocBLAS's rocblas_*_64 came with ROCm 6.1 and 6.2)."""
     from porter.mapping import load_database
 
     db = load_database()
-    names = sorted(e.cuda.encode() for e in db.identifiers.values() if e.available_in(target))
+    names = sorted(e.cuda.encode() for e in db.identifiers.values() if e.available_in(target, roc))
     headers = frozenset(e.cuda for e in db.headers.values() if e.available_in(target))
     return tuple(names), headers
 
 
 @functools.cache
-def _unavailable_searcher(target: str):
+def _unavailable_searcher(target: str, roc: bool = False):
     import ahocorasick_rs
 
-    return ahocorasick_rs.BytesAhoCorasick(list(_unavailable(target)[0]))
+    return ahocorasick_rs.BytesAhoCorasick(list(_unavailable(target, roc)[0]))
 
 
 @file_check("PORT032")
@@ -127,8 +128,9 @@ def newer_than_target(ctx):
     from porter.translate import translate
 
     target = ctx.options.target
-    names, headers = _unavailable(target)
-    found = _present(ctx, names, _unavailable_searcher(target) if names else None, headers)
+    roc = ctx.options.roc
+    names, headers = _unavailable(target, roc)
+    found = _present(ctx, names, _unavailable_searcher(target, roc) if names else None, headers)
     if found is None:
         return []
     source = ctx.source
