@@ -145,7 +145,7 @@ def file_query(name: str) -> tuple[ts.Query, tuple[str, ...]]:
 # and past-last index of this file's patterns in it).  The small query files a scan needs are compiled
 # together as one query (queries_for): compiling costs 9 ms a query with this grammar before any pattern,
 # and patterns that share node types share their analysis.  But a query runs all its patterns over the
-# ranges it is given, so a file with many patterns (warp_size's 21, lane_mask's 12: rules whose trigger
+# ranges it is given, so a file with many patterns (warp_size's 19, lane_mask's 12: rules whose trigger
 # words occur all over real code) is compiled alone, or every other file's ranges would carry them.
 # Measured on a 10k-line HeCBench file, which needs 9 of the 13 files (benchmarks/bench_scan_instructions.py):
 # its first scan in a process (--cold) runs 8,028,817,037 instructions with one query per file, 7,397,741,172
