@@ -6,21 +6,15 @@ gets the address CUDA's template takes.  The list is what the header snapshots s
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import shutil
-from pathlib import Path
 
 import pytest
+from header_signatures import template_parameters_hip_lacks
 
 import killable
-from porter.mapping import load_database
-from porter.mapping import truth as truth_mod
 from porter.translate import translate
 from porter.translate.engine import structure_rules
-
-SNAPSHOTS = Path(truth_mod.__file__).with_name("sources") / "snapshots"
 
 # written from CUDA's runtime API: a scalar and an array `__device__` variable, a namespaced one, and the
 # forms CUDA's non-template overload takes (a `const void*` variable, an explicit cast)
@@ -45,21 +39,7 @@ def _rule() -> dict:
 
 
 def test_the_functions_are_those_the_header_snapshots_give():
-    cuda = json.loads((SNAPSHOTS / "cuda_cudart.json").read_text(encoding="utf-8"))["signatures"]
-    hip = json.loads((SNAPSHOTS / "hip_hip.json").read_text(encoding="utf-8"))["signatures"]
-    db = load_database()
-    expected = {}
-    for name, overloads in cuda.items():
-        entry = db.identifiers.get(name)
-        if entry is None or not entry.renames or entry.hip not in hip:
-            continue
-        for o in overloads:
-            for i, p in enumerate(o["params"]):
-                if re.match(r"const\s+T\s*&", p):
-                    hip_params = [h["params"][i] for h in hip[entry.hip] if i < len(h["params"])]
-                    if hip_params and not any(re.match(r"const\s+T\s*&", h) for h in hip_params):
-                        expected[name] = i
-    assert expected == _rule()["functions"]
+    assert template_parameters_hip_lacks(r"const\s+T\s*&", r"const\s+T\s*&") == _rule()["functions"]
 
 
 def test_a_variable_name_gets_its_address_and_the_non_template_forms_are_left():

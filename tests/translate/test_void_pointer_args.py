@@ -6,16 +6,10 @@ the floor declares with no template overload."""
 
 from __future__ import annotations
 
-import json
-import re
-from pathlib import Path
+from header_signatures import template_parameters_hip_lacks
 
-from porter.mapping import load_database
-from porter.mapping import truth as truth_mod
 from porter.translate import translate
 from porter.translate.engine import structure_rules
-
-SNAPSHOTS = Path(truth_mod.__file__).with_name("sources") / "snapshots"
 
 
 def _void_pointer_rule() -> dict:
@@ -24,21 +18,7 @@ def _void_pointer_rule() -> dict:
 
 
 def test_the_functions_are_those_the_header_snapshots_give():
-    cuda = json.loads((SNAPSHOTS / "cuda_cudart.json").read_text(encoding="utf-8"))["signatures"]
-    hip = json.loads((SNAPSHOTS / "hip_hip.json").read_text(encoding="utf-8"))["signatures"]
-    db = load_database()
-    expected = {}
-    for name, overloads in cuda.items():
-        entry = db.identifiers.get(name)
-        if entry is None or not entry.renames or entry.hip not in hip:
-            continue
-        for o in overloads:
-            for i, p in enumerate(o["params"]):
-                if re.match(r"(?:const\s+)?T\s*\*\s*\*", p):
-                    hip_params = [h["params"][i] for h in hip[entry.hip] if i < len(h["params"])]
-                    if hip_params and not any(re.match(r"T\s*\*", h) for h in hip_params):
-                        expected[name] = i
-    assert expected == _void_pointer_rule()["functions"]
+    assert template_parameters_hip_lacks(r"(?:const\s+)?T\s*\*\s*\*", r"T\s*\*") == _void_pointer_rule()["functions"]
 
 
 def test_a_typed_pointer_address_is_cast_and_a_cast_one_is_left():
