@@ -120,28 +120,29 @@ def nullable_params(text: str) -> dict[str, set[str]]:
     return out
 
 
+def _cusparse_rows() -> list[dict[str, str]]:
+    """AMD's table rows of the cuSPARSE family."""
+    with TABLE.open(encoding="utf-8") as f:
+        return [row for row in csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t")
+                if row["family"] == "CUSPARSE"]
+
+
 def type_map() -> dict[str, str]:
     """cuSPARSE and hipSPARSE type names -> rocSPARSE's, from AMD's tables."""
     out = {}
-    with TABLE.open(encoding="utf-8") as f:
-        rows = csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t")
-        for row in rows:
-            if row["family"] == "CUSPARSE" and row["roc"]:
-                out[row["cuda"]] = row["roc"]
-                if row["hip"]:
-                    out[row["hip"]] = row["roc"]
+    for row in _cusparse_rows():
+        if row["roc"]:
+            out[row["cuda"]] = row["roc"]
+            if row["hip"]:
+                out[row["hip"]] = row["roc"]
     out.update({"int": "rocsparse_int", "int64_t": "int64_t"})
     return out
 
 
 def roc_names() -> dict[str, str]:
-    out = {}
-    with TABLE.open(encoding="utf-8") as f:
-        rows = csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t")
-        for row in rows:
-            if row["family"] == "CUSPARSE" and row["roc"].startswith("rocsparse_") and row["cuda"].startswith("cusparse"):
-                out[row["cuda"]] = row["roc"]
-    return out
+    """cuSPARSE function -> rocSPARSE function, from AMD's tables."""
+    return {row["cuda"]: row["roc"] for row in _cusparse_rows()
+            if row["roc"].startswith("rocsparse_") and row["cuda"].startswith("cusparse")}
 
 
 def _norm(t: str, types: dict[str, str]) -> str:
