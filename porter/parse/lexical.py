@@ -67,8 +67,31 @@ def lex(source: bytes) -> Lexed:
     spans = out.spans
     n = len(source)
     pos = 0
-    search = _TOKEN.search
-    while (m := search(source, pos)) is not None:
+    match, find = _TOKEN.match, source.find
+    # the next '/', '"' and "'" at or after ``pos``, each found by a byte search (memchr) and kept until
+    # passed: the token is tried only where one stands, as the regex's own search would try it, but
+    # without testing every byte of the text against the three (a third of a big file's convert)
+    slash = quote = apostrophe = -1
+    while True:
+        if slash < pos:
+            slash = find(b"/", pos)
+            if slash < 0:
+                slash = n
+        if quote < pos:
+            quote = find(b'"', pos)
+            if quote < 0:
+                quote = n
+        if apostrophe < pos:
+            apostrophe = find(b"'", pos)
+            if apostrophe < 0:
+                apostrophe = n
+        at = min(slash, quote, apostrophe)
+        if at >= n:
+            break
+        m = match(source, at)
+        if m is None:  # a '/' that starts no comment
+            pos = at + 1
+            continue
         s, end = m.span()
         c = source[s]
         if c == 47:  # '/'
@@ -109,3 +132,30 @@ def lex(source: bytes) -> Lexed:
         spans.append((start, end))
         pos = end
     return out
+
+
+# every byte but brackets: ``text.translate(None, NOT_BRACKETS)`` keeps a text's brackets alone, to count them in
+# one pass over the text (bytes.count is a byte-by-byte loop: six of them over a big file cost more than the rest)
+NOT_BRACKETS = bytes(c for c in range(256) if c not in b"()[]{}")
+# what may stand before a directive's '#' on its line (``directives``' ``before``)
+BLANKS_BEFORE_HASH = re.compile(rb"[ \t]*\Z")
+
+
+def directives(pattern: re.Pattern, before: re.Pattern, text, start: int = 0, end: int | None = None):
+    """(line start, match) of each match of ``pattern`` in ``text[start:end]`` (bytes or bytearray)
+    whose line holds only what ``before`` fully matches ahead of it: the matches of the pattern
+    ``^`` + ``before`` + ``pattern`` (re.M) there, each found by its first byte (a directive's '#', a
+    closing '}': a literal the regex engine skips to, where the anchored pattern is tried at every
+    line start, 3-8x slower), in order and with the same ends.  A match whose line has something
+    else before it is passed by one byte, so nothing it would have covered is missed."""
+    end = len(text) if end is None else end
+    search, full = pattern.search, before.match
+    m = search(text, start, end)
+    while m is not None:
+        pos = m.start()
+        line = text.rfind(b"\n", 0, pos) + 1
+        if line >= start and full(text, line, pos):
+            yield line, m
+            m = search(text, m.end(), end)
+        else:
+            m = search(text, pos + 1, end)

@@ -28,10 +28,14 @@ from __future__ import annotations
 import bisect
 import re
 
+from porter.parse import lexical
+
 # (start, end, text): tree-sitter reads ``text`` (len == end - start) instead of source[start:end]
 Mend = tuple[int, int, bytes]
 
-_FUNC_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)(\()?", re.M)
+# a #define's name and whether it takes arguments, from its '#' (``lexical.directives`` checks that only
+# blanks precede it on its line: the matches of ^[ \t]*#..., re.M, found 8x faster)
+_DEFINE_FROM_HASH = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)(\()?")
 _IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _FUNCTION_HEAD = re.compile(rb"\)\s*(?:(?:const|noexcept|override|final|volatile)\s*)*\{\s*\Z")
 _PASTE = re.compile(rb"\A\s*[A-Za-z_0-9]+(?:\s*##\s*[A-Za-z_0-9]+)+\s*\Z")
@@ -107,9 +111,9 @@ def _conditional_mends(source: bytes, code, conditionals) -> list[Mend]:
     prev = 0
     top = [0, 0, 0]
     for c in conditionals:
-        seg = [code.count(b"(", prev, c.start_byte) - code.count(b")", prev, c.start_byte),
-               code.count(b"[", prev, c.start_byte) - code.count(b"]", prev, c.start_byte),
-               code.count(b"{", prev, c.start_byte) - code.count(b"}", prev, c.start_byte)]
+        brackets = code[prev:c.start_byte].translate(None, lexical.NOT_BRACKETS)  # (one pass, six over a few bytes)
+        seg = [brackets.count(b"(") - brackets.count(b")"), brackets.count(b"[") - brackets.count(b"]"),
+               brackets.count(b"{") - brackets.count(b"}")]
         net = stack[-1][3] if stack else top
         for i in range(3):
             net[i] += seg[i]
@@ -159,9 +163,9 @@ def _macro_mends(source: bytes, code, device_heads: list[int]) -> list[Mend]:
     closes_by: dict[bytes, int] = {}
     device: set[bytes] = set()
     directives: list[tuple[int, int]] = []
-    for m in _FUNC_DEFINE.finditer(code):
+    for line, m in lexical.directives(_DEFINE_FROM_HASH, lexical.BLANKS_BEFORE_HASH, code):
         end = _line_end(source, m.end())
-        directives.append((m.start(), end))
+        directives.append((line, end))
         name, function_like = m.group(1), m.group(2) is not None
         body_start = m.end()
         if function_like:

@@ -8,8 +8,10 @@ from __future__ import annotations
 import functools
 import io
 import re
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
 
@@ -17,7 +19,7 @@ import ahocorasick_rs
 
 from porter.mapping import NEWEST_ROCM, Database, Entry, load_database
 from porter.mapping.cublas_legacy import legacy_functions, load_cublas_legacy
-from porter.parse.lexical import whole_identifier
+from porter.parse.lexical import _IDENT_BYTES, _JOINS_BEFORE, BLANKS_BEFORE_HASH, directives
 from porter.translate import call_args, launch
 from porter.translate.source_index import IDENTIFIER, IncludePath, SourceIndex, distinct_identifiers, index_source
 
@@ -169,10 +171,11 @@ class Translation:
             return 0
         # the edits are in source order: count each line once without a set of every changed line
         count = done = 0  # ``done``: the last line counted
-        line_of = idx.line_of
-        for e in sorted(self.edits, key=_edit_order(self.source)) if not self._sorted_edits else self.edits:
-            first = max(line_of(e.start), done + 1)
-            last = line_of(max(e.start, e.end - 1))
+        starts = idx.line_starts
+        for start, end, *_rest in self._in_order():
+            line = bisect_right(starts, start)  # (``line_of``)
+            first = line if line > done else done + 1
+            last = bisect_right(starts, end - 1) if end > start + 1 else line
             if last >= first:
                 count += last - first + 1
                 done = last
@@ -194,8 +197,8 @@ class Translation:
             "unsupported": len(self.unsupported),
             "leftovers": len(self.leftovers),
             "lines_changed": self.lines_changed,
-            "by_category": dict(Counter(r.category for r in self.converted)),
-            "by_name": dict(Counter(r.name for r in self.converted)),
+            "by_category": dict(Counter(map(itemgetter(3), self.converted))),  # (Reference.category)
+            "by_name": dict(Counter(map(itemgetter(0), self.converted))),
         }
 
 
@@ -269,11 +272,10 @@ def _device_code(index: SourceIndex) -> bool:
     there the author made the code compile without the GPU compiler or the runtime header, so
     the file needs no runtime include of its own."""
     source = index.source
-    spots = [p for p in _device_positions(source) if not index.is_protected(p) and not _is_member(source, p)]
-    if not spots:
-        return False
+    # (each step lazy: most files have device code outside every guard early on, and stop there)
+    spots = (p for p in _device_positions(source) if not index.is_protected(p) and not _is_member(source, p))
     guard = _guard_regex()
-    return any(not any(guard.search(head) for head in heads) for heads in index.open_conditionals(spots))
+    return any(not any(guard.search(head) for head in heads) for heads in index.iter_open_conditionals(spots))
 
 
 def occurrences(source: bytes, words, end: int | None = None) -> list[tuple[int, bytes]]:
@@ -297,7 +299,8 @@ def iter_occurrences(source: bytes, words, end: int | None = None):
     if not words:
         return
     automaton, ordered = _automaton(words)
-    n = len(source) if end is None else min(end, len(source))
+    size = len(source)
+    n = size if end is None else min(end, size)
     view = memoryview(source)
     pos = 0
     try:
@@ -307,7 +310,8 @@ def iter_occurrences(source: bytes, words, end: int | None = None):
             for i, start, finish in automaton.find_matches_as_indexes(view[pos:stop]):
                 start += pos
                 finish += pos
-                if whole_identifier(source, start, finish):
+                if ((start == 0 or source[start - 1] not in _JOINS_BEFORE)  # (whole_identifier, inlined)
+                        and (finish == size or source[finish] not in _IDENT_BYTES)):
                     yield start, ordered[i]
             pos = stop
     finally:
@@ -343,14 +347,20 @@ def _leftover_leads() -> frozenset[bytes]:
     return frozenset(x.encode() for x in structure_rules()["leftover"]["leads"])
 
 
-def _device_positions(source: bytes) -> list[int]:
-    """Where device-code words and ``<<<`` stand, in source order."""
-    spots = [p for p, _ in occurrences(source, _device_words())]
+def _device_positions(source: bytes):
+    """Where device-code words and ``<<<`` stand, in source order (the words found as they are read)."""
+    launches = []
     pos = source.find(b"<<<")
     while pos >= 0:
-        spots.append(pos)
+        launches.append(pos)
         pos = source.find(b"<<<", pos + 3)
-    return sorted(spots)
+    k = 0
+    for p, _ in iter_occurrences(source, _device_words()):
+        while k < len(launches) and launches[k] < p:
+            yield launches[k]
+            k += 1
+        yield p
+    yield from launches[k:]
 
 
 def solver_enum_types() -> dict:
@@ -400,6 +410,9 @@ def _qualified_inner() -> frozenset[str]:
 @functools.cache
 def _removable_keys() -> frozenset[bytes]:
     return frozenset(k.encode() for k in structure_rules()["remove"])
+
+
+_MEMBER_LEADS = frozenset(b" \t.>")  # the bytes a member name may follow directly
 
 
 def _is_member(source: bytes, pos: int) -> bool:
@@ -505,6 +518,16 @@ def _plan(plans: dict, db: Database, word: bytes, roc: bool, target: str) -> _Pl
     return plan
 
 
+def _inert(plan: _Plan, qualified_inner, arity, wrappers, legacy_blas, roc_args) -> bool:
+    """A name the translator leaves as it is wherever it stands, once the port uses the runtime: a
+    rename to itself (threadIdx, dim3) that no other rule (a namespace, an argument count, an argument
+    to wrap, the legacy cuBLAS API, rocSPARSE's arguments) looks at.  Its only effect, marking the
+    port as using the runtime when its header is the runtime's, is had already."""
+    name = plan.name
+    return (plan.action == "rename" and plan.target == name and plan.namespace is None and name not in qualified_inner
+            and name not in arity and name not in wrappers and name not in legacy_blas and name not in roc_args)
+
+
 def translate(source: bytes, path: str | None = None, options: TranslateOptions = TranslateOptions(),
               db: Database | None = None, index: SourceIndex | None = None,
               only: frozenset[bytes] | None = None) -> Translation:
@@ -542,6 +565,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     # 1. #include paths
     # (the include, the path the port includes, whether the database knows the CUDA header), in order
     included: list[tuple[IncludePath, str, bool]] = []
+    unconditional_above = _IncludedAbove(index, included)
     for node in index.includes:
         raw = source[node.start_byte:node.end_byte]
         inner = raw[1:-1].decode("utf-8", "replace")
@@ -562,7 +586,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
         if entry.renames:
             target = entry.target(options.roc)
             if target != inner:
-                if _included_above(index, included, target):
+                if target in unconditional_above(len(included) - 1):
                     # the port includes this HIP header above, whatever the conditions (cuda.h, then
                     # cuda_runtime.h): the second include is a no-op and goes, leaving its line empty
                     edits.append(Edit(node.directive_byte, node.end_byte, b"", "drop", inner))
@@ -588,8 +612,31 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     runtime = rules["device_code"]["runtime_header"]
     uses_runtime = False  # a name the HIP runtime header declares is emitted
     encoded: dict[str, bytes] = {}  # one bytes object per HIP name, shared by its edits
+    p_starts, p_ends = index.protected.starts, index.protected.ends
+    l_starts = index.line_starts
+    if source.isascii():  # (index.line_col without its per-call checks)
+        def line_col(pos: int) -> tuple[int, int]:
+            i = bisect_right(l_starts, pos)
+            return i, pos - l_starts[i - 1] + 1
+    else:
+        def line_col(pos: int) -> tuple[int, int]:
+            i = bisect_right(l_starts, pos)
+            prefix = source[l_starts[i - 1]:pos]
+            return i, (len(prefix) if prefix.isascii() else len(prefix.decode("utf-8", "replace"))) + 1
+    # names HIP keeps as they are (threadIdx, dim3, __syncthreads: a third of a big file's hits), with no
+    # namespace, argument or legacy rule: once the port uses the runtime, such a name changes nothing
+    kept_as_is: dict[bytes, bool] = {}
     for start, word in iter_occurrences(source, hits):
-        if index.is_protected(start):
+        if uses_runtime:
+            inert = kept_as_is.get(word)
+            if inert is None:
+                inert = kept_as_is[word] = _inert(plans.get(word) or _plan(plans, db, word, options.roc, target_rocm),
+                                                  qualified_inner, arity if structural else (), wrappers,
+                                                  legacy_blas, roc_args)
+            if inert:
+                continue
+        i = bisect_right(p_starts, start) - 1  # (index.is_protected)
+        if i >= 0 and start < p_ends[i]:
             continue
         plan = plans.get(word) or _plan(plans, db, word, options.roc, target_rocm)
         end = start + len(word)
@@ -628,7 +675,8 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
             continue
         entry = plan.entry
         member = entry is not None and entry.context == "member"
-        if _is_member(source, start) != member:
+        before = source[start - 1] if start else 0  # (not after '.', '->' or a blank: no member, at once)
+        if (before in _MEMBER_LEADS and _is_member(source, start)) != member:
             continue  # a struct member that happens to share the name, or a member name used as something else
         if action == "leftover":
             line, col = line_col(start)
@@ -637,17 +685,18 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
         entry = plan.entry
         if entry.context == "defined" and not _in_defined_context(source, start, word):
             continue
-        line, col = line_col(start)
         if action == "unsupported":
-            unsupported.append(Reference(name, line, col, *plan.tail))
+            unsupported.append(Reference(name, *line_col(start), *plan.tail))
             continue
         if action in ("too-new", "removed"):
+            line, col = line_col(start)
             unsupported.append(Reference(name, line, col, entry.category, action, plan.tail[2],
                                          _version_why(entry, action, target_rocm, options.roc),
                                          entry.alternative, entry.since_hip))
             continue
         target = plan.target
         if name in legacy_blas:  # the call stays as written (PORT178 says what to do)
+            line, col = line_col(start)
             legacy = load_cublas_legacy()
             unsupported.append(Reference(name, line, col, entry.category, "legacy", target,
                                          legacy.why.format(hip=target), legacy.alternative, entry.since_hip))
@@ -661,7 +710,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
             if replacement is None:
                 replacement = encoded[target] = target.encode()
             edits.append(Edit(start, end, replacement, "rename", name))
-            converted.append(Reference(name, line, col, *plan.tail))
+            converted.append(Reference(name, *line_col(start), *plan.tail))
             if name in roc_args:
                 roc_calls.append((name, end))
         if name in wrappers:
@@ -702,7 +751,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
             line, col = index.line_col(start)
             warnings.append(f"{path or '<input>'}:{line}:{col}: parse error here; names in this region were still mapped, review it")
 
-    own = {m.group(1).decode() for m in _DEFINE.finditer(source)}
+    own = {m.group(1).decode() for _line, m in directives(_DEFINE_FROM_HASH, BLANKS_BEFORE_HASH, source)}
     own = {n for n in own if leftover_re.match(n)}
     leftovers = [r for r in leftovers if r.name not in own]
     edits.sort(key=_edit_order(source))
@@ -715,7 +764,8 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     return result
 
 
-_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.M)
+# a #define's name (the directive found from its '#', the line's start checked after: ``directives``)
+_DEFINE_FROM_HASH = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def _is_cuda_unit(path: str | None) -> bool:
@@ -788,11 +838,39 @@ def _outside_conditionals(index: SourceIndex, pos: int) -> int:
     return pos if outer is None else source.rfind(b"\n", 0, outer) + 1
 
 
-def _included_above(index: SourceIndex, included: list[tuple[IncludePath, str, bool]], path: str) -> bool:
-    """An include before the last one in ``included`` brings in ``path`` outside every conditional
-    group but the file's include guard (an include in ``#ifdef X`` may not be seen)."""
-    return any(name == path and _outside_conditionals(index, node.directive_byte) == node.directive_byte
-               for node, name, _ in included[:-1])
+class _IncludedAbove:
+    """The paths the includes before one bring in outside every conditional group but the file's
+    include guard (an include in ``#ifdef X`` may not be seen): called with the count of includes
+    before the one at hand, never fewer than the last time, as ``included`` grows.  One walk of the
+    conditionals for the whole file, where looking back from each include walked them all again
+    (5,379 includes of a 1M-line file: 1.06 s of a profiled convert)."""
+
+    def __init__(self, index: SourceIndex, included: list[tuple[IncludePath, str, bool]]) -> None:
+        self.index, self.included = index, included
+        self.paths: set[str] = set()
+        self.done = 0  # includes looked at
+        self.k = 0  # conditionals walked
+        self.stack: list[bool] = []  # per open group: whether it is an include guard
+
+    def __call__(self, count: int) -> set[str]:
+        source, conds = self.index.source, self.index.conditionals
+        stack, k = self.stack, self.k
+        while self.done < count:
+            node, name, _known = self.included[self.done]
+            pos = node.directive_byte
+            while k < len(conds) and conds[k].start_byte < pos:
+                c = conds[k]
+                if c.keyword in ("if", "ifdef", "ifndef"):
+                    guard = _GUARD.match(source, c.start_byte)
+                    stack.append(bool(guard) and guard.group(1) == guard.group(2))
+                elif c.keyword == "endif" and stack:
+                    stack.pop()
+                k += 1
+            if all(stack):  # (_outside_conditionals(index, pos) == pos)
+                self.paths.add(name)
+            self.done += 1
+        self.k = k
+        return self.paths
 
 
 def _include_position(index: SourceIndex) -> int:
