@@ -491,7 +491,10 @@ def _plans(db_id: int, roc: bool, target: str) -> dict[bytes, _Plan]:
 
 
 def _ref_tail(entry: Entry, roc: bool) -> tuple:
-    return (entry.category, entry.status, entry.target(roc), entry.note, entry.alternative, entry.since_hip)
+    """A reference's facts: the name porter writes (the roc* one under --roc) and the release that brought it."""
+    versions = entry._versions(roc)
+    since = versions[0] if versions is not None else entry.since_hip
+    return (entry.category, entry.status, entry.target(roc), entry.note, entry.alternative, since)
 
 
 def _plan(plans: dict, db: Database, word: bytes, roc: bool, target: str) -> _Plan:

@@ -135,3 +135,15 @@ def test_query_with_roc_shows_the_roc_names_releases(rows, capsys):
     assert main(["query", "curandCreateGeneratorHost"]) == 0  # the HIP name: older than the floor
     rocm = [line for line in capsys.readouterr().out.splitlines() if line.strip().startswith("rocm ")]
     assert rocm == ["  rocm        every ROCm from 5.2 (or older) on"]
+
+
+def test_the_reference_carries_the_written_names_release(rows):
+    # the report's `hip`/`since_hip` of a reference are the name porter writes and the release that brought
+    # it: under --roc the roc* name's, not hipRAND's (which came with ROCm 5.x or earlier)
+    r = _row(rows, "curandCreateGeneratorHost", roc="rocrand_create_generator_host_blocking", roc_added="6.2.0")
+    assert version_key(r["hip_added"] or "0") < version_key("6.2")
+    (ref,) = [c for c in translate(HOST_GEN.encode(), "t.cu", TranslateOptions(roc=True)).converted
+              if c.name == "curandCreateGeneratorHost"]
+    assert (ref.hip, ref.since_hip) == ("rocrand_create_generator_host_blocking", "6.2")
+    (plain,) = [c for c in translate(HOST_GEN.encode(), "t.cu").converted if c.name == "curandCreateGeneratorHost"]
+    assert plain.hip == "hiprandCreateGeneratorHost" and plain.since_hip != "6.2"
