@@ -33,8 +33,8 @@ _TOKEN = re.compile(rb"""
   | '                                              # a lone quote (an apostrophe in #error text)
 """, re.S | re.X)
 _RAW_OPEN = re.compile(rb'"([^()\\ \t\r\n"]{0,16})\(')
-_IDENT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-_JOINS_BEFORE = _IDENT_BYTES | {ord("$")}  # a name does not start right after these (GNU C allows $ in names)
+IDENT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+JOINS_BEFORE = IDENT_BYTES | {ord("$")}  # a name does not start right after these (GNU C allows $ in names)
 _DIGITS = frozenset(b"0123456789")
 _ENCODING_PREFIXES = frozenset({b"u8", b"u", b"U", b"L"})
 _RAW_PREFIXES = frozenset({b"R", b"u8R", b"uR", b"UR", b"LR"})
@@ -51,13 +51,13 @@ class Lexed:
 
 def whole_identifier(source: bytes, start: int, end: int) -> bool:
     """``source[start:end]`` is a whole identifier, not part of a longer name or number."""
-    return (start == 0 or source[start - 1] not in _JOINS_BEFORE) and (end == len(source) or source[end] not in _IDENT_BYTES)
+    return (start == 0 or source[start - 1] not in JOINS_BEFORE) and (end == len(source) or source[end] not in IDENT_BYTES)
 
 
 def _word_before(source: bytes, pos: int) -> int:
     """Start of the run of identifier characters that ends at ``pos``."""
     j = pos
-    while j > 0 and source[j - 1] in _IDENT_BYTES:
+    while j > 0 and source[j - 1] in IDENT_BYTES:
         j -= 1
     return j
 
@@ -102,7 +102,7 @@ def lex(source: bytes) -> Lexed:
             pos = end
             continue
         j = s
-        if s and source[s - 1] in _IDENT_BYTES:  # a prefix (u8"", L'', R"") or a number (1'000)
+        if s and source[s - 1] in IDENT_BYTES:  # a prefix (u8"", L'', R"") or a number (1'000)
             j = _word_before(source, s)
         prefix = source[j:s]
         if c == 39:  # "'"

@@ -19,7 +19,7 @@ import ahocorasick_rs
 
 from porter.mapping import NEWEST_ROCM, Database, Entry, load_database
 from porter.mapping.cublas_legacy import legacy_functions, load_cublas_legacy
-from porter.parse.lexical import _IDENT_BYTES, _JOINS_BEFORE, BLANKS_BEFORE_HASH, directives
+from porter.parse.lexical import BLANKS_BEFORE_HASH, IDENT_BYTES, JOINS_BEFORE, directives
 from porter.translate import call_args, launch
 from porter.translate.source_index import IDENTIFIER, IncludePath, SourceIndex, distinct_identifiers, index_source
 
@@ -310,8 +310,8 @@ def iter_occurrences(source: bytes, words, end: int | None = None):
             for i, start, finish in automaton.find_matches_as_indexes(view[pos:stop]):
                 start += pos
                 finish += pos
-                if ((start == 0 or source[start - 1] not in _JOINS_BEFORE)  # (whole_identifier, inlined)
-                        and (finish == size or source[finish] not in _IDENT_BYTES)):
+                if ((start == 0 or source[start - 1] not in JOINS_BEFORE)  # (whole_identifier, inlined)
+                        and (finish == size or source[finish] not in IDENT_BYTES)):
                     yield start, ordered[i]
             pos = stop
     finally:
