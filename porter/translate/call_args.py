@@ -15,33 +15,13 @@ from __future__ import annotations
 
 import bisect
 import functools
-import json
-from pathlib import Path
-from typing import NamedTuple
 
+from porter.mapping.roc_sparse_args import load_call_args
 from porter.translate.source_index import SourceIndex
 
-DATA_FILE = Path(__file__).resolve().parent.parent / "mapping" / "data" / "calls" / "roc_sparse_args.json"
 _OPEN, _CLOSE = b"([{", b")]}"
 _SPACE = b" \t\r\n"
 _NULLS = frozenset((b"nullptr", b"NULL", b"0"))  # reinterpret_cast<T*>(nullptr) does not compile
-
-
-class CallArgs(NamedTuple):
-    roc: str
-    cuda_args: int
-    args: tuple | None  # ({"arg": i} | {"arg": i, "format": "...{}...", "keep_null": bool} | {"text": s}, ...)
-    why: str
-    differs: str  # "" (an edit), "differs", "int_size" or "order"
-    roc_params: tuple[str, ...]
-
-
-@functools.cache
-def load_call_args() -> dict[str, CallArgs]:
-    doc = json.loads(DATA_FILE.read_text(encoding="utf-8"))
-    return {name: CallArgs(f["roc"], f["cuda_args"], tuple(f["args"]) if "args" in f else None,
-                           f.get("why", ""), f.get("differs", ""), tuple(f["roc_params"]))
-            for name, f in doc["functions"].items()}
 
 
 def argument_spans(index: SourceIndex, name_end: int) -> list[tuple[int, int]] | None:

@@ -611,21 +611,11 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     structural = not options.roc
     roc_calls: list[tuple[str, int]] = []  # (--roc) cuSPARSE calls whose rocSPARSE function takes other arguments
     roc_args = call_args.names() if options.roc else frozenset()
-    line_col = index.line_col
     runtime = rules["device_code"]["runtime_header"]
     uses_runtime = False  # a name the HIP runtime header declares is emitted
     encoded: dict[str, bytes] = {}  # one bytes object per HIP name, shared by its edits
     p_starts, p_ends = index.protected.starts, index.protected.ends
-    l_starts = index.line_starts
-    if source.isascii():  # (index.line_col without its per-call checks)
-        def line_col(pos: int) -> tuple[int, int]:
-            i = bisect_right(l_starts, pos)
-            return i, pos - l_starts[i - 1] + 1
-    else:
-        def line_col(pos: int) -> tuple[int, int]:
-            i = bisect_right(l_starts, pos)
-            prefix = source[l_starts[i - 1]:pos]
-            return i, (len(prefix) if prefix.isascii() else len(prefix.decode("utf-8", "replace"))) + 1
+    line_col = index.line_col_function()  # (index.line_col without its per-call checks: the hot loop's)
     # names HIP keeps as they are (threadIdx, dim3, __syncthreads: a third of a big file's hits), with no
     # namespace, argument or legacy rule: once the port uses the runtime, such a name changes nothing
     kept_as_is: dict[bytes, bool] = {}
@@ -695,7 +685,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
             line, col = line_col(start)
             unsupported.append(Reference(name, line, col, entry.category, action, plan.tail[2],
                                          _version_why(entry, action, target_rocm, options.roc),
-                                         entry.alternative, entry.since_hip))
+                                         entry.alternative, plan.tail[5]))
             continue
         target = plan.target
         if name in legacy_blas:  # the call stays as written (PORT178 says what to do)

@@ -523,6 +523,25 @@ class SourceIndex:
         col = (len(prefix) if prefix.isascii() else len(prefix.decode("utf-8", "replace"))) + 1
         return i + 1, col
 
+    def line_col_function(self):
+        """``line_col`` as a function of the position alone, for a loop that asks it many times (the
+        starts and the text's kind looked up once)."""
+        starts = self._lines or self.line_starts
+        source = self.source
+        find = bisect.bisect_right
+        if self._ascii is None:
+            self._ascii = source.isascii()
+        if self._ascii:
+            def line_col(pos: int) -> tuple[int, int]:
+                i = find(starts, pos)
+                return i, pos - starts[i - 1] + 1
+        else:
+            def line_col(pos: int) -> tuple[int, int]:
+                i = find(starts, pos)
+                prefix = source[starts[i - 1]:pos]
+                return i, (len(prefix) if prefix.isascii() else len(prefix.decode("utf-8", "replace"))) + 1
+        return line_col
+
     def line_of(self, pos: int) -> int:
         return bisect.bisect_right(self.line_starts, pos)
 

@@ -21,7 +21,7 @@ import pytest
 
 import killable
 from porter.translate import TranslateOptions, call_args, translate
-from porter.translate.call_args import CallArgs, load_call_args
+from porter.mapping.roc_sparse_args import CallArgs, load_call_args
 
 FIXTURES = Path(__file__).with_name("fixtures_roc_sparse")
 ROCSPARSE_HEADER = Path("/usr/include/rocsparse/rocsparse.h")

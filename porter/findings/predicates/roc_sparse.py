@@ -2,8 +2,8 @@
 function whose parameters are not the ones the port passes, so the port does not compile.
 
 The facts are ``porter/mapping/data/calls/roc_sparse_args.json`` (scripts/gen_roc_sparse_args.py,
-from NVIDIA's cusparse.h and rocSPARSE 5.3's headers), read through the translator's loader
-(``porter.translate.call_args``):
+from NVIDIA's cusparse.h and rocSPARSE 5.3's headers), read through their loader
+(``porter.mapping.roc_sparse_args``):
 
 - ``differs``: rocSPARSE's parameter list is not cuSPARSE's and porter writes no edit, so the call
   keeps CUDA's arguments; ``int_size`` among them: cuSPARSE writes the buffer size into an ``int*``,
@@ -38,7 +38,7 @@ _HIP_COMPLEX = {"float": "hipFloatComplex", "double": "hipDoubleComplex"}
 def _facts() -> dict:
     """{CUDA name (bytes): (fact, [(parameter name, rocSPARSE type, HIP type, pointer?)] of its complex
     parameters porter does not cast)} for the functions whose calls do not compile under --roc."""
-    from porter.translate.call_args import load_call_args
+    from porter.mapping.roc_sparse_args import load_call_args
 
     out = {}
     for name, fact in load_call_args().items():
