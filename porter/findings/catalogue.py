@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import functools
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from porter.findings.model import CATEGORIES, SEVERITIES
+from porter.mapping.cache import load_toml
 
 CATALOGUE_FILE = Path(__file__).with_name("catalogue.toml")
 DOC_SITES_FILE = Path(__file__).with_name("doc_sites.toml")
@@ -124,7 +124,7 @@ def _rule(raw: dict, where: str) -> Rule:
 @functools.cache
 def doc_sites(path: Path = DOC_SITES_FILE) -> dict[str, str]:
     """Document name -> the link to its entry page (``doc_sites.toml``)."""
-    sites = tomllib.loads(path.read_text(encoding="utf-8")).get("sites", {})
+    sites = load_toml(path).get("sites", {})
     bad = [name for name, url in sites.items() if not (isinstance(url, str) and url.startswith("https://"))]
     if bad:
         raise ValueError(f"{path.name}: not an https link: {', '.join(bad)}")
@@ -134,7 +134,7 @@ def doc_sites(path: Path = DOC_SITES_FILE) -> dict[str, str]:
 @functools.cache
 def catalogue(path: Path = CATALOGUE_FILE) -> dict[str, Rule]:
     """Every rule, by id, in id order."""
-    doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    doc = load_toml(path)
     rules: dict[str, Rule] = {}
     for raw in doc.get("rule", []):
         rule = _rule(raw, path.name)

@@ -6,12 +6,13 @@ from __future__ import annotations
 import codecs
 import functools
 import re
-import tomllib
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import tree_sitter as ts
+
+from porter.mapping.cache import load_toml
 
 IDIOMS_FILE = Path(__file__).with_name("ptx_idioms.toml")
 _PLACEHOLDER = re.compile(r"\{([a-e])\}")
@@ -57,7 +58,7 @@ def _compile(pattern: str, anchored_end: bool) -> tuple[re.Pattern, tuple[str, .
 
 @functools.cache
 def tables() -> tuple[tuple[Idiom, ...], tuple[Hint, ...]]:
-    doc = tomllib.loads(IDIOMS_FILE.read_text(encoding="utf-8"))
+    doc = load_toml(IDIOMS_FILE)
     idioms = []
     for raw in doc.get("idiom", []):
         regex, names = _compile(normalise(raw["asm"]), True)

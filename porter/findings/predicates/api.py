@@ -269,10 +269,10 @@ def _rewrite_fix(ctx, name: str, start: int, end: int, place):
 @functools.cache
 def simd_helpers() -> dict[str, tuple[str, str]]:
     """CUDA SIMD intrinsic -> (the helper's name, its definition), from simd_intrinsics.toml."""
-    import tomllib
+    from porter.mapping.cache import load_toml
     from pathlib import Path
 
-    doc = tomllib.loads((Path(__file__).resolve().parents[1] / "simd_intrinsics.toml").read_text(encoding="utf-8"))
+    doc = load_toml(Path(__file__).resolve().parents[1] / "simd_intrinsics.toml")
     out = {}
     for entry in doc["simd"]:
         name, lanes, signed = entry["name"], entry["lanes"], entry.get("signed", False)

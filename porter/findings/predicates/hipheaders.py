@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import functools
 import re
-import tomllib
 from pathlib import Path
 
 from porter.findings import values
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
 from porter.findings.predicates.common import args_of, compact, edit, fix
+from porter.mapping.cache import load_toml
+from porter.parse.lexical import IDENT_BYTES
 
 # ------------------------------------------------------------------------ PORT174
 COORDINATES_UNTIL = "6.1"  # the first ROCm whose threadIdx & co. are unsigned ints (__hip_builtin_*_t)
@@ -208,8 +209,7 @@ def _defines_own_function(ctx, name: str) -> bool:
     return ctx.cache[key]
 
 
-_SPACE = frozenset(b" \t\n\r\f\v")  # what \s is in a bytes regex
-_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")  # \w
+_SPACE = frozenset(b" \t\n\r\f\v")  # what \s is in a bytes regex (\w: lexical.IDENT_BYTES)
 
 
 def _defines_function(source: bytes, name: bytes) -> bool:
@@ -226,7 +226,7 @@ def _defines_function(source: bytes, name: bytes) -> bool:
         while j > 0 and source[j - 1] in _SPACE:
             j -= 1
         k = j
-        while k > 0 and source[k - 1] in _WORD:
+        while k > 0 and source[k - 1] in IDENT_BYTES:
             k -= 1
         if at > j > k and source[k] not in b"0123456789" and full.match(source, k):
             return True
@@ -293,7 +293,7 @@ _SCOPES = {"agent": "device", "workgroup": "block"}  # the builtin's memory scop
 @functools.cache
 def atomic_builtins() -> dict[str, tuple[str, str]]:
     """CUDA function -> (the clang builtin, its memory scope), from atomic_builtins.toml."""
-    doc = tomllib.loads(ATOMIC_BUILTINS_FILE.read_text(encoding="utf-8"))
+    doc = load_toml(ATOMIC_BUILTINS_FILE)
     table = {}
     for entry in doc["atomic"]:
         if entry["scope"] not in _SCOPES:

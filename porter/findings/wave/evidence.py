@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import functools
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+
+from porter.mapping.cache import load_toml
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,7 @@ class Pattern:
 
 @functools.cache
 def patterns() -> tuple[Pattern, ...]:
-    data = tomllib.loads(Path(__file__).with_name("evidence.toml").read_text(encoding="utf-8"))
+    data = load_toml(Path(__file__).with_name("evidence.toml"))
     out = []
     for kind in ("native", "logical32"):
         for entry in data.get(kind, ()):
