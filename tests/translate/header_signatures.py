@@ -9,6 +9,7 @@ from pathlib import Path
 
 from porter.mapping import load_database
 from porter.mapping import truth as truth_mod
+from porter.translate.engine import structure_rules
 
 SNAPSHOTS = Path(truth_mod.__file__).with_name("sources") / "snapshots"
 
@@ -32,3 +33,9 @@ def template_parameters_hip_lacks(cuda_param: str, hip_template: str) -> dict[st
                     if hip_params and not any(re.match(hip_template, h) for h in hip_params):
                         found[name] = i
     return found
+
+
+def wrap_rule(kind: str) -> dict:
+    """rules.toml's [[wrap_argument]] of this kind (there is exactly one)."""
+    (rule,) = [w for w in structure_rules()["wrap_argument"] if w["kind"] == kind]
+    return rule

@@ -10,11 +10,10 @@ import os
 import shutil
 
 import pytest
-from header_signatures import template_parameters_hip_lacks
+from header_signatures import template_parameters_hip_lacks, wrap_rule
 
 import killable
 from porter.translate import translate
-from porter.translate.engine import structure_rules
 
 # written from CUDA's runtime API: a scalar and an array `__device__` variable, a namespaced one, and the
 # forms CUDA's non-template overload takes (a `const void*` variable, an explicit cast)
@@ -33,13 +32,8 @@ void graphs(cudaGraph_t g, cudaGraphNode_t n, cudaGraphExec_t e, const void* sym
 """
 
 
-def _rule() -> dict:
-    (rule,) = [w for w in structure_rules()["wrap_argument"] if w["kind"] == "symbol-address"]
-    return rule
-
-
 def test_the_functions_are_those_the_header_snapshots_give():
-    assert template_parameters_hip_lacks(r"const\s+T\s*&", r"const\s+T\s*&") == _rule()["functions"]
+    assert template_parameters_hip_lacks(r"const\s+T\s*&", r"const\s+T\s*&") == wrap_rule("symbol-address")["functions"]
 
 
 def test_a_variable_name_gets_its_address_and_the_non_template_forms_are_left():

@@ -6,19 +6,13 @@ the floor declares with no template overload."""
 
 from __future__ import annotations
 
-from header_signatures import template_parameters_hip_lacks
+from header_signatures import template_parameters_hip_lacks, wrap_rule
 
 from porter.translate import translate
-from porter.translate.engine import structure_rules
-
-
-def _void_pointer_rule() -> dict:
-    (rule,) = [w for w in structure_rules()["wrap_argument"] if w["kind"] == "void-pointer"]
-    return rule
 
 
 def test_the_functions_are_those_the_header_snapshots_give():
-    assert template_parameters_hip_lacks(r"(?:const\s+)?T\s*\*\s*\*", r"T\s*\*") == _void_pointer_rule()["functions"]
+    assert template_parameters_hip_lacks(r"(?:const\s+)?T\s*\*\s*\*", r"T\s*\*") == wrap_rule("void-pointer")["functions"]
 
 
 def test_a_typed_pointer_address_is_cast_and_a_cast_one_is_left():
