@@ -710,8 +710,11 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
             # 3. arguments HIP wants wrapped: HIP_SYMBOL(sym), reinterpret_cast<const void*>(kernel)
             # (here, in source order, so that a big file's regions are each parsed once)
             wrap = wrappers[name]
-            arg = launch.call_argument(index.tree_at(start), source, start, end, wrap["functions"][name])
-            if arg is not None:
+            positions = wrap["functions"][name]
+            for position in positions if isinstance(positions, list) else (positions,):
+                arg = launch.call_argument(index.tree_at(start), source, start, end, position)
+                if arg is None:
+                    continue
                 a_start, a_end = arg
                 text = source[a_start:a_end].decode("utf-8", "replace")
                 if _wraps(wrap, text, source) and not any(re.match(p, text) for p in wrap["already"]):
