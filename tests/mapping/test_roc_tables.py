@@ -127,3 +127,19 @@ def test_curand_sub_headers_become_their_rocrand_headers_under_roc():
         assert os.path.exists("/usr/include/" + h) or not os.path.isdir("/usr/include/rocrand")
     assert "hiprand" not in out
     assert "hiprand/hiprand_kernel.h" in translate(src.encode(), "t.cu", TranslateOptions()).output.decode()
+
+
+def test_a_roc_header_is_given_only_to_a_library_whose_functions_have_roc_names(db):
+    """--roc swaps a library's header for its roc* one; where none of the library's names has a roc*
+    name (cuFFT: AMD's tables give none, rocFFT's API is not cuFFT's), the port keeps calling the hip*
+    functions and needs the hip* header: a roc* header there is a port that does not compile."""
+    with_roc = {e.category for e in db.entries() if e.kind == "identifier" and e.renames and e.roc}
+    wrong = sorted(e.cuda for e in db.entries() if e.kind == "header" and e.roc and e.category not in with_roc)
+    assert wrong == []
+
+
+def test_a_cufft_file_under_roc_keeps_hipffts_header():
+    src = b"#include <cufft.h>\nvoid g(cufftHandle p, cufftComplex* x) { cufftExecC2C(p, x, x, CUFFT_FORWARD); }\n"
+    out = translate(src, "fft.cu", TranslateOptions(roc=True)).output.decode()
+    assert "#include <hipfft/hipfft.h>" in out and "hipfftExecC2C(p, x, x, HIPFFT_FORWARD)" in out
+    assert "rocfft" not in out
