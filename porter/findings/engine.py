@@ -129,11 +129,9 @@ def _query_files() -> dict[str, str]:
     return where
 
 
-@functools.cache
-def file_query(name: str) -> tuple[ts.Query, tuple[str, ...]]:
-    """The patterns of one query file as one ts.Query, compiled on first use and kept, and the rule
-    id each of its patterns reports, by pattern index.  One query per file, not per rule group:
-    compiling a query costs tens of milliseconds with this grammar, and every scanning process pays it."""
+def _file_query(name: str) -> tuple[ts.Query, tuple[str, ...]]:
+    """The patterns of one query file compiled as one ts.Query, and the rule id each of its patterns
+    reports, by pattern index.  Compiled on each call: queries_for keeps what it returns (_COMPILED)."""
     patterns = file_patterns(name)
     query = ts.Query(parse.language(), "\n".join(patterns))
     if query.pattern_count != len(patterns):  # a pattern string holding two patterns would shift the ids
@@ -141,12 +139,14 @@ def file_query(name: str) -> tuple[ts.Query, tuple[str, ...]]:
     return query, tuple(re.search(r"@(PORT\d{3})\b", p).group(1) for p in patterns)
 
 
-# the query that holds each query file's patterns once compiled: (query, rule id by pattern index, first
-# and past-last index of this file's patterns in it).  The small query files a scan needs are compiled
-# together as one query (queries_for): compiling costs 9 ms a query with this grammar before any pattern,
-# and patterns that share node types share their analysis.  But a query runs all its patterns over the
-# ranges it is given, so a file with many patterns (warp_size's 19, lane_mask's 12: rules whose trigger
-# words occur all over real code) is compiled alone, or every other file's ranges would carry them.
+# the compiled queries of the query files, the one place where they are kept (each file's patterns are
+# compiled once a process): by file name, (the query that holds the file's patterns, rule id by pattern
+# index, first and past-last index of this file's patterns in it), filled by queries_for.  The small
+# query files a scan needs are compiled together as one query: compiling costs 9 ms a query with this
+# grammar before any pattern, and patterns that share node types share their analysis.  But a query
+# runs all its patterns over the ranges it is given, so a file with many patterns (warp_size's 19,
+# lane_mask's 12: rules whose trigger words occur all over real code) is compiled alone (_file_query),
+# or every other file's ranges would carry them.
 # Measured on a 10k-line HeCBench file, which needs 9 of the 13 files (benchmarks/bench_scan_instructions.py):
 # its first scan in a process (--cold) runs 8,028,817,037 instructions with one query per file, 7,397,741,172
 # so; its warm scan 185,841 instructions a line with one query per file, 186,546 so, and 207,975 with every
@@ -157,14 +157,14 @@ _ALONE_FROM = 12  # patterns: a query file with this many or more is compiled al
 
 def queries_for(names) -> None:
     """Compile the query files of ``names`` (names in grammars/rules) not compiled yet: those with fewer
-    than _ALONE_FROM patterns as one query, the others one query each."""
+    than _ALONE_FROM patterns as one query, the others one query each; kept in _COMPILED."""
     missing = [n for n in rule_files() if n in names and n not in _COMPILED]
     if not missing:
         return
     texts = {n: file_patterns(n) for n in missing}
     together = [n for n in missing if len(texts[n]) < _ALONE_FROM]
     for n in missing if len(together) < 2 else [n for n in missing if n not in together]:
-        query, pattern_rule = file_query(n)
+        query, pattern_rule = _file_query(n)
         _COMPILED[n] = (query, pattern_rule, 0, len(pattern_rule))
     if len(together) < 2:
         return
@@ -175,7 +175,7 @@ def queries_for(names) -> None:
         whole = False
     if not whole:  # a broken file: each compiled alone, so that the error is that file's own
         for n in together:
-            query, pattern_rule = file_query(n)
+            query, pattern_rule = _file_query(n)
             _COMPILED[n] = (query, pattern_rule, 0, len(pattern_rule))
         return
     pattern_rule = tuple(re.search(r"@(PORT\d{3})\b", p).group(1) for n in together for p in texts[n])

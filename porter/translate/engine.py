@@ -614,7 +614,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     runtime = rules["device_code"]["runtime_header"]
     uses_runtime = False  # a name the HIP runtime header declares is emitted
     encoded: dict[str, bytes] = {}  # one bytes object per HIP name, shared by its edits
-    p_starts, p_ends = index.protected.starts, index.protected.ends
+    protected = index.protected_test()  # (index.is_protected without its look-ups: the hot loop's)
     line_col = index.line_col_function()  # (index.line_col without its per-call checks: the hot loop's)
     # names HIP keeps as they are (threadIdx, dim3, __syncthreads: a third of a big file's hits), with no
     # namespace, argument or legacy rule: once the port uses the runtime, such a name changes nothing
@@ -628,8 +628,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
                                                   legacy_blas, roc_args)
             if inert:
                 continue
-        i = bisect_right(p_starts, start) - 1  # (index.is_protected)
-        if i >= 0 and start < p_ends[i]:
+        if protected(start):
             continue
         plan = plans.get(word) or _plan(plans, db, word, options.roc, target_rocm)
         end = start + len(word)

@@ -5,11 +5,16 @@ gives; and an error in one file reads as when that file is compiled alone."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import tree_sitter as ts
 
 import porter.findings.engine as engine
 from porter import parse
+from porter.project.scan import scan_path
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_projects"
 
 # CUDA that several query files look at: a warp-size reduction (warp_size: the offset 16 and the
 # __shfl_down_sync loop of a 32-lane warp), a full 32-bit lane mask for a ballot (lane_mask), a
@@ -77,9 +82,8 @@ def test_a_broken_query_file_fails_as_when_compiled_alone(monkeypatch, request):
     not as a place in the other files' patterns."""
     real = parse.query_text
     monkeypatch.setattr(engine, "_COMPILED", {})
-    for cached in (engine.file_query, engine.file_patterns):  # (kept as the text read then)
-        cached.cache_clear()
-        request.addfinalizer(cached.cache_clear)
+    engine.file_patterns.cache_clear()  # (kept as the text read then)
+    request.addfinalizer(engine.file_patterns.cache_clear)
     monkeypatch.setattr(parse, "query_text",
                         lambda name: "((call_expression) @PORT011)\n((no_such_node) @PORT011)"
                         if name == "rules/warp_size" else real(name))
@@ -89,3 +93,29 @@ def test_a_broken_query_file_fails_as_when_compiled_alone(monkeypatch, request):
         engine.queries_for(("inline_asm", "lane_mask", "warp_size"))
     assert str(together.value) == str(alone.value)
     assert "inline_asm" in engine._COMPILED and "lane_mask" in engine._COMPILED  # the good ones are compiled
+
+
+def test_each_query_file_is_compiled_once_a_process(monkeypatch):
+    """Scanning every sample project twice in one process compiles each query file's patterns once
+    (compiling costs tens of milliseconds a query): the second scan and every file after the first
+    reuse the query that holds them, alone or with other files'."""
+    samples = sorted(p for p in SAMPLES.iterdir() if p.is_dir()) if SAMPLES.is_dir() else []
+    if not samples:
+        pytest.skip("no sample projects in this checkout")
+    monkeypatch.setattr(engine, "_COMPILED", {})
+    compiled: list[str] = []
+    real = ts.Query
+
+    def counting(language, text):
+        compiled.append(text)
+        return real(language, text)
+
+    monkeypatch.setattr(ts, "Query", counting)
+    for _round in range(2):
+        for root in samples:
+            assert scan_path(root, jobs=1).findings
+    # how many compiled queries held each query file's patterns (a pattern names its file's rules only)
+    times = {name: sum(engine.file_patterns(name)[0] in text for text in compiled) for name in engine.rule_files()}
+    assert len(engine._COMPILED) >= 8  # the samples need most query files ...
+    assert {n: times[n] for n in engine._COMPILED} == dict.fromkeys(engine._COMPILED, 1)  # ... each compiled once
+    assert not any(times[n] for n in times if n not in engine._COMPILED)  # (none compiled and dropped)
