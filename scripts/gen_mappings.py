@@ -874,6 +874,7 @@ class Builder:
         alternatives: dict[str, list[dict]] = collections.defaultdict(list)
         for a in self.conv.get("arity_alternative", []):
             alternatives[a["cuda"]].append(a)
+        drops = {cuda: d for d in self.conv.get("arity_drop_null", []) for cuda in d["cuda"]}
 
         def accepted(overloads) -> set[int]:
             return {k for o in overloads for k in range(o["required"], (o["max"] if o["max"] >= 0 else 24) + 1)}
@@ -905,13 +906,36 @@ class Builder:
                 if target is None or target["status"] == "unsupported":
                     raise GateError(f"[[arity_alternative]] {cuda} -> {a['use']}: {a['use']} has no HIP mapping")
                 fact.setdefault("alternatives", []).append({"args": a["args"], "use": a["use"], "why": a["why"]})
+            if (d := drops.pop(cuda, None)) is not None:
+                fact["drop_if_null"] = self._drop_if_null(cuda, d, cuda_over, missing, have)
             out[cuda] = fact
         if alternatives:
             raise GateError(f"[[arity_alternative]] for {', '.join(sorted(alternatives))}: no argument count of "
                             f"theirs is missing in HIP (or no signature is known); remove the entries")
+        if drops:
+            raise GateError(f"[[arity_drop_null]] for {', '.join(sorted(drops))}: no argument count of theirs is "
+                            f"missing in HIP (or no signature is known); remove them")
         return {"generated_by": GENERATED_BY,
                 "source": f"{self.src.get('hip_hip').get('source')} vs {self.src.get('cuda_cudart').get('source')}",
                 "floor": self.hip_version, "functions": out}
+
+    def _drop_if_null(self, cuda: str, d: dict, cuda_over: list[dict], missing: list[int], have: set[int]) -> dict:
+        """One ``[[arity_drop_null]]`` entry as a fact: the position of CUDA's parameter, checked against
+        CUDA's signature (the same position in every overload) and HIP's (each count CUDA has and HIP lacks
+        is one HIP accepts without the argument), and every hip* name its texts give declared in the floor's
+        headers (a reader is never sent to a function HIP 5.2 lacks)."""
+        where = {o["params"].index(d["param"]) if d["param"] in o["params"] else None for o in cuda_over}
+        if len(where) != 1 or None in where:
+            raise GateError(f"[[arity_drop_null]] {cuda}: `{d['param']}` is not a parameter of CUDA's declaration "
+                            f"at one position ({[o['params'] for o in cuda_over]})")
+        index = where.pop()
+        if any(count <= index or count - 1 not in have for count in missing):
+            raise GateError(f"[[arity_drop_null]] {cuda}: HIP accepts {sorted(have)} arguments, not each of "
+                            f"{missing} without `{d['param']}`")
+        for name in sorted(set(re.findall(r"\bhip[A-Z]\w*", d["why"] + " " + d["otherwise"]))):
+            if name not in self.truth.floor:
+                raise GateError(f"[[arity_drop_null]] {cuda}: {name} is not declared in HIP {self.hip_version}'s headers")
+        return {"index": index, "param": d["param"], "why": d["why"], "otherwise": d["otherwise"]}
 
     def gate(self) -> list[str]:
         """Every name an entry can emit must be declared somewhere (porter.mapping.truth).

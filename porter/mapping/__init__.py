@@ -406,10 +406,13 @@ class CallArity:
     hip_overloads: tuple[tuple[int, int, tuple[str, ...]], ...]  # (required, max or -1, parameters)
     cuda_defaults: tuple[tuple[int, tuple[str, ...]], ...]  # (required, defaults of the following parameters)
     alternatives: tuple[tuple[frozenset[int], str, str], ...]  # (argument counts, CUDA name to use, why)
+    # (position, CUDA's parameter, why a null there is HIP's call without it, what to do when it is not null)
+    drop_if_null: tuple[int, str, str, str] | None = None
 
     def declaration(self, count: int) -> str:
-        """HIP's declaration closest to a call with ``count`` arguments."""
-        params = min(self.hip_overloads, key=lambda o: (abs(o[0] - count), o[0]))[2]
+        """HIP's declaration closest to a call with ``count`` arguments (of equal ones, one that gives the
+        parameters' types: the source lists hipModuleOccupancyMaxPotentialBlockSize's names alone too)."""
+        params = min(self.hip_overloads, key=lambda o: (abs(o[0] - count), o[0], all(" " not in p for p in o[2])))[2]
         shown = (_HIP_DEFAULT.sub(r"= \1", p) for p in params)  # HIP's __dparm(0) is "= 0" to a reader
         return f"{self.hip}({', '.join(shown)})"
 
@@ -429,5 +432,6 @@ def load_call_arities() -> tuple[str, dict[str, CallArity]]:
             cuda, f["hip"], frozenset(f["hip_accepts"]),
             tuple((o["required"], o["max"], tuple(o["params"])) for o in f["hip_overloads"]),
             tuple((d["required"], tuple(d["values"])) for d in f["cuda_defaults"]),
-            tuple((frozenset(a["args"]), a["use"], a["why"]) for a in f.get("alternatives", ())))
+            tuple((frozenset(a["args"]), a["use"], a["why"]) for a in f.get("alternatives", ())),
+            (d["index"], d["param"], d["why"], d["otherwise"]) if (d := f.get("drop_if_null")) else None)
     return doc["floor"], out

@@ -7,10 +7,20 @@ count, offset = 0, kind = cudaMemcpyHostToDevice, stream = 0)``; the C++ overloa
 ``cudaGraphInstantiate(exec, graph, flags = 0)`` means ``cudaGraphInstantiateWithFlags``.
 HIP facts (HIP 5.2 hip_runtime_api.h, installed by Debian's libamdhip64-dev): hipStreamWaitEvent
 takes three arguments, hipMemcpyToSymbolAsync five or six, hipEventCreate one,
-hipGraphInstantiate five, hipStreamGetCaptureInfo three (the last a pointer)."""
+hipGraphInstantiate five, hipStreamGetCaptureInfo three (the last a pointer).
+
+Occupancy (CUDA 13.0 cuda.h; CUDA Driver API reference, Occupancy):
+``cuOccupancyMaxPotentialBlockSize(int*, int*, CUfunction, CUoccupancyB2DSize
+blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)`` and its WithFlags form
+(the same plus ``unsigned int flags``); a null blockSizeToDynamicSMemSize means dynamicSMemSize is
+used for every block size, otherwise the callback gives it per block size.  HIP 5.2 declares
+``hipModuleOccupancyMaxPotentialBlockSize(int*, int*, hipFunction_t, size_t, int)`` and the
+WithFlags form with ``unsigned int flags`` last: no callback parameter.  CUDA 12's
+``cudaGraphInstantiateWithFlags(exec, graph, flags = 0)``; HIP 5.2's takes the three."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -125,3 +135,132 @@ def test_the_facts_agree_with_the_installed_hip_headers():
                            if "nvidia_detail" not in p.parts)
     for fact in facts.values():
         assert re.search(rf"\b{fact.hip}\s*\(", everything), fact.hip
+
+
+# --------------------------------------------------------------- names with another fact's name as a prefix
+
+PREFIXED = b"""#include <cuda.h>
+#include <cuda_runtime.h>
+void f(CUfunction function, size_t bytes, unsigned int flags, cudaGraph_t graph) {
+    int g, b;
+    cuOccupancyMaxPotentialBlockSizeWithFlags(&g, &b, function, 0, bytes, 0, flags);
+    cudaGraphExec_t x;
+    cudaGraphInstantiateWithFlags(&x, graph);
+}
+"""
+
+
+def test_a_call_whose_name_has_a_shorter_fact_name_as_prefix_is_found():
+    found = _port034(PREFIXED)
+    assert [(f.line, f.severity) for f in found] == [(5, "error"), (7, "error")]
+    assert "`cuOccupancyMaxPotentialBlockSizeWithFlags` with 7 arguments" in found[0].message
+    assert "`cudaGraphInstantiateWithFlags` with 2 arguments" in found[1].message
+    fixed = apply_fixes(PREFIXED, found).decode().splitlines()
+    assert fixed[4] == "    cuOccupancyMaxPotentialBlockSizeWithFlags(&g, &b, function, bytes, 0, flags);"
+    assert fixed[6] == "    cudaGraphInstantiateWithFlags(&x, graph, 0);"  # CUDA 12's default flags written
+    # the translator's count-selected renames (cudaGraphInstantiate with 3 -> WithFlags) look up whole names
+    hip = translate(apply_fixes(PREFIXED, found), "t.cu", OLD).output.decode().splitlines()
+    assert hip[4] == "    hipModuleOccupancyMaxPotentialBlockSizeWithFlags(&g, &b, function, bytes, 0, flags);"
+    assert hip[6] == "    hipGraphInstantiateWithFlags(&x, graph, 0);"
+
+
+def test_every_fact_name_with_another_as_prefix_is_found():
+    """Whatever the data holds: a call, with a count CUDA declares and HIP lacks, of each fact whose
+    name begins with another fact's name is reported under its own name."""
+    import porter.mapping
+
+    facts = json.loads((Path(porter.mapping.__file__).parent / "data" / "calls" / "arity.json").read_text())["functions"]
+    longer = sorted(n for n in facts if any(o != n and n.startswith(o) for o in facts))
+    assert {"cuOccupancyMaxPotentialBlockSizeWithFlags", "cudaGraphInstantiateWithFlags"} <= set(longer)
+    for name in longer:
+        count = min(facts[name]["cuda_only"])  # a count CUDA's signature takes and HIP's does not
+        src = f"void f() {{\n    {name}({', '.join(f'a{i}' for i in range(count))});\n}}\n".encode()
+        found = _port034(src)
+        assert [f.line for f in found] == [2], name
+        assert f"`{name}` with {count} argument" in found[0].message
+
+
+# --------------------------------------------------------------- the occupancy calls' callback parameter
+
+OCCUPANCY = b"""#include <cuda.h>
+#include <cstddef>
+void occupancy(CUfunction kernel, size_t shared, unsigned int flags) {
+    int grid = 0, block = 0;
+    cuOccupancyMaxPotentialBlockSize(&grid, &block, kernel, 0, shared, 0);
+    cuOccupancyMaxPotentialBlockSizeWithFlags(&grid, &block, kernel, NULL, shared, 256, flags);
+    cuOccupancyMaxPotentialBlockSize(&grid, &block, kernel, nullptr, shared, 0);
+    cuOccupancyMaxPotentialBlockSize(&grid, &block, kernel, (CUoccupancyB2DSize)0, shared, 0);
+    cuOccupancyMaxPotentialBlockSize(&grid, &block, kernel, ((CUoccupancyB2DSize) NULL), shared, 0);
+    cuOccupancyMaxPotentialBlockSizeWithFlags(&grid, &block, kernel, static_cast<CUoccupancyB2DSize>(nullptr),
+                                              shared, 0, flags);
+    cuOccupancyMaxPotentialBlockSize(&grid, &block, kernel, /* no callback */ 0L, shared, 0);
+}
+"""
+
+
+def test_a_null_shared_memory_callback_is_removed_by_a_safe_fix():
+    found = _port034(OCCUPANCY)
+    assert [f.line for f in found] == [5, 6, 7, 8, 9, 10, 12]
+    assert all(f.fix and f.fix.safe for f in found)
+    assert "dynamicSMemSize for every block size" in found[0].fix.description
+    lines = apply_fixes(OCCUPANCY, found).decode().splitlines()
+    assert lines[4:12] == [
+        "    cuOccupancyMaxPotentialBlockSize(&grid, &block, kernel, shared, 0);",
+        "    cuOccupancyMaxPotentialBlockSizeWithFlags(&grid, &block, kernel, shared, 256, flags);",
+        "    cuOccupancyMaxPotentialBlockSize(&grid, &block, kernel, shared, 0);",
+        "    cuOccupancyMaxPotentialBlockSize(&grid, &block, kernel, shared, 0);",
+        "    cuOccupancyMaxPotentialBlockSize(&grid, &block, kernel, shared, 0);",
+        "    cuOccupancyMaxPotentialBlockSizeWithFlags(&grid, &block, kernel,",
+        "                                              shared, 0, flags);",
+        "    cuOccupancyMaxPotentialBlockSize(&grid, &block, kernel, shared, 0);",
+    ]
+    assert _port034(apply_fixes(OCCUPANCY, found)) == []
+
+
+@pytest.mark.parametrize("callback", [b"smem_for_block", b"&smem_for_block", b"(CUoccupancyB2DSize)smem_for_block",
+                                      b"use_callback ? smem_for_block : 0", b"reinterpret_cast<CUoccupancyB2DSize>(0)"])
+def test_a_shared_memory_callback_gets_no_fix_and_the_message_says_why(callback):
+    src = (b"#include <cuda.h>\nsize_t smem_for_block(int block) { return block * 8; }\n"
+           b"void f(CUfunction k, bool use_callback) {\n    int g, b;\n"
+           b"    cuOccupancyMaxPotentialBlockSize(&g, &b, k, " + callback + b", 0, 0);\n}\n")
+    found = _port034(src)
+    assert [(f.line, f.fix) for f in found] == [(5, None)]
+    assert "callback (dynamic shared memory as a function of the block size) cannot be ported" in found[0].message
+    assert "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor" in found[0].message
+    assert ("declares `hipModuleOccupancyMaxPotentialBlockSize(int* gridSize, int* blockSize, hipFunction_t f, "
+            "size_t dynSharedMemPerBlk, int blockSizeLimit)` (5 arguments)") in found[0].message
+
+
+def test_the_occupancy_messages_name_only_functions_hips_headers_declare():
+    if not Path("/usr/include/hip/hip_runtime_api.h").exists():
+        pytest.skip("HIP headers not installed (apt-get install libamdhip64-dev)")
+    everything = "\n".join(p.read_text(errors="replace") for p in Path("/usr/include/hip").rglob("*.h")
+                           if "nvidia_detail" not in p.parts)
+    texts = [" ".join(f.drop_if_null[2:]) for f in load_call_arities()[1].values() if f.drop_if_null]
+    assert len(texts) == 2
+    for name in set(re.findall(r"\bhip[A-Z]\w*", " ".join(texts))):
+        assert re.search(rf"\b{name}\s*\(", everything), name
+
+
+def test_the_fixed_occupancy_calls_compile_with_hipcc_and_the_unfixed_ones_do_not(hipcc_compile):
+    rc, out = hipcc_compile(translate(OCCUPANCY, "t.cu", OLD).output, "unfixed")
+    assert rc != 0
+    failing = sorted({int(m) for m in re.findall(r"unfixed\.hip:(\d+):\d+: error", out)})
+    assert failing == [f.line for f in _port034(OCCUPANCY)]
+    fixed = apply_fixes(OCCUPANCY, _port034(OCCUPANCY))
+    rc, out = hipcc_compile(translate(fixed, "t.cu", OLD).output, "fixed")
+    assert rc == 0, out
+
+
+def test_the_committed_facts_are_what_the_generator_makes_of_the_conventions(tmp_path):
+    """The drop-when-null facts live in conventions.toml ([[arity_drop_null]]); arity.json is the
+    generator's output, so an edit to either one alone is caught."""
+    import importlib.util
+
+    repo = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("porter_gen_mappings_arity", repo / "scripts" / "gen_mappings.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    gen.transform(repo / "porter" / "mapping" / "sources", tmp_path)
+    committed = repo / "porter" / "mapping" / "data" / "calls" / "arity.json"
+    assert (tmp_path / "calls" / "arity.json").read_text() == committed.read_text(), "run scripts/gen_mappings.py"

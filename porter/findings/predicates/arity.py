@@ -6,11 +6,18 @@ changed signatures HIP kept (``cudaGraphInstantiate(exec, graph, flags)``).  The
 (which counts each side accepts, CUDA's default values, per-count alternatives) come from
 the headers through the generator: ``porter.mapping.load_call_arities``.  The fix passes
 CUDA's defaults explicitly, or renames the call to the CUDA function of the same meaning
-that HIP declares for that count; both compile on every ROCm release."""
+that HIP declares for that count; both compile on every ROCm release.
+
+Where CUDA has a parameter HIP's function lacks and a null value there asks CUDA for what HIP's
+function always does (the facts' ``drop_if_null``: cuOccupancyMaxPotentialBlockSize's
+``blockSizeToDynamicSMemSize``), a call passing a null pointer constant there gets a safe fix that
+removes the argument; any other value has no HIP counterpart, and the message says so and what to
+write instead."""
 
 from __future__ import annotations
 
 import functools
+import re
 
 from porter.findings.engine import Hit
 from porter.findings.model import Fix, FixEdit
@@ -29,9 +36,12 @@ def _facts():
 
 @functools.cache
 def _searcher():
+    """Leftmost-longest: a fact name that is a prefix of another (cuOccupancyMaxPotentialBlockSize of
+    its WithFlags form, cudaGraphInstantiate of cudaGraphInstantiateWithFlags) must not end the match
+    before the whole identifier, or the longer call is never seen."""
     import ahocorasick_rs
 
-    return ahocorasick_rs.BytesAhoCorasick(list(_facts()[2]))
+    return ahocorasick_rs.BytesAhoCorasick(list(_facts()[2]), matchkind=ahocorasick_rs.MatchKind.LeftmostLongest)
 
 
 def _counts(accepts: frozenset[int]) -> str:
@@ -78,6 +88,41 @@ def _fill(facts, fact, count: int) -> tuple[list[str], bool] | None:
     return None
 
 
+_ZERO = re.compile(rb"(?:0+|0[xX]0+|0[bB]0+)[uUlLzZ]*")  # an integer literal whose value is zero
+
+
+def _null_pointer(node, source: bytes, type_: str) -> bool:
+    """Whether the argument ``node`` is a null pointer constant (C++11: a zero integer literal, or
+    ``nullptr``; ``NULL``), parenthesised or cast to the parameter's type ``type_`` (C-style or
+    ``static_cast``) any number of times."""
+    while True:
+        kind = node.type
+        if kind == "null":
+            return True
+        if kind == "number_literal":
+            return _ZERO.fullmatch(source[node.start_byte:node.end_byte]) is not None
+        inner = [c for c in node.named_children if c.type != "comment"]
+        if kind == "parenthesized_expression" and len(inner) == 1:
+            node = inner[0]
+        elif kind == "cast_expression" and len(inner) == 2:
+            written = node.child_by_field_name("type")
+            if written is None or b"".join(source[written.start_byte:written.end_byte].split()) != type_.encode():
+                return False
+            node = node.child_by_field_name("value")
+        elif kind == "call_expression" and len(inner) == 2 and inner[0].type == "template_function":
+            name, targs = inner[0].child_by_field_name("name"), inner[0].child_by_field_name("arguments")
+            args = [c for c in inner[1].named_children if c.type != "comment"]
+            if (name is None or targs is None or source[name.start_byte:name.end_byte] != b"static_cast"
+                    or b"".join(source[targs.start_byte:targs.end_byte].split()) != b"<" + type_.encode() + b">"
+                    or len(args) != 1):
+                return False
+            node = args[0]
+        else:
+            return False
+        if node is None:
+            return False
+
+
 def _arity_regions(ctx):
     """The regions holding a name ``call_arity`` looks up as a whole identifier."""
     searcher = _searcher()
@@ -114,11 +159,17 @@ def call_arity(ctx):
         if args is None or any(c.type in ("ERROR", "preproc_arg") for c in args.named_children):
             continue
         # what the second pass needs, as positions: a node would keep its (region's) tree alive
-        last = [c.end_byte for c in args.named_children if c.type != "comment"]
-        calls.append((start, end, args.end_byte, len(last), last[-1] if last else None))
+        written = [c for c in args.named_children if c.type != "comment"]
+        drop = None  # (whether the argument HIP lacks is a null pointer constant, where it begins and ends)
+        rule = facts[source[start:end].decode()].drop_if_null
+        if rule is not None and 0 < rule[0] < len(written):
+            at = rule[0]
+            drop = (_null_pointer(written[at], source, rule[1].rsplit(None, 1)[0]), written[at - 1].end_byte,
+                    written[at].end_byte)
+        calls.append((start, end, args.end_byte, len(written), written[-1].end_byte if written else None, drop))
     severity = "error" if version_key(ctx.options.target) <= version_key(floor) else None
     hits = []
-    for start, end, args_end, count, last_arg in calls:
+    for start, end, args_end, count, last_arg, drop in calls:
         name = source[start:end].decode()
         if name.encode() in own:
             continue
@@ -127,7 +178,21 @@ def call_arity(ctx):
             continue
         if _handled(facts, fact, count):
             continue  # the translator emits the function HIP declares for this count
-        edits, notes, safe = [], [], True
+        edits, notes, safe, extra = [], [], True, ""
+        if drop is not None and count - 1 in fact.hip_accepts:
+            _at, param, why, otherwise = fact.drop_if_null
+            null, cut_start, cut_end = drop
+            if null:
+                fix = Fix(True, f"remove the null `{param.rsplit(None, 1)[-1]}` argument, which {fact.hip} does not "
+                          f"take: {why}; the call then has HIP's parameters (and no longer compiles as CUDA)",
+                          (FixEdit(cut_start, cut_end, ""),))
+            else:
+                fix, extra = None, f"; {otherwise}"
+            hits.append(Hit(start, args_end, {
+                "name": name, "count": _arguments(count), "hip": fact.hip, "floor": floor,
+                "accepts": _counts(fact.hip_accepts), "declaration": fact.declaration(count), "extra": extra,
+            }, fix, severity))
+            continue
         filled = _fill(facts, fact, count)
         if filled is not None:
             values, safe = filled
@@ -141,6 +206,6 @@ def call_arity(ctx):
                       tuple(edits))
         hits.append(Hit(start, args_end, {
             "name": name, "count": _arguments(count), "hip": fact.hip, "floor": floor,
-            "accepts": _counts(fact.hip_accepts), "declaration": fact.declaration(count),
+            "accepts": _counts(fact.hip_accepts), "declaration": fact.declaration(count), "extra": extra,
         }, fix, severity))
     return hits
