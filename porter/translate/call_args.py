@@ -9,13 +9,19 @@ pointers' ``reinterpret_cast`` to rocSPARSE's complex class, a null pointer cons
 unwrapped where the data says ``keep_null``), so that the renames planned inside the arguments
 stay as they are; and a move (the index arrays rocSPARSE takes in another order): the argument
 written where another one goes is replaced by that one's text, its renames applied, and the
-renames planned inside the replaced span are dropped (``rewrite_calls``)."""
+renames planned inside the replaced span are dropped (``rewrite_calls``).
+
+Without ``--roc`` the same edits serve the cuSPARSE calls renamed to a hipSPARSE function that declares
+another parameter count (``porter/mapping/data/calls/hip_sparse_args.json``, made by
+scripts/gen_hip_sparse_args.py): the edit of the target ROCm's release, where the data has one
+(``hip_plans``)."""
 
 from __future__ import annotations
 
 import bisect
 import functools
 
+from porter.mapping.hip_sparse_args import load_hip_call_args
 from porter.mapping.roc_sparse_args import load_call_args
 from porter.translate.source_index import SourceIndex
 
@@ -79,25 +85,30 @@ def _text(source: bytes, span: tuple[int, int], edits) -> bytes:
     return apply_edits(source[a:b], inner)
 
 
-def call_edits(index: SourceIndex, name: str, name_end: int, edits) -> list | None:
+def call_edits(index: SourceIndex, name: str, name_end: int, edits, plans: dict | None = None) -> list | None:
     """The edits that give the call of ``name`` (its name ending at ``name_end``) rocSPARSE's
-    arguments; [] when nothing is to change, None when the call is left as written (no data, or
-    the argument count is not CUDA's).  ``edits``: those already planned (renames inside the
-    arguments, copied into a duplicated argument)."""
+    arguments (or, with ``plans`` from ``hip_plans``, hipSPARSE's); [] when nothing is to change, None
+    when the call is left as written (no data, or the argument count is not CUDA's).  ``edits``: those
+    already planned (renames inside the arguments, copied into a duplicated argument)."""
     from porter.translate.engine import Edit
 
-    fact = load_call_args().get(name)
-    if fact is None or fact.args is None:
+    if plans is None:
+        fact = load_call_args().get(name)
+        plan = None if fact is None or fact.args is None else (fact.cuda_args, fact.args)
+    else:
+        plan = plans.get(name)
+    if plan is None:
         return None
+    cuda_args, args = plan
     spans = argument_spans(index, name_end)
-    if spans is None or len(spans) != fact.cuda_args:
+    if spans is None or len(spans) != cuda_args:
         return None
     source = index.source
     out: list = []
     # the k-th argument rocSPARSE takes first from the call goes into the k-th kept argument's place:
     # itself, or, where the data moves arguments (the index arrays rocSPARSE takes in another order),
     # another one's text, which replaces the one written there
-    firsts = list(dict.fromkeys(a["arg"] for a in fact.args if "arg" in a))
+    firsts = list(dict.fromkeys(a["arg"] for a in args if "arg" in a))
     place = dict(zip(firsts, sorted(firsts)))
     # an inserted or duplicated argument goes after the kept argument before it
     last = None  # the span of the last kept argument written
@@ -124,7 +135,7 @@ def call_edits(index: SourceIndex, name: str, name_end: int, edits) -> list | No
             out.append(Edit(at, at, b"".join(b", " + p for p in pending), "arguments", name))
         pending.clear()
 
-    for a in fact.args:
+    for a in args:
         if "text" in a:
             pending.append(a["text"].encode())
             continue
@@ -167,13 +178,30 @@ def names() -> frozenset[str]:
     return frozenset(n for n, f in load_call_args().items() if f.args is not None)
 
 
-def rewrite_calls(index: SourceIndex, calls: list[tuple[str, int]], edits: list) -> list:
+@functools.cache
+def hip_plans(target: str) -> dict[str, tuple[int, tuple]]:
+    """{cuSPARSE function: (CUDA's argument count, hipSPARSE's arguments)} of the calls that get
+    argument edits without --roc when the port targets ROCm ``target``."""
+    out = {}
+    for name, fact in load_hip_call_args().items():
+        release = fact.at(target)
+        if release is not None and release.args is not None:
+            out[name] = (fact.cuda_args, release.args)
+    return out
+
+
+def hip_names(target: str) -> frozenset[str]:
+    """The cuSPARSE functions whose calls get argument edits without --roc (target ROCm ``target``)."""
+    return frozenset(hip_plans(target))
+
+
+def rewrite_calls(index: SourceIndex, calls: list[tuple[str, int]], edits: list, plans: dict | None = None) -> list:
     """``edits`` with each call's argument edits added ((CUDA name, end of its name) in ``calls``);
     the planned edits inside an argument that goes, or that another argument's text replaces, are
-    dropped with it."""
+    dropped with it.  ``plans``: ``hip_plans(target)`` without --roc (None: the rocSPARSE facts)."""
     added: list = []
     for name, end in calls:
-        new = call_edits(index, name, end, edits)
+        new = call_edits(index, name, end, edits, plans)
         if new:
             added.extend(new)
     if not added:

@@ -610,7 +610,8 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     arity = _arity_renames(id(db))
     structural = not options.roc
     roc_calls: list[tuple[str, int]] = []  # (--roc) cuSPARSE calls whose rocSPARSE function takes other arguments
-    roc_args = call_args.names() if options.roc else frozenset()
+    roc_args = (call_args.names() if options.roc else  # (without --roc: hipSPARSE's, call_args.hip_plans)
+                call_args.hip_names(target_rocm) if b"cusparse" in source else frozenset())
     runtime = rules["device_code"]["runtime_header"]
     uses_runtime = False  # a name the HIP runtime header declares is emitted
     encoded: dict[str, bytes] = {}  # one bytes object per HIP name, shared by its edits
@@ -721,7 +722,8 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
                     edits.append(Edit(a_end, a_end, wrap["close"].encode(), wrap["kind"], name))
 
     if roc_calls:  # the arguments rocSPARSE's signature wants (call_args.py)
-        edits = call_args.rewrite_calls(index, roc_calls, edits)
+        edits = call_args.rewrite_calls(index, roc_calls, edits,
+                                        None if options.roc else call_args.hip_plans(target_rocm))
 
     # 4. <<<...>>> -> hipLaunchKernelGGL
     if options.kernel_launch_syntax:

@@ -20,7 +20,14 @@ from NVIDIA's cusparse.h and rocSPARSE 5.3's headers), read through their loader
   a value's address is not written, the argument may be a temporary).
 
 A call whose argument count is not CUDA's (a macro that supplies arguments) is left alone, as the
-translator leaves it."""
+translator leaves it.
+
+PORT180 hipSPARSE arguments (no ``--roc``): a cuSPARSE call renamed to a hipSPARSE function that, at the
+target ROCm, declares another parameter count and for which porter writes no edit
+(``porter/mapping/data/calls/hip_sparse_args.json``, scripts/gen_hip_sparse_args.py, read through
+``porter.mapping.hip_sparse_args``): hipsparseSpSM_solve before ROCm 6.2 and hipsparseSpSV_solve before
+6.0 take a trailing ``externalBuffer`` their solve uses, so the message names the buffer to pass (the
+one given to the analysis call)."""
 
 from __future__ import annotations
 
@@ -121,4 +128,58 @@ def rocsparse_argument_mismatch(ctx):
         hits.append(Hit(pos, end, {"name": word.decode(), "roc": fact.roc,
                                    "params": ", ".join(fact.roc_params),
                                    "problem": _problem(fact, complex_params)}))
+    return hits
+
+
+@functools.cache
+def _hip_facts(target: str) -> dict:
+    """{CUDA name (bytes): (fact, release)} of the calls PORT180 reports with ROCm ``target``."""
+    from porter.mapping.hip_sparse_args import load_hip_call_args
+
+    out = {}
+    for name, fact in load_hip_call_args().items():
+        release = fact.at(target)
+        if release is not None and release.finding:
+            out[name.encode()] = (fact, release)
+    return out
+
+
+@functools.cache
+def _hip_region_test(target: str):
+    return word_regions(tuple(_hip_facts(target)))
+
+
+def _hip_regions(ctx):
+    return None if ctx.options.roc or b"cusparse" not in ctx.source else _hip_region_test(ctx.options.target)
+
+
+@file_check("PORT180", regions=_hip_regions)
+def hipsparse_argument_count(ctx):
+    from porter.translate.call_args import argument_spans
+    from porter.translate.engine import occurrences
+
+    source = ctx.source
+    if ctx.options.roc or b"cusparse" not in source:
+        return []
+    target = ctx.options.target
+    facts = _hip_facts(target)
+    if not facts:
+        return []
+    index = ctx.index
+    hits = []
+    for pos, word in occurrences(source, frozenset(facts)):
+        if index.is_protected(pos):
+            continue
+        end = pos + len(word)
+        fact, release = facts[word]
+        spans = argument_spans(index, end)
+        if spans is None or len(spans) != fact.cuda_args:
+            continue  # not a call, or not CUDA's signature (a macro's arguments): left as written
+        node = index.node_at(pos, end)
+        if node is None or node.type == "field_identifier" or (
+                node.parent is not None and node.parent.type == "function_declarator"):
+            continue  # a member, or a declaration of the name
+        hits.append(Hit(pos, end, {"name": word.decode(), "hip": fact.hip, "target": target,
+                                   "hip_args": release.hip_args, "cuda_args": fact.cuda_args,
+                                   "problem": release.finding}))
     return hits
