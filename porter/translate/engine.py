@@ -497,6 +497,22 @@ def _ref_tail(entry: Entry, roc: bool) -> tuple:
     return (entry.category, entry.status, entry.target(roc), entry.note, entry.alternative, since)
 
 
+@functools.cache
+def roc_library_names() -> tuple[bytes, ...]:
+    """Every CUDA name a [[roc_by_library]] table renames (the review app's region splice declines them:
+    their roc* name depends on the whole file)."""
+    return tuple(sorted({n.encode() for lib in structure_rules().get("roc_by_library", ()) for n in lib["names"]}))
+
+
+def _roc_by_library(source: bytes) -> dict[str, str] | None:
+    """rules.toml [[roc_by_library]]: the roc* names of the one library this file calls, where it
+    names that library and none of the table's others."""
+    for lib in structure_rules().get("roc_by_library", ()):
+        if any(w.encode() in source for w in lib["words"]) and not any(w.encode() in source for w in lib["unless"]):
+            return lib["names"]
+    return None
+
+
 def _plan(plans: dict, db: Database, word: bytes, roc: bool, target: str) -> _Plan:
     name = word.decode("ascii")
     ns = db.namespaces.get(name)
@@ -607,6 +623,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
 
     target_rocm = options.target
     plans = _plans(id(db), options.roc, target_rocm)
+    by_library = _roc_by_library(source) if options.roc else None  # {CUDA name: roc* name} for this file
     arity = _arity_renames(id(db))
     structural = not options.roc
     roc_calls: list[tuple[str, int]] = []  # (--roc) cuSPARSE calls whose rocSPARSE function takes other arguments
@@ -688,6 +705,10 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
                                          entry.alternative, plan.tail[5]))
             continue
         target = plan.target
+        tail = plan.tail
+        if by_library and name in by_library:  # the roc* library this file calls has its own name for it
+            target = by_library[name]
+            tail = tail[:2] + (target,) + tail[3:]
         if name in legacy_blas:  # the call stays as written (PORT178 says what to do)
             line, col = line_col(start)
             legacy = load_cublas_legacy()
@@ -703,7 +724,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
             if replacement is None:
                 replacement = encoded[target] = target.encode()
             edits.append(Edit(start, end, replacement, "rename", name))
-            converted.append(Reference(name, *line_col(start), *plan.tail))
+            converted.append(Reference(name, *line_col(start), *tail))
             if name in roc_args:
                 roc_calls.append((name, end))
         if name in wrappers:

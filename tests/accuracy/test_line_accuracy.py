@@ -53,9 +53,9 @@ def test_every_expected_project_is_measured():
 # Thresholds are what porter measures now, rounded down.  cudnn_miopen and sparse_roc miss on purpose-
 # written lines only: the expected files keep cudnnConvolutionForward, cudnnSoftmaxForward and
 # cusparseSpMV(_bufferSize) as CUDA because MIOpen's and rocSPARSE's calls take other arguments, while
-# porter renames them as AMD's tables pair them (with a note); and one CUDA_R_32F passed to rocSPARSE wants
-# rocsparse_datatype_f32_r where the tables give rocBLAS's constant.
-NEW_THRESHOLDS = {"driver_api": 0.98, "math_constants": 0.98, "cudnn_miopen": 0.90, "sparse_roc": 0.92}
+# porter renames them as AMD's tables pair them (with a note).  The CUDA_R_32F passed to rocSPARSE is
+# rocsparse_datatype_f32_r (rules.toml [[roc_by_library]]; AMD's tables give rocBLAS's constant: 94.8 %).
+NEW_THRESHOLDS = {"driver_api": 0.98, "math_constants": 0.98, "cudnn_miopen": 0.90, "sparse_roc": 0.96}
 
 
 @pytest.mark.parametrize("name", sorted(NEW_SAMPLES))

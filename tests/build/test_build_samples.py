@@ -29,9 +29,10 @@ MUST_BUILD = {"warp_reduce"}
 # line-accuracy test instead).
 NOT_BUILDABLE_HERE = {
     "cudnn_miopen": "cuDNN -> MIOpen: Debian 12 packages no MIOpen headers (miopen/miopen.h)",
-    "sparse_roc": "meant for --roc (rocSPARSE); the rocSPARSE headers are not installed "
-                  "(librocsparse-dev only as an unpacked .deb)",
 }
+# Samples written for `porter convert --roc` (the roc* libraries' own APIs; rocSPARSE's headers are
+# Debian's librocsparse-dev, installed by scripts/setup.sh): converted and scanned with --roc.
+ROC_SAMPLES = {"sparse_roc"}
 
 
 def _samples():
@@ -55,8 +56,8 @@ def _convert(src: Path, out: Path, target: str):
     from porter.project.convert import ConvertOptions, convert_tree
     from porter.translate import TranslateOptions
 
-    return convert_tree(src, out, ConvertOptions(translate=TranslateOptions(target_rocm=target), fix=True,
-                                                 arch="gfx942"))
+    options = TranslateOptions(target_rocm=target, roc=src.name in ROC_SAMPLES)
+    return convert_tree(src, out, ConvertOptions(translate=options, fix=True, arch="gfx942"))
 
 
 def _flagged(src: Path, target: str) -> set[tuple[str, int]]:
@@ -64,7 +65,7 @@ def _flagged(src: Path, target: str) -> set[tuple[str, int]]:
     from porter.project.scan import scan_path
     from porter.translate import TranslateOptions
 
-    found = scan_path(src, jobs=1, options=TranslateOptions(target_rocm=target)).findings
+    found = scan_path(src, jobs=1, options=TranslateOptions(target_rocm=target, roc=src.name in ROC_SAMPLES)).findings
     return {(Path(f.file).as_posix(), f.line) for f in found}
 
 

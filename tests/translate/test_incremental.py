@@ -120,3 +120,16 @@ def test_a_launch_changed_in_a_host_function_splices_with_the_options(options):
     got = _splice(old, new, "k.cu", options)
     assert got is not None
     assert ("".join(got.hip_lines), got.inserted_lines) == _whole(new, "k.cu", options)
+
+
+def test_a_data_type_added_to_a_rocsparse_file_under_roc_gets_the_whole_files_name():
+    # under --roc, CUDA_R_32F is rocsparse_datatype_f32_r in a file that calls rocSPARSE only, and
+    # rocBLAS's constant elsewhere: the region alone does not name cuSPARSE
+    roc = TranslateOptions(roc=True)
+    host = "".join(f"void f{i}(int* x, int n)\n{{\n    x[0] = n + {i};\n}}\n\n" for i in range(6))
+    old = ("#include <cusparse.h>\n\n" + host).encode()
+    new = old.replace(b"    x[0] = n + 3;", b"    x[0] = (int)CUDA_R_32F;")
+    text, _ = _whole(new, "s.cpp", roc)
+    assert "(int)rocsparse_datatype_f32_r;" in text  # what a whole translation writes
+    got = _splice(old, new, "s.cpp", roc)
+    assert got is None or "".join(got.hip_lines) == text

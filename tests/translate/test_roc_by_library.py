@@ -1,0 +1,70 @@
+"""--roc names that depend on the roc* library a file calls (rules.toml [[roc_by_library]]): CUDA's data
+types passed to rocSPARSE's generic API are rocsparse_datatype's (rocsparse-types.h), not the rocBLAS
+names AMD's tables give, which a rocSPARSE-only port neither includes nor can pass."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+import killable
+from porter.mapping import truth
+from porter.translate import TranslateOptions, translate
+from porter.translate.engine import structure_rules
+
+# written from cuSPARSE's generic API: a dense vector of each real and complex precision
+SPARSE = b"""#include <cusparse.h>
+void vectors(cusparseDnVecDescr_t* v, void* x, int n) {
+  cudaDataType real = CUDA_R_32F;
+  const cudaDataType_t wide = CUDA_R_64F;
+  cusparseCreateDnVec(&v[0], n, x, real);
+  cusparseCreateDnVec(&v[1], n, x, wide);
+  cusparseCreateDnVec(&v[2], n, x, CUDA_C_32F);
+  cusparseCreateDnVec(&v[3], n, x, CUDA_C_64F);
+}
+"""
+
+
+def _roc(src: bytes) -> str:
+    return translate(src, "t.cu", TranslateOptions(roc=True)).output.decode()
+
+
+def test_a_rocsparse_file_gets_rocsparse_data_types():
+    out = _roc(SPARSE)
+    assert "rocsparse_datatype real = rocsparse_datatype_f32_r;" in out
+    assert "const rocsparse_datatype wide = rocsparse_datatype_f64_r;" in out
+    assert "rocsparse_create_dnvec_descr(&v[2], n, x, rocsparse_datatype_f32_c);" in out
+    assert "rocsparse_create_dnvec_descr(&v[3], n, x, rocsparse_datatype_f64_c);" in out
+    assert "rocblas" not in out
+
+
+def test_a_file_calling_rocblas_too_and_a_port_without_roc_keep_their_names():
+    both = SPARSE.replace(b"#include <cusparse.h>", b"#include <cusparse.h>\n#include <cublas_v2.h>")
+    assert "rocblas_datatype real = rocblas_datatype_f32_r;" in _roc(both)  # AMD's pair: two libraries
+    assert "hipDataType real = HIP_R_32F;" in translate(SPARSE, "t.cu").output.decode()
+
+
+def test_every_name_the_table_emits_is_declared_by_its_library():
+    t = truth.Truth()
+    for lib in structure_rules()["roc_by_library"]:
+        undeclared = sorted(n for n in lib["names"].values() if t.declared(n) is None)
+        assert undeclared == [], lib["library"]
+
+
+@pytest.mark.hipcc
+def test_the_port_compiles_against_rocsparse(tmp_path):
+    hipcc = shutil.which("hipcc")
+    if hipcc is None:
+        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
+            pytest.fail("hipcc is required (PORTER_REQUIRE_HIPCC=1)")
+        pytest.skip("hipcc missing: the port is not compile-checked")
+    if not Path("/usr/include/rocsparse/rocsparse.h").exists():
+        pytest.skip("rocSPARSE's headers are not installed (Debian: librocsparse-dev)")
+    src = tmp_path / "vectors.hip"
+    src.write_text(_roc(SPARSE))
+    rc, out = killable.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(src)], 180,
+                           dict(os.environ, HIP_PLATFORM="amd"), "hipcc on the rocSPARSE port")
+    assert rc == 0, out[-3000:]
