@@ -89,9 +89,11 @@ def _const_pointees(text: str) -> list[bool]:
     return [bool(re.search(r"\bconst\b", p.split("*")[0])) and "*" in p for p in text.split(",")]
 
 
-def declarations(text: str, prefix: str, consts: dict | None = None) -> dict[str, list[tuple[str, str]]]:
-    """{function: [(type, name)]}; ``consts``, when given, gets {function: [points to const]}."""
-    body = _NOISE.sub(" ", _COMMENT.sub(" ", text))
+def declarations(text: str, prefix: str, consts: dict | None = None, noise: re.Pattern = _NOISE
+                 ) -> dict[str, list[tuple[str, str]]]:
+    """{function: [(type, name)]}; ``consts``, when given, gets {function: [points to const]}; ``noise``:
+    the export and deprecation macros to blank out (cuSPARSE's and rocSPARSE's by default)."""
+    body = noise.sub(" ", _COMMENT.sub(" ", text))
     out = {}
     for m in _DECL.finditer(body):
         name = m.group(1)
@@ -120,11 +122,16 @@ def nullable_params(text: str) -> dict[str, set[str]]:
     return out
 
 
-def _cusparse_rows() -> list[dict[str, str]]:
-    """AMD's table rows of the cuSPARSE family."""
+def table_rows(families: tuple[str, ...]) -> list[dict[str, str]]:
+    """AMD's table rows of these families (CUSPARSE, CUBLAS, CUSOLVER, ...)."""
     with TABLE.open(encoding="utf-8") as f:
         return [row for row in csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t")
-                if row["family"] == "CUSPARSE"]
+                if row["family"] in families]
+
+
+def _cusparse_rows() -> list[dict[str, str]]:
+    """AMD's table rows of the cuSPARSE family."""
+    return table_rows(("CUSPARSE",))
 
 
 def type_map() -> dict[str, str]:

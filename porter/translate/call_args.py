@@ -14,20 +14,58 @@ renames planned inside the replaced span are dropped (``rewrite_calls``).
 Without ``--roc`` the same edits serve the cuSPARSE calls renamed to a hipSPARSE function that declares
 another parameter count (``porter/mapping/data/calls/hip_sparse_args.json``, made by
 scripts/gen_hip_sparse_args.py): the edit of the target ROCm's release, where the data has one
-(``hip_plans``)."""
+(``hip_plans``).
+
+Under ``--roc`` the cuBLAS and cuSOLVER calls renamed to rocBLAS and rocSOLVER get the edits of
+``porter/mapping/data/calls/roc_blas_args.json`` (scripts/gen_roc_blas_args.py) the same way, with two
+conditions (``unfit``): an argument dropped or passed twice (the data's ``pure``) must have no side
+effect, an argument with ``values`` (cuBLAS's compute type) must be one of those constants, which
+replaces it, and one marked ``not_null`` (cuSOLVER getrf's devIpiv) must not be a null pointer constant; otherwise the call is left as written (PORT181 reports it)."""
 
 from __future__ import annotations
 
 import bisect
 import functools
+import re
 
 from porter.mapping.hip_sparse_args import load_hip_call_args
-from porter.mapping.roc_sparse_args import load_call_args
+from porter.mapping.roc_sparse_args import load_roc_call_args as load_call_args  # rocSPARSE, rocBLAS and rocSOLVER facts
 from porter.translate.source_index import SourceIndex
 
 _OPEN, _CLOSE = b"([{", b")]}"
 _SPACE = b" \t\r\n"
 _NULLS = frozenset((b"nullptr", b"NULL", b"0"))  # reinterpret_cast<T*>(nullptr) does not compile
+# an increment, an assignment or a call (not sizeof or a named cast): evaluated once more, or not at all,
+# if the argument is passed twice or dropped
+_SIDE_EFFECT = re.compile(rb"\+\+|--|<<=|>>=|(?<![=!<>])=(?!=)"
+                          rb"|\b(?!(?:sizeof|alignof|static_cast|reinterpret_cast|const_cast)\b)[A-Za-z_]\w*\s*\(")
+
+
+def unfit(source: bytes, spans: list[tuple[int, int]], fact) -> str:
+    """'' when the data's edit of ``fact`` applies to the call whose arguments are ``spans``, else why it
+    does not (the call is then left as written): an argument it drops or passes twice has a side effect,
+    an argument with ``values`` is not one of those constants, or one marked ``not_null`` is a null
+    pointer constant."""
+    for i in fact.pure:
+        text = source[spans[i][0]:spans[i][1]]
+        if _SIDE_EFFECT.search(text):
+            return (f"argument {i + 1} (`{text.decode('utf-8', 'replace')}`) would be "
+                    f"{'passed twice' if sum(a.get('arg') == i for a in fact.args) > 1 else 'dropped'}, "
+                    "and it has a side effect")
+    for a in fact.args:
+        if a.get("not_null"):
+            text = b"".join(source[spans[a["arg"]][0]:spans[a["arg"]][1]].split())
+            while text.startswith(b"(") and text.endswith(b")"):
+                text = text[1:-1]
+            if text in _NULLS:
+                return (f"argument {a['arg'] + 1} is a null pointer, which cuSOLVER takes (no pivoting) and "
+                        f"{fact.roc} does not ({fact.roc}_npvt factors without pivoting)")
+        if "values" in a:
+            text = b"".join(source[spans[a["arg"]][0]:spans[a["arg"]][1]].split()).decode("utf-8", "replace")
+            if text not in a["values"]:
+                return (f"argument {a['arg'] + 1} (`{text}`) is not one of {', '.join(sorted(a['values']))}, "
+                        "whose value porter knows")
+    return ""
 
 
 def argument_spans(index: SourceIndex, name_end: int) -> list[tuple[int, int]] | None:
@@ -92,6 +130,7 @@ def call_edits(index: SourceIndex, name: str, name_end: int, edits, plans: dict 
     already planned (renames inside the arguments, copied into a duplicated argument)."""
     from porter.translate.engine import Edit
 
+    fact = None
     if plans is None:
         fact = load_call_args().get(name)
         plan = None if fact is None or fact.args is None else (fact.cuda_args, fact.args)
@@ -104,6 +143,8 @@ def call_edits(index: SourceIndex, name: str, name_end: int, edits, plans: dict 
     if spans is None or len(spans) != cuda_args:
         return None
     source = index.source
+    if fact is not None and unfit(source, spans, fact):
+        return None
     out: list = []
     # the k-th argument rocSPARSE takes first from the call goes into the k-th kept argument's place:
     # itself, or, where the data moves arguments (the index arrays rocSPARSE takes in another order),
@@ -156,6 +197,9 @@ def call_edits(index: SourceIndex, name: str, name_end: int, edits, plans: dict 
                 head, tail = a["format"].encode().split(b"{}")
                 text = head + text + tail
             out.append(Edit(at[0], at[1], text, "arguments", name))
+        elif "values" in a:  # a constant replaced by its value (unfit checked that it is one)
+            text = b"".join(source[at[0]:at[1]].split()).decode("utf-8", "replace")
+            out.append(Edit(at[0], at[1], a["values"][text].encode(), "arguments", name))
         elif wrapped(a, i):
             head, tail = a["format"].encode().split(b"{}")
             out.append(Edit(at[0], at[0], head, "arguments", name))
@@ -174,7 +218,7 @@ def call_edits(index: SourceIndex, name: str, name_end: int, edits, plans: dict 
 
 @functools.cache
 def names() -> frozenset[str]:
-    """The cuSPARSE functions whose calls get argument edits under --roc."""
+    """The cuSPARSE, cuBLAS and cuSOLVER functions whose calls get argument edits under --roc."""
     return frozenset(n for n, f in load_call_args().items() if f.args is not None)
 
 

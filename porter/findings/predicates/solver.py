@@ -1,7 +1,11 @@
 """PORT031: a cuBLAS enum (a constant, or a variable or parameter of a cuBLAS enum type) passed
 to a cuSOLVER call.  It is ported as the hipBLAS enum (AMD's HIPIFY tables), which the hipSOLVER
 of a recent ROCm takes (its enum types are typedefs of hipBLAS's); an older hipSOLVER with enums
-of its own does not.  The types and constants are data: rules.toml ``[solver_enums]``."""
+of its own does not.  The types and constants are data: rules.toml ``[solver_enums]``.
+
+Under ``--roc`` the message names what porter writes there (the roc* names, AMD's tables' roc column);
+a call renamed to a rocSOLVER function is not reported: rocSOLVER declares these parameters with
+rocBLAS's enum types (rocsolver_spotrf's ``const rocblas_fill uplo``), which is what the constant becomes."""
 
 from __future__ import annotations
 
@@ -33,13 +37,18 @@ def enum_argument(ctx, node, caps):
         what = f"a `{cuda_type}`"
     entry = db.identifiers.get(cuda_type)
     hipblas = entry.hip if entry is not None and entry.hip else cuda_type
+    roc = ctx.options.roc
     hip_name = db.identifiers.get(name)
     hip_call = db.identifiers.get(callee)
+    written_call = hip_call.target(roc) if hip_call is not None else None
+    if roc and written_call and written_call.startswith("rocsolver_"):
+        return None  # rocSOLVER takes rocBLAS's enums, which the constant or variable becomes
+    written_name = hip_name.target(roc) if hip_name is not None else None
     return Hit(node.start_byte, node.end_byte, {
         "name": name, "what": what,
-        "as_hip": f"`{hip_name.hip}`" if hip_name is not None and hip_name.hip else f"a `{hipblas}`",
+        "as_hip": f"`{written_name}`" if written_name else f"a `{hipblas}`",
         "hipblas_type": hipblas, "solver_type": types[cuda_type],
-        "call": hip_call.hip if hip_call is not None and hip_call.hip else callee})
+        "call": written_call or callee})
 
 
 def _declared_type(ctx, use, name: bytes, types: dict[str, str]):

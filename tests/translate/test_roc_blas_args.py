@@ -1,0 +1,111 @@
+"""``--roc``: cuBLAS and cuSOLVER calls whose rocBLAS/rocSOLVER function takes other arguments get
+that function's argument list (porter/mapping/data/calls/roc_blas_args.json, porter/translate/call_args.py).
+
+Renaming ``cublasGemmEx(19 arguments)`` to ``rocblas_gemm_ex`` (24: a D matrix, the compute type as a
+rocblas_datatype, solution_index, flags) or ``cusolverDnSpotrf(..., Workspace, Lwork, devInfo)`` to
+``rocsolver_spotrf`` (no workspace: rocSOLVER allocates it) made ports that do not compile.  The
+fixtures are written from NVIDIA's documented signatures; the compile check needs rocBLAS's and
+rocSOLVER's headers (Debian 13's librocblas-dev / librocsolver-dev, not packaged for Debian 12: point
+PORTER_ROCBLAS_INCLUDE at an include folder holding rocblas/ and rocsolver/), so the argument lists
+are also checked against the parameter lists the data records from those headers."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+import killable
+from porter.mapping.roc_sparse_args import load_blas_call_args
+from porter.translate import TranslateOptions, translate
+
+ROC_INCLUDE = Path(os.environ.get("PORTER_ROCBLAS_INCLUDE", "/usr/include"))
+
+SRC = b"""#include <cublas_v2.h>
+#include <cusolverDn.h>
+void f(cublasHandle_t h, cusolverDnHandle_t s, int m, int n, int k, const __half* A, const __half* B,
+       __half* C, int ldc, float* X, float* Y, float* work, int lwork, int* ipiv, int* info) {
+  float a = 1, b = 0;
+  cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &a, A, CUDA_R_16F, m, B, CUDA_R_16F, k, &b, C, CUDA_R_16F, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  cublasSaxpy(h, n, &a, X, 1, Y, 1);
+  cusolverDnSpotrf(s, CUBLAS_FILL_MODE_LOWER, n, X, n, work, lwork, info);
+  cusolverDnSgetrf(s, n, n, X, n, work, ipiv, info);
+  cusolverDnSsytrf(s, CUBLAS_FILL_MODE_UPPER, n, X, n, ipiv, work, lwork, info);
+}
+"""
+
+
+def _port(text: bytes, roc: bool = True) -> str:
+    return translate(text, "t.cu", TranslateOptions(roc=roc)).output.decode()
+
+
+def _call(out: str, name: str) -> list[str]:
+    return [" ".join(m.split()) for m in re.findall(rf"\b{name}\(([^;]*)\);", out)]
+
+
+def test_gemm_ex_gets_rocblas_arguments_with_c_as_d():
+    out = _port(SRC)
+    (args,) = _call(out, "rocblas_gemm_ex")
+    got = args.split(", ")
+    params = load_blas_call_args()["cublasGemmEx"].roc_params  # rocblas-functions.h 5.5, as the data records it
+    assert len(got) == len(params) == 24
+    named = {p.rsplit(" ", 1)[1]: a for p, a in zip(params, got)}
+    # D is C (rocBLAS's doc comment: allowed when d_type == c_type and ldd == ldc); compute type as a
+    # rocblas_datatype; the default solution; no flags
+    assert (named["d"], named["d_type"], named["ldd"]) == (named["c"], named["c_type"], named["ldc"]) == (
+        "C", "rocblas_datatype_f16_r", "ldc")
+    assert named["compute_type"] == "rocblas_datatype_f32_r"
+    assert (named["algo"], named["solution_index"], named["flags"]) == (
+        "rocblas_gemm_algo_standard", "0", "rocblas_gemm_flags_none")
+
+
+def test_rocsolver_calls_lose_the_workspace_and_same_lists_stay():
+    out = _port(SRC)
+    assert _call(out, "rocsolver_spotrf") == ["s, rocblas_fill_lower, n, X, n, info"]
+    assert _call(out, "rocsolver_sgetrf") == ["s, n, n, X, n, ipiv, info"]
+    assert _call(out, "rocsolver_ssytrf") == ["s, rocblas_fill_upper, n, X, n, ipiv, info"]
+    assert _call(out, "rocblas_saxpy") == ["h, n, &a, X, 1, Y, 1"]
+    for name, roc in (("cusolverDnSpotrf", "rocsolver_spotrf"), ("cusolverDnSgetrf", "rocsolver_sgetrf")):
+        params = [p.rsplit(" ", 1)[1] for p in load_blas_call_args()[name].roc_params]
+        assert len(_call(out, roc)[0].split(", ")) == len(params)
+        assert "work" not in " ".join(params).lower()
+
+
+def test_calls_the_edit_would_change_are_left_as_written():
+    src = (SRC.replace(b"&b, C, CUDA_R_16F", b"&b, Cs[i++], CUDA_R_16F")
+           .replace(b"int* info)", b"int* info, __half** Cs, int i)")
+           .replace(b"work, ipiv, info", b"work, NULL, info")
+           .replace(b"X, n, work, lwork, info", b"X, n, next(), lwork, info"))
+    out = _port(src)
+    # C passed twice would be incremented twice; a null devIpiv is getrf without pivoting (rocSOLVER's
+    # _npvt function); a workspace made by a call would no longer be made
+    assert len(_call(out, "rocblas_gemm_ex")[0].split(", ")) == 19
+    assert _call(out, "rocsolver_sgetrf") == ["s, n, n, X, n, work, NULL, info"]
+    assert _call(out, "rocsolver_spotrf") == ["s, rocblas_fill_lower, n, X, n, next(), lwork, info"]
+    tf32 = _port(SRC.replace(b"CUBLAS_COMPUTE_32F,", b"CUBLAS_COMPUTE_32F_FAST_TF32,"))
+    assert len(_call(tf32, "rocblas_gemm_ex")[0].split(", ")) == 19
+
+
+def test_without_roc_the_port_keeps_cuda_arguments():
+    out = _port(SRC, roc=False)
+    assert _call(out, "hipsolverDnSpotrf") == [
+        "s, HIPBLAS_FILL_MODE_LOWER, n, X, n, work, lwork, info"]
+
+
+@pytest.mark.hipcc
+def test_the_port_compiles_against_rocblas_and_rocsolver(tmp_path):
+    hipcc = shutil.which("hipcc")
+    if hipcc is None or not (ROC_INCLUDE / "rocblas" / "rocblas.h").is_file() \
+            or not (ROC_INCLUDE / "rocsolver" / "rocsolver.h").is_file():
+        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
+            pytest.fail("hipcc and librocblas-dev/librocsolver-dev are required (PORTER_REQUIRE_HIPCC=1)")
+        pytest.skip("hipcc or rocBLAS/rocSOLVER's headers (librocblas-dev, librocsolver-dev: Debian 13) missing; "
+                    "set PORTER_ROCBLAS_INCLUDE to their include folder")
+    src = tmp_path / "t.hip"
+    src.write_text("#include <hip/hip_fp16.h>\n" + _port(SRC))
+    rc, out = killable.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", f"-I{ROC_INCLUDE}",
+                            str(src)], 180, dict(os.environ, HIP_PLATFORM="amd"), "hipcc on the rocBLAS port")
+    assert rc == 0, out
