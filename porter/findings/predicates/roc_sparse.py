@@ -19,8 +19,9 @@ from NVIDIA's cusparse.h and rocSPARSE 5.3's headers), read through their loader
   ``differs`` calls and the complex values (``tol`` of csr2csr_compress / nnz_compress: a cast of
   a value's address is not written, the argument may be a temporary).
 
-A call whose argument count is not CUDA's (a macro that supplies arguments) is left alone, as the
-translator leaves it.
+A call whose argument count is not CUDA's (a macro that supplies arguments) is left as written by the
+translator; it is reported when rocSPARSE's list is not cuSPARSE's (the message says why porter could not
+fit it).
 
 PORT180 hipSPARSE arguments (no ``--roc``): a cuSPARSE call renamed to a hipSPARSE function that, at the
 target ROCm, declares another parameter count and for which porter writes no edit
@@ -59,7 +60,9 @@ def _facts() -> dict:
                 continue  # porter passes reinterpret_cast<rocSPARSE's complex*>(argument)
             complex_params.append((p.rsplit(None, 1)[-1].lstrip("*"), m.group(0), _HIP_COMPLEX[m.group(1)],
                                    pointer))
-        if fact.differs or complex_params:
+        if fact.differs or complex_params or fact.args is not None:
+            # (a function porter edits is here too: its call with another argument count, a macro's
+            # arguments, is left as written by the translator and reported)
             out[name.encode()] = (fact, complex_params)
     return out
 
@@ -119,15 +122,22 @@ def rocsparse_argument_mismatch(ctx):
         end = pos + len(word)
         fact, complex_params = facts[word]
         spans = argument_spans(index, end)
-        if spans is None or len(spans) != fact.cuda_args:
-            continue  # not a call, or not CUDA's signature (a macro's arguments): left as written
+        if spans is None:
+            continue  # not a call
+        if len(spans) == fact.cuda_args and not (fact.differs or complex_params):
+            continue  # porter writes rocSPARSE's arguments (call_args.py)
         node = index.node_at(pos, end)
         if node is None or node.type == "field_identifier" or (
                 node.parent is not None and node.parent.type == "function_declarator"):
             continue  # a member, or a declaration of the name
+        if len(spans) == fact.cuda_args:
+            problem = _problem(fact, complex_params)
+        else:  # a macro supplies arguments (or the call is not CUDA's): the translator leaves it as written
+            problem = (f"the call passes {len(spans)} argument{'' if len(spans) == 1 else 's'} where cuSPARSE's "
+                       f"list has {fact.cuda_args} (a macro supplies some), so porter cannot fit them to this list "
+                       "and leaves the call as written: write its arguments from this list")
         hits.append(Hit(pos, end, {"name": word.decode(), "roc": fact.roc,
-                                   "params": ", ".join(fact.roc_params),
-                                   "problem": _problem(fact, complex_params)}))
+                                   "params": ", ".join(fact.roc_params), "problem": problem}))
     return hits
 
 
