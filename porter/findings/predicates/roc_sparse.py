@@ -149,7 +149,9 @@ def _hip_facts(target: str) -> dict:
     out = {}
     for name, fact in load_hip_call_args().items():
         release = fact.at(target)
-        if release is not None and release.finding:
+        if release is not None and (release.finding or release.args is not None):
+            # (a release porter edits is here too: a call with another argument count, a macro's
+            # arguments, is left as written by the translator and reported)
             out[name.encode()] = (fact, release)
     return out
 
@@ -183,13 +185,21 @@ def hipsparse_argument_count(ctx):
         end = pos + len(word)
         fact, release = facts[word]
         spans = argument_spans(index, end)
-        if spans is None or len(spans) != fact.cuda_args:
-            continue  # not a call, or not CUDA's signature (a macro's arguments): left as written
+        if spans is None:
+            continue  # not a call
+        if len(spans) == fact.cuda_args and not release.finding:
+            continue  # porter writes hipSPARSE's arguments at this target (call_args.py)
         node = index.node_at(pos, end)
         if node is None or node.type == "field_identifier" or (
                 node.parent is not None and node.parent.type == "function_declarator"):
             continue  # a member, or a declaration of the name
+        if len(spans) == fact.cuda_args:
+            problem = release.finding
+        else:
+            problem = (f"the call passes {len(spans)} argument{'' if len(spans) == 1 else 's'} (a macro supplies "
+                       "some), so porter cannot fit them to hipSPARSE's list and leaves the call as written: "
+                       + (release.finding or f"write hipSPARSE's {release.hip_args} arguments ({release.why})"))
         hits.append(Hit(pos, end, {"name": word.decode(), "hip": fact.hip, "target": target,
                                    "hip_args": release.hip_args, "cuda_args": fact.cuda_args,
-                                   "problem": release.finding}))
+                                   "problem": problem}))
     return hits
