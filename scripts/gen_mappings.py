@@ -899,6 +899,7 @@ class Builder:
                     if all(values):
                         defaults.append({"required": o["required"], "values": values})
             fact = {"hip": e["hip"], "hip_accepts": sorted(have), "cuda_only": missing,
+                    "cuda_accepts": sorted(accepted(cuda_over)),
                     "hip_overloads": [{"required": o["required"], "max": o["max"], "params": o["params"]} for o in hip_over],
                     "cuda_defaults": defaults}
             for a in alternatives.pop(cuda, []):

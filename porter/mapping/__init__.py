@@ -408,6 +408,9 @@ class CallArity:
     alternatives: tuple[tuple[frozenset[int], str, str], ...]  # (argument counts, CUDA name to use, why)
     # (position, CUDA's parameter, why a null there is HIP's call without it, what to do when it is not null)
     drop_if_null: tuple[int, str, str, str] | None = None
+    # argument counts some CUDA overload takes (a call written with another count has arguments a macro
+    # supplies: its visible count is not the real one)
+    cuda_accepts: frozenset[int] = frozenset()
 
     def declaration(self, count: int) -> str:
         """HIP's declaration closest to a call with ``count`` arguments (of equal ones, one that gives the
@@ -433,5 +436,6 @@ def load_call_arities() -> tuple[str, dict[str, CallArity]]:
             tuple((o["required"], o["max"], tuple(o["params"])) for o in f["hip_overloads"]),
             tuple((d["required"], tuple(d["values"])) for d in f["cuda_defaults"]),
             tuple((frozenset(a["args"]), a["use"], a["why"]) for a in f.get("alternatives", ())),
-            (d["index"], d["param"], d["why"], d["otherwise"]) if (d := f.get("drop_if_null")) else None)
+            (d["index"], d["param"], d["why"], d["otherwise"]) if (d := f.get("drop_if_null")) else None,
+            frozenset(f["cuda_accepts"]))
     return doc["floor"], out

@@ -176,6 +176,8 @@ def call_arity(ctx):
         fact = facts[name]
         if count in fact.hip_accepts:
             continue
+        if fact.cuda_accepts and count not in fact.cuda_accepts:
+            continue  # a count CUDA does not take either: a macro supplies arguments, and their number is unknown
         if _handled(facts, fact, count):
             continue  # the translator emits the function HIP declares for this count
         edits, notes, safe, extra = [], [], True, ""
