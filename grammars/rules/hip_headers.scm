@@ -12,3 +12,6 @@
 ; PORT177: CUDA's integer min/max of one type (umin, umax, llmin, llmax, ullmin, ullmax): no HIP header has them
 ((call_expression function: (identifier) @fn arguments: (argument_list) @args) @PORT177
  (#match? @fn "^(umin|umax|llmin|llmax|ullmin|ullmax)$"))
+; (the global one called by its qualified name: `::umin(a, b)`)
+((call_expression function: (qualified_identifier !scope name: (identifier) @fn) arguments: (argument_list) @args) @PORT177
+ (#match? @fn "^(umin|umax|llmin|llmax|ullmin|ullmax)$"))

@@ -339,13 +339,55 @@ INTEGER_MIN_MAX = {
 }
 
 
+def _namespaces(node) -> tuple[str, ...]:
+    """The named namespaces enclosing ``node``, outermost first (an anonymous one is left out: its names
+    are visible in the enclosing scope)."""
+    chain = []
+    n = node.parent
+    while n is not None:
+        if n.type == "namespace_definition":
+            name = n.child_by_field_name("name")
+            if name is not None:
+                chain.append(name.text.decode("utf-8", "replace"))
+        n = n.parent
+    return tuple(reversed(chain))
+
+
+_OWN_TYPES = rb"\b(?:unsigned|int|long|auto|void|float|double|[A-Za-z_]\w*_t)\s*[*&]?\s*"
+
+
+def _own_definition_reaches(ctx, call, fn, name: str) -> bool:
+    """Whether this call of ``name`` can mean the file's own definition of it: a macro, or a function or
+    variable defined in the global namespace, in a namespace enclosing the call, or in one the file opens
+    with `using` (a `::name` call: the global ones only).  A `my::umin` helper does not make a global
+    `umin(a, b)` the project's: that one is CUDA's and does not compile."""
+    source = ctx.source
+    n = re.escape(name.encode())
+    if re.search(rb"#[ \t]*define[ \t]+" + n + rb"\b", source):
+        return True
+    parent = fn.parent
+    global_only = parent is not None and parent.type == "qualified_identifier" and parent.child_by_field_name("scope") is None
+    call_ns = _namespaces(call)
+    opened = {m.group(1).decode().rsplit("::", 1)[-1] for m in re.finditer(rb"\busing\s+namespace\s+((?:\w+\s*::\s*)*\w+)\s*;", source)}
+    opened |= {m.group(1).decode().rsplit("::", 1)[-1]
+               for m in re.finditer(rb"\busing\s+((?:\w+\s*::\s*)*\w+)\s*::\s*" + n + rb"\s*;", source)}
+    for m in re.finditer(_OWN_TYPES + rb"(" + n + rb")\s*(?:\([^;{}]*\)\s*(?:const\s*)?\{|=|;)", source):
+        node = ctx.index.node_at(m.start(1), m.end(1))
+        where = _namespaces(node) if node is not None else ()
+        if not where:
+            return True
+        if global_only:
+            continue
+        if call_ns[:len(where)] == where or where[-1] in opened:
+            return True
+    return False
+
+
 @node_check("PORT177")
 def integer_min_max(ctx, node, caps):
-    from porter.findings.predicates.api import defines_itself
-
     name = ctx.text(caps["fn"][0])
     args = args_of(node)
-    if len(args) != 2 or any(a.type == "ERROR" for a in args) or defines_itself(ctx, name):
+    if len(args) != 2 or any(a.type == "ERROR" for a in args) or _own_definition_reaches(ctx, node, caps["fn"][0], name):
         return None
     hip, ctype = INTEGER_MIN_MAX[name]
     fn = caps["fn"][0]
