@@ -23,9 +23,18 @@ names are porter's own (its mapping database under --roc), so every rename porte
     ``rocblas_datatype`` (``values``): the constants whose comment in cublas_api.h says "- default"
     (CUBLAS_COMPUTE_32F: float) become the rocblas_datatype of that type (rocblas-types.h's comment
     says the same type); another constant or a variable: the call is left as written and reported
-Everything else that differs: no edit, recorded with the roc* parameter list ("complex": cuComplex /
-cuDoubleComplex, which the port passes as hipFloatComplex / hipDoubleComplex, where rocBLAS takes
-rocblas_float_complex / rocblas_double_complex; "differs": anything else).
+With any of these, or with parameter lists that otherwise match: each pointer to cuComplex /
+cuDoubleComplex (the port's hipFloatComplex / hipDoubleComplex), or array of such pointers (the batched
+functions), where rocBLAS/rocSOLVER takes rocblas_float_complex / rocblas_double_complex of the same
+precision, is wrapped in ``reinterpret_cast<T>(...)``, T the roc* parameter's declared type (no const
+where rocBLAS's has none); a null pointer constant is passed as it is (``keep_null``).  This is the
+rocSPARSE generator's ``complex_casts``.  rocblas-complex-types.h (rocBLAS 5.5) declares, for hipcc,
+``rocblas_complex_num<T>`` with two T members and static_asserts that it is standard-layout, trivial and
+twice the size of T; for C or a host compiler ``struct { T x, y; }``; with ROCM_MATHLIBS_API_USE_HIP_COMPLEX
+HIP's own type: hipFloatComplex / hipDoubleComplex (HIP's float2 / double2) have that layout, and C++
+converts neither pointer to the other.
+Everything else that differs: no edit, recorded with the roc* parameter list ("complex_value": a complex
+number passed by value, which a pointer cast cannot fix; "differs": anything else).
 """
 
 from __future__ import annotations
@@ -37,13 +46,15 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_roc_sparse_args import _fits, declarations  # noqa: E402  (the parser the generators share)
+from gen_roc_sparse_args import _COMMENT, _DECL, _fits, complex_casts, declarations  # noqa: E402  (shared)
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "porter" / "mapping" / "data" / "calls" / "roc_blas_args.json"
 
 _NOISE = re.compile(r"\b(?:CUBLASAPI|CUBLASWINAPI|CUSOLVERAPI|ROCBLAS_EXPORT|ROCSOLVER_EXPORT|__host__|__device__)\b"
                     r"|\b(?:CUSOLVER|CUBLAS|ROCBLAS|ROCSOLVER)_DEPRECATED\w*\s*(?:\([^()]*\))?")
+_ROC_COMPLEX = {"rocblas_float_complex": "C", "rocblas_double_complex": "Z"}  # complex_casts' precision keys
+_CAST = {"hipFloatComplex": "rocblas_float_complex", "hipDoubleComplex": "rocblas_double_complex"}
 _COMPLEX = {"cuComplex": "hipFloatComplex", "cuFloatComplex": "hipFloatComplex", "hipComplex": "hipFloatComplex",
             "cuDoubleComplex": "hipDoubleComplex"}  # what the port passes (AMD's tables: cuComplex -> hipComplex)
 _WORKSPACE = re.compile(r"(?i)(work(space)?|lwork)$")
@@ -71,6 +82,27 @@ def parse(text: str, prefix: str, consts: dict | None = None) -> dict[str, list[
     """``declarations`` of a header whose array parameters (``const float* const Aarray[]``) are
     written as pointers first (the shared parser takes the name before ``[]`` for a type)."""
     return declarations(_ARRAY.sub(r"* \1", text), prefix, consts, noise=_NOISE)
+
+
+def declared_types(text: str, prefix: str) -> dict[str, list[str]]:
+    """{function: [each parameter's type as declared, with its consts: ``const rocblas_float_complex* const*``]}
+    (an array parameter written as a pointer), for the complex casts to name."""
+    body = _NOISE.sub(" ", _COMMENT.sub(" ", _ARRAY.sub(r"* \1", text)))
+    out: dict[str, list[str]] = {}
+    for m in _DECL.finditer(body):
+        name, params = m.group(1), " ".join(m.group(2).split())
+        if not name.startswith(prefix) or name in out:
+            continue
+        types = []
+        for p in ([] if params in ("", "void") else params.split(",")):
+            words = p.replace("*", " * ").split()
+            if len(words) > 1 and re.match(r"[A-Za-z_]\w*$", words[-1]) and words[-1] != "const":
+                words = words[:-1]
+            t = re.sub(r"\s*\*", "*", " ".join(words))
+            # a top-level const (a value, or the pointer itself) is not the caller's business
+            types.append(re.sub(r"\bconst\s+", "", t) if "*" not in t else re.sub(r"\*\s*const$", "*", t))
+        out[name] = types
+    return out
 
 
 def _renames() -> dict[str, str]:
@@ -102,6 +134,12 @@ def _norm(t: str, types: dict[str, str]) -> str:
     return _COMPLEX.get(base, types.get(base, base)) + "*" * stars
 
 
+def _castable(t: str) -> str:
+    """The port's complex pointer (or array of them) as the rocBLAS complex type a cast makes it."""
+    base = t.rstrip("*")
+    return _CAST.get(base, base) + t[len(base):] if base != t else t
+
+
 def compute_values(cublas_text: str, types_text: str) -> dict[str, str]:
     """{cublasComputeType_t constant: rocblas_datatype constant} for the constants whose comment in
     cublas_api.h names a type with "- default" and whose rocblas_datatype's comment names that type."""
@@ -118,12 +156,42 @@ def compute_values(cublas_text: str, types_text: str) -> dict[str, str]:
 
 
 def edits_for(cname: str, rname: str, cparams, rparams, types, alias_doc: bool,
-              values: dict[str, str]) -> tuple[list | None, str, list[int]]:
+              values: dict[str, str], declared: list[str] | None = None) -> tuple[list | None, str, list[int]]:
     """(argument plan, reason, pure) or (None, what differs, []).  A plan lists, for each roc*
     parameter, {"arg": i} (the call's i-th argument; "values": its text must be one of these constants,
-    replaced by the value) or {"text": constant}; ``pure``: the call's arguments that are dropped or
-    passed twice (an argument with a side effect leaves the call as written)."""
-    ct = [_norm(t, types) for t, _ in cparams]
+    replaced by the value; "format": wrapped, '{}' its text, "keep_null": a null pointer constant is not)
+    or {"text": constant}; ``pure``: the call's arguments that are dropped or passed twice (an argument
+    with a side effect leaves the call as written).  ``declared``: the roc* parameters' declared types
+    (``declared_types``), named by the complex casts."""
+    plan, why, pure = _edits_for(cname, rname, cparams, rparams, types, alias_doc, values)
+    if plan is None:
+        if any(t.rstrip("*") == t and t in _ROC_COMPLEX for t, _n in rparams) or any(
+                t in _COMPLEX for t, _n in cparams):
+            return None, "complex_value", []
+        return plan, why, pure
+    same = plan == []
+    if same:
+        plan = [{"arg": i} for i in range(len(cparams))]
+    cast = complex_casts(plan, cparams, rparams, [False] * len(rparams), _ROC_COMPLEX,
+                         declared or [t for t, _n in rparams])
+    if not cast:
+        return ([] if same else plan), why, pure
+    roc_type = next(iter(cast.values()))
+    real = roc_type.split("_")[1]
+    reason = (f"the complex pointers ({', '.join(cast)}) are passed as {roc_type}'s "
+              f"(reinterpret_cast to the declared parameter type): the port's "
+              f"{'hipDoubleComplex' if real == 'double' else 'hipFloatComplex'} (HIP's {real}2, two {real}s) does "
+              f"not convert to rocBLAS's {roc_type}, which rocblas-complex-types.h declares with the same layout "
+              f"(C++: rocblas_complex_num<{real}>, static_asserts: standard-layout, trivial, twice the size of a "
+              f"{real}; C: struct {{ {real} x, y; }})")
+    return plan, (f"{why}; {reason}" if why else reason), pure
+
+
+def _edits_for(cname: str, rname: str, cparams, rparams, types, alias_doc: bool,
+               values: dict[str, str]) -> tuple[list | None, str, list[int]]:
+    """``edits_for`` without the complex casts, comparing the port's complex pointers as the rocBLAS
+    type the cast makes them."""
+    ct = [_castable(_norm(t, types)) for t, _ in cparams]
     rt = [_norm(t, types) for t, _ in rparams]
     if _fits_blas(ct, rt):
         return [], "", []
@@ -183,10 +251,6 @@ def edits_for(cname: str, rname: str, cparams, rparams, types, alias_doc: bool,
                       f"c_type and ldd is ldc: {cname} writes C in place, so C's arguments are passed again; "
                       f"solution_index 0 (the doc comment: the default solution when <= 0), flags "
                       f"rocblas_gemm_flags_none" + ("; " + "; ".join(why) if why else "")), sorted(set(pure))
-    hip_complex = {"hipFloatComplex": "rocblas_float_complex", "hipDoubleComplex": "rocblas_double_complex"}
-    if any(t.rstrip("*") in hip_complex for t in ct) and _fits_blas(
-            [hip_complex.get(t.rstrip("*"), t.rstrip("*")) + t[len(t.rstrip("*")):] for t in ct], rt):
-        return None, "complex", []
     return None, "differs", []
 
 
@@ -211,20 +275,25 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         print(f"gen_roc_blas_args: {e}", file=sys.stderr)
         return 1
-    roc, roc_header, roc_const = {}, {}, {}
+    roc, roc_header, roc_const, roc_declared = {}, {}, {}, {}
     for header, text in roc_texts.items():
         for prefix in ("rocblas_", "rocsolver_"):
             consts: dict[str, list[bool]] = {}
+            declared = declared_types(text, prefix)
             for name, params in parse(text, prefix, consts).items():
                 if name not in roc:
                     roc[name], roc_header[name], roc_const[name] = params, header, consts[name]
+                    roc_declared[name] = declared.get(name)
     fn_text = roc_texts.get("rocblas-functions.h", "")
     types = type_map()
     values = compute_values(cublas_text, roc_texts.get("rocblas-types.h", ""))
     functions = {}
     # not_cuda: a type or a function cublas_api.h/cusolverDn.h do not declare (legacy cublasInit);
     # not_roc: a function rocBLAS/rocSOLVER of this release does not declare (the _64 ones, math mode)
-    counts = {"compared": 0, "same": 0, "edit": 0, "complex": 0, "differs": 0, "not_cuda": 0, "not_roc": 0}
+    # complex_cast: edits that wrap complex pointers; complex_only: those whose only edit that is;
+    # complex_value: a complex number passed by value (no edit)
+    counts = {"compared": 0, "same": 0, "edit": 0, "complex_cast": 0, "complex_only": 0, "complex_value": 0,
+              "differs": 0, "not_cuda": 0, "not_roc": 0}
     for cname, rname in sorted(roc_names().items()):
         # (cublas_v2.h: #define cublasSaxpy cublasSaxpy_v2, cublasSaxpy_64 cublasSaxpy_v2_64)
         cparams = cu.get(cname) or cu.get(cname + "_v2") or cu.get(re.sub(r"_64$", "_v2_64", cname))
@@ -235,28 +304,37 @@ def main(argv: list[str] | None = None) -> int:
         counts["compared"] += 1
         m = re.search(r"\b" + re.escape(rname) + r"\s*\(", fn_text)
         doc = fn_text[max(0, fn_text.rfind("/*", 0, m.start()) if m else 0):m.start()] if m else ""
-        plan, why, pure = edits_for(cname, rname, cparams, rparams, types, bool(_ALIAS_DOC.search(doc)), values)
+        declared = roc_declared[rname]
+        plan, why, pure = edits_for(cname, rname, cparams, rparams, types, bool(_ALIAS_DOC.search(doc)), values,
+                                    declared if declared and len(declared) == len(rparams) else None)
         if plan == []:
             counts["same"] += 1
             continue
         entry = {"roc": rname, "cuda_args": len(cparams), "header": roc_header[rname],
-                 "roc_params": [f"{'const ' if c else ''}{t} {n}".strip()
-                                for (t, n), c in zip(rparams, roc_const[rname])]}
+                 "roc_params": [f"{d} {n}".strip() for d, (_t, n) in zip(declared, rparams)]
+                 if declared and len(declared) == len(rparams) else
+                 [f"{'const ' if c else ''}{t} {n}".strip() for (t, n), c in zip(rparams, roc_const[rname])]}
         if plan is None:
             entry["differs"] = why
             counts[why] += 1
         else:
             entry.update(args=plan, why=why, pure=pure)
             counts["edit"] += 1
+            if any("keep_null" in a for a in plan):
+                counts["complex_cast"] += 1
+                counts["complex_only"] += all(set(a) <= {"arg", "format", "keep_null"} for a in plan) and [
+                    a["arg"] for a in plan] == list(range(len(cparams)))
         functions[cname] = entry
     doc = {
         "about": ("cuBLAS and cuSOLVER calls whose rocBLAS/rocSOLVER counterpart (porter convert --roc) takes other "
                   "arguments. 'args': the roc* function's arguments in order, each the call's argument 'arg' (0-based; "
                   "'values': the argument's text must be one of these constants and is replaced by its value) or a "
-                  "constant 'text'; 'not_null': a null pointer constant there leaves the call as written; 'pure': the call's arguments that are dropped or passed twice, which must be free "
-                  "of side effects; 'why' says why each edit keeps the meaning. 'differs': no rewrite, the call is "
-                  "reported with 'roc_params' ('complex': the port's hipFloatComplex/hipDoubleComplex where rocBLAS "
-                  "takes rocblas_float_complex/rocblas_double_complex). 'cuda_args': the CUDA signature's argument "
+                  "constant 'text'; 'format' wraps the argument ('{}' is its text: the complex pointers' reinterpret_cast "
+                  "to rocBLAS's complex type), 'keep_null': a null pointer constant is passed unwrapped; 'not_null': a "
+                  "null pointer constant there leaves the call as written; 'pure': the call's arguments that are "
+                  "dropped or passed twice, which must be free of side effects; 'why' says why each edit keeps the "
+                  "meaning. 'differs': no rewrite, the call is reported with 'roc_params' ('complex_value': a complex "
+                  "number passed by value). 'cuda_args': the CUDA signature's argument "
                   "count; a call with another count is left alone. Generated by scripts/gen_roc_blas_args.py; read "
                   "by porter/mapping/roc_sparse_args.py (load_blas_call_args)."),
         "sources": {

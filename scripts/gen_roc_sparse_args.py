@@ -194,22 +194,27 @@ def edits_for(cname: str, rname: str, cparams, rparams, nullable: set[str], type
     return plan, (f"{why}; {reason}" if why else reason)
 
 
-def complex_casts(plan: list, cparams, rparams, rconst: list[bool]) -> dict[str, str]:
+def complex_casts(plan: list, cparams, rparams, rconst: list[bool], roc_complex: dict[str, str] = _ROC_COMPLEX,
+                  declared: list[str] | None = None) -> dict[str, str]:
     """Wrap in ``plan`` (in place) each argument that is a CUDA complex pointer where rocSPARSE takes
-    its complex class's pointer of the same precision; {rocSPARSE parameter: rocSPARSE type} of them."""
+    its complex class's pointer of the same precision; {rocSPARSE parameter: rocSPARSE type} of them.
+    ``roc_complex``: the library's complex types ({type: "C" or "Z"}; rocSPARSE's by default);
+    ``declared``: for each of its parameters, the type as declared (``const T* const*``), which the
+    cast then names, and an array of complex pointers (a batched function's) is cast as well."""
     out = {}
     for j, a in enumerate(plan):
         if "arg" not in a or "format" in a:
             continue
         ct, rt = cparams[a["arg"]][0], rparams[j][0]
-        if not (ct.endswith("*") and not ct.endswith("**") and rt.endswith("*") and not rt.endswith("**")):
+        depth = len(ct) - len(ct.rstrip("*"))
+        if not (depth in ((1, 2) if declared else (1,)) and len(rt) - len(rt.rstrip("*")) == depth):
             continue
-        cp, rp = _CUDA_COMPLEX.get(ct[:-1]), _ROC_COMPLEX.get(rt[:-1])
+        cp, rp = _CUDA_COMPLEX.get(ct[:-depth]), roc_complex.get(rt[:-depth])
         if cp is None or cp != rp:
             continue
-        const = "const " if rconst[j] else ""
-        plan[j] = {"arg": a["arg"], "format": f"reinterpret_cast<{const}{rt}>({{}})", "keep_null": True}
-        out[rparams[j][1]] = rt[:-1]
+        cast = declared[j] if declared else ("const " if rconst[j] else "") + rt
+        plan[j] = {**a, "format": f"reinterpret_cast<{cast}>({{}})", "keep_null": True}
+        out[rparams[j][1]] = rt[:-depth]
     return out
 
 

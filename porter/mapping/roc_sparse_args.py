@@ -24,7 +24,7 @@ class CallArgs(NamedTuple):
     cuda_args: int
     args: tuple | None  # ({"arg": i} | {"arg": i, "format": "...{}...", "keep_null": bool} | {"text": s}, ...)
     why: str
-    differs: str  # "" (an edit), "differs", "int_size" or "order"
+    differs: str  # "" (an edit), "differs", "int_size", "order" or (rocBLAS) "complex_value"
     roc_params: tuple[str, ...]
     pure: tuple[int, ...] = ()  # the call's arguments dropped or passed twice: no side effect allowed
 

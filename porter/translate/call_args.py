@@ -5,7 +5,7 @@ A call's arguments are found by a bracket matcher over the source that skips com
 literals (the index's protected spans); a call whose argument count is not the CUDA signature's
 (a macro, another overload) is left as it is.  The edits are byte spans: an insertion after an
 argument, a deletion of ``, argument``, a wrapping around an argument (``format``; the complex
-pointers' ``reinterpret_cast`` to rocSPARSE's complex class, a null pointer constant left
+pointers' ``reinterpret_cast`` to rocSPARSE's or rocBLAS's complex type, a null pointer constant left
 unwrapped where the data says ``keep_null``), so that the renames planned inside the arguments
 stay as they are; and a move (the index arrays rocSPARSE takes in another order): the argument
 written where another one goes is replaced by that one's text, its renames applied, and the

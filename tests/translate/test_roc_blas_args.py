@@ -26,14 +26,23 @@ ROC_INCLUDE = Path(os.environ.get("PORTER_ROCBLAS_INCLUDE", "/usr/include"))
 
 SRC = b"""#include <cublas_v2.h>
 #include <cusolverDn.h>
+#include <cuComplex.h>
 void f(cublasHandle_t h, cusolverDnHandle_t s, int m, int n, int k, const __half* A, const __half* B,
-       __half* C, int ldc, float* X, float* Y, float* work, int lwork, int* ipiv, int* info) {
+       __half* C, int ldc, float* X, float* Y, float* work, int lwork, int* ipiv, int* info,
+       const cuComplex* x, cuComplex* y, const cuComplex* const* As, cuComplex** Cs, cuDoubleComplex* Z,
+       cuDoubleComplex* zwork, float* norm) {
   float a = 1, b = 0;
   cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &a, A, CUDA_R_16F, m, B, CUDA_R_16F, k, &b, C, CUDA_R_16F, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   cublasSaxpy(h, n, &a, X, 1, Y, 1);
   cusolverDnSpotrf(s, CUBLAS_FILL_MODE_LOWER, n, X, n, work, lwork, info);
   cusolverDnSgetrf(s, n, n, X, n, work, ipiv, info);
   cusolverDnSsytrf(s, CUBLAS_FILL_MODE_UPPER, n, X, n, ipiv, work, lwork, info);
+  cuComplex ca = make_cuComplex(1, 0), cb = make_cuComplex(0, 0);
+  cublasCaxpy(h, n, &ca, x, 1, y, 1);
+  cublasScnrm2(h, n, x, 1, norm);
+  cublasCgemv(h, CUBLAS_OP_N, m, n, &ca, x, m, NULL, 1, &cb, y, 1);
+  cublasCgemmBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &ca, As, m, As, k, &cb, Cs, m, 4);
+  cusolverDnZpotrf(s, CUBLAS_FILL_MODE_LOWER, n, Z, n, zwork, lwork, info);
 }
 """
 
@@ -74,6 +83,34 @@ def test_rocsolver_calls_lose_the_workspace_and_same_lists_stay():
         assert "work" not in " ".join(params).lower()
 
 
+def test_complex_pointers_are_cast_to_rocblas_complex_types():
+    out = _port(SRC)
+    cf = "reinterpret_cast<const rocblas_float_complex*>"
+    assert _call(out, "rocblas_caxpy") == [f"h, n, {cf}(&ca), {cf}(x), 1, reinterpret_cast<rocblas_float_complex*>(y), 1"]
+    assert _call(out, "rocblas_scnrm2") == [f"h, n, {cf}(x), 1, norm"]
+    # a null pointer constant is passed as it is (reinterpret_cast does not take nullptr or 0)
+    assert _call(out, "rocblas_cgemv") == [
+        f"h, rocblas_operation_none, m, n, {cf}(&ca), {cf}(x), m, NULL, 1, {cf}(&cb), "
+        "reinterpret_cast<rocblas_float_complex*>(y), 1"]
+    # the batched arrays of matrix pointers: rocBLAS's `const rocblas_float_complex* const A[]`
+    (gemm,) = _call(out, "rocblas_cgemm_batched")
+    assert "reinterpret_cast<const rocblas_float_complex* const*>(As)" in gemm
+    assert "reinterpret_cast<rocblas_float_complex* const*>(Cs)" in gemm
+    # the workspace goes and the complex matrix is cast
+    assert _call(out, "rocsolver_zpotrf") == [
+        "s, rocblas_fill_lower, n, reinterpret_cast<rocblas_double_complex*>(Z), n, info"]
+    # each cast names the parameter type rocBLAS declares, as the data records it from its headers
+    for name, roc in (("cublasCaxpy", "rocblas_caxpy"), ("cublasCgemv", "rocblas_cgemv"),
+                      ("cublasCgemmBatched", "rocblas_cgemm_batched"), ("cusolverDnZpotrf", "rocsolver_zpotrf")):
+        params = load_blas_call_args()[name].roc_params
+        args = re.split(r", (?![^()<>]*[)>])", _call(out, roc)[0])
+        assert len(args) == len(params)
+        for param, arg in zip(params, args):
+            cast = re.match(r"reinterpret_cast<(.*)>\(", arg)
+            if cast:
+                assert param.rsplit(" ", 1)[0] == cast.group(1), (name, param, arg)
+
+
 def test_calls_the_edit_would_change_are_left_as_written():
     src = (SRC.replace(b"&b, C, CUDA_R_16F", b"&b, Cs[i++], CUDA_R_16F")
            .replace(b"int* info)", b"int* info, __half** Cs, int i)")
@@ -109,3 +146,27 @@ def test_the_port_compiles_against_rocblas_and_rocsolver(tmp_path):
     rc, out = killable.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", f"-I{ROC_INCLUDE}",
                             str(src)], 180, dict(os.environ, HIP_PLATFORM="amd"), "hipcc on the rocBLAS port")
     assert rc == 0, out
+
+
+def test_every_hipsolver_name_left_in_a_roc_port_is_reported():
+    """cuSOLVER dense functions without a rocSOLVER name keep hipSOLVER's, which a --roc port (rocblas_handle,
+    rocsolver/rocsolver.h) cannot call: each line where the port still names a hipSOLVER function has PORT182,
+    and a workspace query of a function rocSOLVER runs without a workspace is said to go."""
+    from porter.findings import scan
+
+    src = (b"#include <cusolverDn.h>\n"
+           b"void f(cusolverDnHandle_t s, int n, float* A, float* work, int* info, float** As, int* infos) {\n"
+           b"  int lwork = 0;\n"
+           b"  cusolverDnSpotrf_bufferSize(s, CUBLAS_FILL_MODE_LOWER, n, A, n, &lwork);\n"
+           b"  cusolverDnSpotrf(s, CUBLAS_FILL_MODE_LOWER, n, A, n, work, lwork, info);\n"
+           b"  cusolverDnSpotrfBatched(s, CUBLAS_FILL_MODE_LOWER, n, As, n, infos, 4);\n"
+           b"}\n")
+    out = _port(src)
+    assert "rocsolver/rocsolver.h" in out and "rocblas_handle s" in out
+    kept = {i for i, line in enumerate(out.splitlines(), 1) if re.search(r"\bhipsolver\w*\s*\(", line)}
+    assert kept == {4, 6}
+    findings = [f for f in scan(src, "t.cu", options=TranslateOptions(roc=True)) if f.rule == "PORT182"]
+    assert {f.line for f in findings} == kept
+    query = next(f for f in findings if f.line == 4)
+    assert "rocsolver_spotrf" in query.message and "remove this query" in query.message
+    assert not [f for f in scan(src, "t.cu") if f.rule == "PORT182"]  # without --roc: hipSOLVER throughout

@@ -7,14 +7,22 @@ NVIDIA's cublas_api.h / cusolverDn.h and rocBLAS / rocSOLVER 5.5's headers), rea
 ``porter.mapping.roc_sparse_args.load_blas_call_args``:
 
 - ``differs``: the roc* parameter list is not CUDA's and porter writes no edit, so the call keeps
-  CUDA's arguments; ``complex`` among them: the same list but for rocBLAS's complex class, where the
-  port passes HIP's ``hipFloatComplex`` / ``hipDoubleComplex`` (no conversion);
+  CUDA's arguments (the complex pointers, which rocBLAS takes as its own complex type, porter casts:
+  an edit, not reported);
 - an edit the call does not fit (``porter.translate.call_args.unfit``): an argument porter would drop or
   pass twice has a side effect, or cuBLAS's compute type is not a constant porter knows the value of;
   the translator then leaves the call as written.
 
 A call whose argument count is not CUDA's (a macro that supplies arguments) is left alone, as the
-translator leaves it."""
+translator leaves it.
+
+PORT182 hipSOLVER names under --roc: the cuSOLVER dense functions AMD's tables give no rocSOLVER name
+(the ``_bufferSize`` queries, the batched and 64-bit API, the Jacobi parameter objects, ...) keep their
+hipSOLVER name, while ``cusolverDnHandle_t`` becomes rocSOLVER's ``rocblas_handle`` and the include
+``rocsolver/rocsolver.h``, which declares no hipSOLVER name: such a call does not compile.  The names
+are porter's mapping database (a ``cusolverDn`` function whose ``--roc`` target is a ``hipsolver`` one);
+a workspace-size query whose compute function becomes a rocSOLVER one (which takes no workspace) is
+reported with the advice to remove it."""
 
 from __future__ import annotations
 
@@ -50,15 +58,15 @@ def _problem(fact, why_unfit: str) -> str:
         return (f"porter writes {library}'s arguments for this function ({fact.why.split(':')[0]}) only when the "
                 f"call allows it, and here {why_unfit}: the call keeps CUDA's {fact.cuda_args} arguments and does "
                 "not compile, so write its arguments from this list")
-    if fact.differs == "complex":
-        m = _ROC_COMPLEX.search(" ".join(fact.roc_params))
-        roc_type = m.group(0) if m else "rocblas_float_complex"
-        hip_type = "hipDoubleComplex" if "double" in roc_type else "hipFloatComplex"
-        return (f"its complex arguments are `{roc_type}`, and the port's `{hip_type}` does not convert to it: pass "
-                f"`reinterpret_cast<const {roc_type}*>(p)` (without const for an output; the same layout, two "
-                f"{roc_type.split('_')[1]}s), or declare the data as `{roc_type}`")
+    cast = ""
+    m = _ROC_COMPLEX.search(" ".join(fact.roc_params))
+    if m:  # the complex pointers still need the cast porter writes where it rewrites a call
+        cast = (f"; pass complex data as `reinterpret_cast<const {m.group(0)}*>(p)` (no const for an output: the "
+                f"port's {'hipDoubleComplex' if m.group(1) == 'double' else 'hipFloatComplex'} has its layout but "
+                "does not convert)")
     return (f"porter keeps CUDA's {fact.cuda_args} arguments, which are not these, so the call does not compile: "
-            f"write its arguments from this list ({library}'s documentation of the function says what each means)")
+            f"write its arguments from this list ({library}'s documentation of the function says what each means)"
+            + cast)
 
 
 @file_check("PORT181", regions=_regions)
@@ -89,4 +97,81 @@ def rocblas_argument_mismatch(ctx):
             continue  # porter writes the roc* function's arguments
         hits.append(Hit(pos, end, {"name": word.decode(), "roc": fact.roc, "params": ", ".join(fact.roc_params),
                                    "problem": _problem(fact, why_unfit)}))
+    return hits
+
+
+_BUFFER_SIZE = "_bufferSize"
+
+
+@functools.cache
+def _kept_hip() -> dict[bytes, tuple[str, str, bool]]:
+    """{cuSOLVER dense function (bytes): (the hipSOLVER name --roc keeps, the rocSOLVER function its compute
+    call becomes ("" when it is no _bufferSize query or its compute function has no rocSOLVER name), whether
+    porter rewrites that compute call without its workspace)} from porter's mapping database."""
+    from porter.mapping import load_database
+    from porter.mapping.roc_sparse_args import load_blas_call_args
+
+    ids = load_database().identifiers
+    facts = load_blas_call_args()
+    out = {}
+    for name, entry in ids.items():
+        hip = entry.target(True)
+        if not name.startswith("cusolverDn") or name.endswith("_t") or not hip or not hip.startswith("hipsolver"):
+            continue
+        compute = name[:-len(_BUFFER_SIZE)] if name.endswith(_BUFFER_SIZE) else ""
+        roc = ids[compute].target(True) if compute in ids else None
+        if not roc or not roc.startswith("rocsolver_"):
+            out[name.encode()] = (hip, "", False)
+            continue
+        fact = facts.get(compute)
+        dropped = fact is not None and fact.args is not None and len(
+            {a["arg"] for a in fact.args if "arg" in a}) < fact.cuda_args
+        out[name.encode()] = (hip, roc, dropped)
+    return out
+
+
+@functools.cache
+def _kept_region_test():
+    return word_regions(tuple(_kept_hip()))
+
+
+def _kept_regions(ctx):
+    return _kept_region_test() if ctx.options.roc and b"cusolverDn" in ctx.source else None
+
+
+def _kept_problem(name: str, hip: str, roc: str, dropped: bool) -> str:
+    if roc:
+        compute = name[:-len(_BUFFER_SIZE)]
+        return (f"the query sizes the workspace of `{compute}`, which becomes `{roc}`: rocSOLVER takes no workspace "
+                "(it allocates it from the rocblas_handle)" + (
+                    ", and porter writes that call without it" if dropped else
+                    f", so write `{roc}`'s call from rocSOLVER's list (PORT181)") +
+                "; remove this query and the workspace allocation it sizes (check that nothing else uses them)")
+    return (f"AMD's tables give `{name}` no rocSOLVER counterpart, so porter keeps hipSOLVER's name, and a hipSOLVER "
+            "call needs hipSOLVER's header and, where it takes a handle, a hipsolverDnHandle_t (hipsolverDnCreate): "
+            "write the computation with rocSOLVER functions, or convert the file without --roc (hipSOLVER throughout)")
+
+
+@file_check("PORT182", regions=_kept_regions)
+def hipsolver_kept_under_roc(ctx):
+    from porter.translate.engine import occurrences
+
+    source = ctx.source
+    if not ctx.options.roc or b"cusolverDn" not in source:
+        return []
+    kept = _kept_hip()
+    index = ctx.index
+    hits = []
+    for pos, word in occurrences(source, frozenset(kept)):
+        if index.is_protected(pos):
+            continue
+        end = pos + len(word)
+        node = index.node_at(pos, end)
+        if node is None or node.type == "field_identifier" or (
+                node.parent is not None and node.parent.type == "function_declarator"):
+            continue  # a member, or a declaration of the name
+        hip, roc, dropped = kept[word]
+        name = word.decode()
+        hits.append(Hit(pos, end, {"name": name, "hip": hip,
+                                   "problem": _kept_problem(name, hip, roc, dropped)}))
     return hits
