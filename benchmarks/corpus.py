@@ -12,7 +12,9 @@
 
 ``root``: where the projects come from (default: porter's ``sample_projects``); each folder under it
 is a project (a folder of loose files is one project), so that a user's own CUDA files can be the
-input (``bench_growth.py --from DIR``).
+input (``bench_growth.py --from DIR``).  ``tree`` also takes several such folders
+(``bench_convert.py --from DIR [DIR ...]``): each copy then holds every folder's projects under a
+name of its own (the folder's name, with as many parent names as it takes to tell the folders apart).
 
 Line counts are of source files (what porter convert reports); sizes are met with whole files,
 so the count is at or a little above the one asked for.
@@ -115,18 +117,45 @@ def single_file(path: Path, lines: int, root: Path = SAMPLES) -> int:
     return total
 
 
-def tree(root: Path, lines: int, source: Path = SAMPLES) -> tuple[int, int]:
-    """Write a project tree of at least ``lines`` source lines under ``root``; returns (lines, files)."""
+def source_labels(sources: list[Path]) -> list[str]:
+    """A folder name per source folder, unique among them: its own name, or as many of its last path
+    parts, joined with '-', as it takes to tell it from the others (``a/cuda``, ``b/cuda`` -> ``a-cuda``,
+    ``b-cuda``); numbered where that is not enough."""
+    parts = [Path(s).resolve().parts[1:] or ("root",) for s in sources]
+
+    def label(i: int) -> str:
+        for n in range(1, len(parts[i]) + 1):
+            if all(other[-n:] != parts[i][-n:] for j, other in enumerate(parts) if j != i):
+                return "-".join(parts[i][-n:])
+        return "-".join(parts[i])
+
+    labels = [label(i) for i in range(len(parts))]
+    if len(set(labels)) < len(labels):  # the same folder twice, or names that join alike
+        labels = [f"{i:02d}-{name}" for i, name in enumerate(labels)]
+    return labels
+
+
+def tree(root: Path, lines: int, source: Path | list[Path] = SAMPLES) -> tuple[int, int]:
+    """Write a project tree of at least ``lines`` source lines under ``root``; returns (lines, files).
+
+    ``source``: one folder of projects (its projects go straight under each copy's folder) or a list
+    of them (each under its label, ``source_labels``)."""
+    sources = [Path(source)] if isinstance(source, (str, Path)) else [Path(s) for s in source]
+    labels = source_labels(sources) if len(sources) > 1 else [""]
+    projects = []  # (source folder, where in a copy, project, files)
+    for src, label in zip(sources, labels):
+        found = _projects(src)
+        if not found:
+            raise SystemExit(f"{src}: no CUDA source files")
+        projects += [(src, Path(label) / project, project, files) for project, files in found]
     total = files_written = copy = 0
     made: set[Path] = set()
-    if not _projects(source):
-        raise SystemExit(f"{source}: no CUDA source files")
     while total < lines:
-        for project, files in _projects(source):
+        for src, place, project, files in projects:
             if total >= lines:
                 break
-            rename = _project_suffixer(project, source)
-            base = root / "libs" / f"l{copy % 7}" / f"mod{copy % 31:02d}" / f"copy{copy:05d}" / project
+            rename = _project_suffixer(project, src)
+            base = root / "libs" / f"l{copy % 7}" / f"mod{copy % 31:02d}" / f"copy{copy:05d}" / place
             for rel, data, kind in files:
                 target = base / rel
                 if target.parent not in made:
