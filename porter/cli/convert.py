@@ -98,6 +98,8 @@ def run(args) -> int:
         # folder's port (it says whether the port has findings); not for one file to stdout or with -q
         findings=not args.no_findings and (args.fix or args.annotate or args.print_stats or args.json or args.examine
                                            or (not to_stdout and not args.quiet)),
+        # the translator's warnings are printed unless -q (one file to stdout: always), or listed by --json
+        parse_warnings=to_stdout or args.json or not args.quiet,
         write=not (args.examine or to_stdout), inplace=args.inplace, arch=args.arch, jobs=args.jobs)
 
     if to_stdout:

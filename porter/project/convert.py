@@ -36,6 +36,9 @@ class ConvertOptions:
     fix: bool = False  # apply every finding fix marked safe before translating
     annotate: bool = False  # write remaining findings as // PORTnnn: comments
     findings: bool = True  # run the findings rules (stats, --fix, --annotate)
+    # place the "parse error here" warnings of a file whose text looks broken (a parse of the whole file,
+    # which a port without the findings rules does not otherwise make): False where none is shown (-q)
+    parse_warnings: bool = True
     write: bool = True  # False: --examine (statistics only)
     inplace: bool = False
     arch: str = "gfx942"  # for build-file migration
@@ -193,7 +196,8 @@ def _translated(source: bytes, rel: str, options: ConvertOptions, file=None) -> 
                 found = findings_api.scan(work, rel, options=options.translate, file=file) if work != source else found
         if options.annotate:
             work, inserted_annot = _annotate(work, found)
-    result = translate(work, rel, options.translate, index=index if work is source else None)
+    result = translate(work, rel, options.translate, index=index if work is source else None,
+                       parse_warnings=options.parse_warnings)
     report.stats = result.stats()
     report.unsupported = [r.as_dict() for r in result.unsupported]
     report.leftovers = [r.as_dict() for r in result.leftovers]

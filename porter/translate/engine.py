@@ -549,14 +549,17 @@ def _inert(plan: _Plan, qualified_inner, arity, wrappers, legacy_blas, roc_args)
 
 def translate(source: bytes, path: str | None = None, options: TranslateOptions = TranslateOptions(),
               db: Database | None = None, index: SourceIndex | None = None,
-              only: frozenset[bytes] | None = None) -> Translation:
+              only: frozenset[bytes] | None = None, parse_warnings: bool = True) -> Translation:
     """Translate ``source``.  ``only``: look at these names alone (and the #include paths): the
     references to them come out as in a full translation, and no output is made (``output`` is
     empty): this is the look-up the findings rules use to list unsupported names without
-    translating everything, and a port of a 40 MB file would be 40 MB more, kept in the memo."""
+    translating everything, and a port of a 40 MB file would be 40 MB more, kept in the memo.
+    ``parse_warnings``: place the "parse error here" warnings of a text that looks broken, which
+    takes a parse of the whole file (every region of a big one); False where no warning is shown
+    (``porter convert -q`` into a file): the port is the same."""
     db = db or load_database()
     _DBS.setdefault(id(db), db)
-    memo_key = ("translation", id(db), options, path, only)
+    memo_key = ("translation", id(db), options, path, only, parse_warnings)
     if index is not None and memo_key in index.memo:
         return index.memo[memo_key]  # this exact text was translated with these options already
     if only is not None:
@@ -763,7 +766,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
         after = index.line_of(pos) - 1 if pos == 0 or source[pos - 1:pos] == b"\n" else index.line_of(pos)
         inserted.append((after, 1))
 
-    if only is None and index.looks_broken:  # an unterminated comment or literal, or unbalanced brackets: ask the parser where
+    if only is None and parse_warnings and index.looks_broken:  # an unterminated comment or literal, or unbalanced brackets: ask the parser where
         regions = index.parse_errors() or [(pos, pos) for pos, _ in index.unterminated]
         for start, end in regions:
             line, col = index.line_col(start)
