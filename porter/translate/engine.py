@@ -634,6 +634,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
                 call_args.hip_names(target_rocm) if b"cusparse" in source else frozenset())
     runtime = rules["device_code"]["runtime_header"]
     uses_runtime = False  # a name the HIP runtime header declares is emitted
+    first_runtime_name: int | None = None  # where the first such name stands
     encoded: dict[str, bytes] = {}  # one bytes object per HIP name, shared by its edits
     protected = index.protected_test()  # (index.is_protected without its look-ups: the hot loop's)
     line_col = index.line_col_function()  # (index.line_col without its per-call checks: the hot loop's)
@@ -718,7 +719,10 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
             unsupported.append(Reference(name, line, col, entry.category, "legacy", target,
                                          legacy.why.format(hip=target), legacy.alternative, entry.since_hip))
             continue
-        uses_runtime = uses_runtime or entry.header == runtime
+        if entry.header == runtime:
+            uses_runtime = True
+            if first_runtime_name is None:
+                first_runtime_name = start
         if structural and name in arity:
             n = launch.argument_count(index.tree_at(start), start, end)
             target = arity[name].get(str(n), target)
@@ -757,7 +761,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     relies = _code_relies_on_runtime(index, path, has_device_code, device_words, uses_runtime)
     inserted: list[tuple[int, int]] = []
     if options.add_runtime_include and only is None and _needs_runtime_include(path, included, relies):
-        pos = _include_position(index)
+        pos = _include_position(index, _first_runtime_use(index, first_runtime_name))
         nl = _newline(source)
         text = b"#include <" + runtime.encode() + b">" + nl
         if pos > 0 and source[pos - 1:pos] not in (b"\n", b"\xbf"):
@@ -799,6 +803,20 @@ def _include_roles() -> tuple[frozenset[str], frozenset[str], frozenset[str], tu
     dc = structure_rules()["device_code"]
     return (frozenset(dc["runtime_headers"]), frozenset(dc["needs_runtime_first"]), frozenset(dc["host_headers"]),
             tuple(dc["host_header_prefixes"]))
+
+
+def _first_runtime_use(index: SourceIndex, first_name: int | None) -> int | None:
+    """Where the code first needs the runtime: its first device-code word or launch (outside comments,
+    literals and member names) or its first name the runtime declares, whichever comes first."""
+    source = index.source
+    first = first_name
+    for p in _device_positions(source):
+        if first is not None and p >= first:
+            break
+        if not index.is_protected(p) and not _is_member(source, p):
+            first = p
+            break
+    return first
 
 
 def _code_relies_on_runtime(index: SourceIndex, path: str | None, has_device_code: bool, device_words: bool,
@@ -894,10 +912,12 @@ class _IncludedAbove:
         return self.paths
 
 
-def _include_position(index: SourceIndex) -> int:
+def _include_position(index: SourceIndex, first_use: int | None = None) -> int:
     """Where to insert the runtime include: before the first #include (before the conditional
     group holding it, if any), else after an include guard / #pragma once, else after the
-    leading comments."""
+    leading comments.  ``first_use``: where the code first needs the runtime (device code, a runtime
+    name); when that comes before the first #include (a kernel written above the includes of a .cu,
+    which nvcc's implicit include covered), the include goes to the top instead."""
     source = index.source
     for inc in index.includes:  # the first #include line that is not inside a block comment
         directive = inc.directive_byte
@@ -905,7 +925,17 @@ def _include_position(index: SourceIndex) -> int:
         if line_start == 0 and source.startswith(b"\xef\xbb\xbf"):
             line_start = 3  # the byte order mark stays first
         if not source[line_start:directive].strip() and not (line_start and index.is_protected(line_start - 1)):
-            return _outside_conditionals(index, line_start)
+            at = _outside_conditionals(index, line_start)
+            if first_use is None or first_use >= at:
+                return at
+            break
+    return _top_position(index)
+
+
+def _top_position(index: SourceIndex) -> int:
+    """The first place of the file for an include: after an include guard / #pragma once, else after the
+    leading comments."""
+    source = index.source
     pos = 3 if source.startswith(b"\xef\xbb\xbf") else 0
     # skip leading blank space and comments
     while True:

@@ -148,6 +148,28 @@ def test_ported_unit_with_no_include_compiles(hipcc_compile):
     assert rc == 0, out[-3000:]
 
 
+# A kernel written above the includes of a .cu: nvcc's implicit include came before it, so the port's
+# include must too (before the first #include it would follow the kernel: "undeclared identifier
+# 'threadIdx'" with hipcc 5.2); a runtime name above the includes likewise.
+KERNEL_FIRST = (b"// vector add\n__global__ void add(float* a, const float* b) { a[threadIdx.x] += b[threadIdx.x]; }\n"
+                b"#include <stdio.h>\nint main() { printf(\"%d\\n\", 1); return 0; }\n")
+NAME_FIRST = b"static cudaError_t last;\n#include <stdio.h>\nint main() { last = cudaSuccess; return 0; }\n"
+
+
+def test_code_above_the_first_include_gets_the_runtime_above_it():
+    out = port(KERNEL_FIRST, "add.cu")
+    assert out.startswith(b"// vector add\n" + RUNTIME + b"__global__ void add(")
+    assert port(NAME_FIRST, "n.cu").startswith(RUNTIME + b"static hipError_t last;")
+    later = b"#include <stdio.h>\n__global__ void k(int* p) { p[threadIdx.x] = 1; }\n"
+    assert port(later, "k.cu") == RUNTIME + later  # code after the include: the include goes before it, as before
+
+
+@pytest.mark.hipcc
+def test_ported_kernel_above_the_includes_compiles(hipcc_compile):
+    rc, out = hipcc_compile(port(KERNEL_FIRST, "add.cu"), "add")
+    assert rc == 0, out[-3000:]
+
+
 @pytest.mark.hipcc
 def test_ported_cooperative_groups_before_runtime_compiles(hipcc_compile):
     src = (b"#include <cooperative_groups.h>\n#include <cuda_runtime.h>\nnamespace cg = cooperative_groups;\n"
