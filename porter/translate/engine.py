@@ -499,9 +499,14 @@ def _ref_tail(entry: Entry, roc: bool) -> tuple:
 
 @functools.cache
 def roc_library_names() -> tuple[bytes, ...]:
-    """Every CUDA name a [[roc_by_library]] table renames (the review app's region splice declines them:
-    their roc* name depends on the whole file)."""
-    return tuple(sorted({n.encode() for lib in structure_rules().get("roc_by_library", ()) for n in lib["names"]}))
+    """Under --roc, the CUDA names whose port depends on the whole file, which the review app's region
+    splice declines: those a [[roc_by_library]] table renames (their roc* name depends on the libraries
+    the file calls) and those of [roc_complex_include]'s categories (they may need an include)."""
+    rules = structure_rules()
+    names = {n for lib in rules.get("roc_by_library", ()) for n in lib["names"]}
+    categories = set(rules["roc_complex_include"]["categories"])
+    names |= {e.cuda for e in load_database().entries() if e.kind == "identifier" and e.category in categories}
+    return tuple(sorted(n.encode() for n in names))
 
 
 def _roc_by_library(source: bytes) -> dict[str, str] | None:
@@ -635,6 +640,9 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     runtime = rules["device_code"]["runtime_header"]
     uses_runtime = False  # a name the HIP runtime header declares is emitted
     first_runtime_name: int | None = None  # where the first such name stands
+    # (--roc) a name of hip/hip_complex.h is emitted where the roc* headers do not bring it in
+    complex_include = rules["roc_complex_include"] if options.roc else None
+    uses_complex = False
     encoded: dict[str, bytes] = {}  # one bytes object per HIP name, shared by its edits
     protected = index.protected_test()  # (index.is_protected without its look-ups: the hot loop's)
     line_col = index.line_col_function()  # (index.line_col without its per-call checks: the hot loop's)
@@ -719,6 +727,8 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
             unsupported.append(Reference(name, line, col, entry.category, "legacy", target,
                                          legacy.why.format(hip=target), legacy.alternative, entry.since_hip))
             continue
+        if complex_include and entry.category in complex_include["categories"]:
+            uses_complex = True
         if entry.header == runtime:
             uses_runtime = True
             if first_runtime_name is None:
@@ -760,15 +770,20 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     # 5. the HIP runtime header, where the CUDA code had the runtime without including it
     relies = _code_relies_on_runtime(index, path, has_device_code, device_words, uses_runtime)
     inserted: list[tuple[int, int]] = []
+    headers = []
     if options.add_runtime_include and only is None and _needs_runtime_include(path, included, relies):
+        headers.append(runtime)
+    if options.add_runtime_include and uses_complex and only is None and not any(name in complex_include["provided_by"] for _n, name, _k in included):
+        headers.append(complex_include["header"])
+    if headers:
         pos = _include_position(index, _first_runtime_use(index, first_runtime_name))
         nl = _newline(source)
-        text = b"#include <" + runtime.encode() + b">" + nl
+        text = b"".join(b"#include <" + h.encode() + b">" + nl for h in headers)
         if pos > 0 and source[pos - 1:pos] not in (b"\n", b"\xbf"):
             text = nl + text
-        edits.append(Edit(pos, pos, text, "include", runtime))
+        edits.append(Edit(pos, pos, text, "include", headers[0]))
         after = index.line_of(pos) - 1 if pos == 0 or source[pos - 1:pos] == b"\n" else index.line_of(pos)
-        inserted.append((after, 1))
+        inserted.append((after, len(headers)))
 
     if only is None and parse_warnings and index.looks_broken:  # an unterminated comment or literal, or unbalanced brackets: ask the parser where
         regions = index.parse_errors() or [(pos, pos) for pos, _ in index.unterminated]

@@ -167,7 +167,7 @@ def retranslate(old: bytes, old_hip: list[str], old_inserted: list[tuple[int, in
         return None  # a cuBLAS call's meaning depends on the file's includes (cublas.h: the legacy API)
     if options.roc and any(new.find(w, cut_s, cut_e) >= 0 or old.find(w, cut_s, cut_e - (len(new) - len(old))) >= 0
                            for w in roc_library_names()):
-        return None  # under --roc its name depends on the libraries the whole file calls ([[roc_by_library]])
+        return None  # under --roc their port depends on the whole file (engine.roc_library_names)
     if cut_s > p or cut_e < len(new) - q:
         return None  # (a cut is always in the text both share)
     cut_e_old = cut_e - (len(new) - len(old))

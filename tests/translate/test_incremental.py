@@ -133,3 +133,16 @@ def test_a_data_type_added_to_a_rocsparse_file_under_roc_gets_the_whole_files_na
     assert "(int)rocsparse_datatype_f32_r;" in text  # what a whole translation writes
     got = _splice(old, new, "s.cpp", roc)
     assert got is None or "".join(got.hip_lines) == text
+
+
+def test_a_complex_name_added_under_roc_gets_the_whole_files_include():
+    # under --roc a file's first use of HIP's complex type needs hip/hip_complex.h, which the roc*
+    # headers do not bring in: an insertion the region alone cannot make
+    roc = TranslateOptions(roc=True)
+    host = "".join(f"void f{i}(float* x, int n)\n{{\n    x[0] = n + {i};\n}}\n\n" for i in range(6))
+    old = ("#include <cusparse.h>\n\n" + host).encode()
+    new = old.replace(b"    x[0] = n + 3;", b"    cuComplex c = make_cuComplex(1.0f, 0.0f); x[0] = c.x;")
+    text, inserted = _whole(new, "c.cpp", roc)
+    assert "#include <hip/hip_complex.h>" in text  # what a whole translation writes
+    got = _splice(old, new, "c.cpp", roc)
+    assert got is None or ("".join(got.hip_lines), got.inserted_lines) == (text, inserted)

@@ -68,3 +68,40 @@ def test_the_port_compiles_against_rocsparse(tmp_path):
     rc, out = killable.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(src)], 180,
                            dict(os.environ, HIP_PLATFORM="amd"), "hipcc on the rocSPARSE port")
     assert rc == 0, out[-3000:]
+
+
+# written from cuSPARSE's API: cusparse.h brings cuComplex in (it includes cuComplex.h), so a CUDA file
+# calling a complex cuSPARSE function may use cuComplex without including cuComplex.h
+COMPLEX = b"""#include <cusparse.h>
+void scale(cusparseHandle_t h, int nnz, const cuComplex* xVal, const int* xInd, cuComplex* y) {
+  cuComplex a = make_cuComplex(2.0f, 0.0f);
+  cusparseCaxpyi(h, nnz, &a, xVal, xInd, y, CUSPARSE_INDEX_BASE_ZERO);
+}
+"""
+
+
+def test_a_roc_port_using_hips_complex_type_gets_its_header():
+    out = _roc(COMPLEX)
+    assert out.index("#include <hip/hip_complex.h>") < out.index("hipComplex a = make_hipComplex(2.0f, 0.0f);")
+    assert out.count("hip_complex.h") == 1
+    # without --roc, hipsparse.h includes it (hipsparse.h:45): nothing added
+    assert b"hip_complex.h" not in translate(COMPLEX, "t.cu").output
+    # a file that includes cuComplex.h itself keeps that one include
+    own = _roc(b"#include <cuComplex.h>\n" + COMPLEX)
+    assert own.count("hip_complex.h") == 1
+
+
+@pytest.mark.hipcc
+def test_the_complex_roc_port_compiles_against_rocsparse(tmp_path):
+    hipcc = shutil.which("hipcc")
+    if hipcc is None:
+        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
+            pytest.fail("hipcc is required (PORTER_REQUIRE_HIPCC=1)")
+        pytest.skip("hipcc missing: the port is not compile-checked")
+    if not Path("/usr/include/rocsparse/rocsparse.h").exists():
+        pytest.skip("rocSPARSE's headers are not installed (Debian: librocsparse-dev)")
+    src = tmp_path / "scale.hip"
+    src.write_text(_roc(COMPLEX))
+    rc, out = killable.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(src)], 180,
+                           dict(os.environ, HIP_PLATFORM="amd"), "hipcc on the complex rocSPARSE port")
+    assert rc == 0, out[-3000:]
