@@ -776,7 +776,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     if options.add_runtime_include and uses_complex and only is None and not any(name in complex_include["provided_by"] for _n, name, _k in included):
         headers.append(complex_include["header"])
     if headers:
-        pos = _include_position(index, _first_runtime_use(index, first_runtime_name))
+        pos = _include_position(index, lambda at: _runtime_used_before(index, first_runtime_name, at))
         nl = _newline(source)
         text = b"".join(b"#include <" + h.encode() + b">" + nl for h in headers)
         if pos > 0 and source[pos - 1:pos] not in (b"\n", b"\xbf"):
@@ -820,18 +820,13 @@ def _include_roles() -> tuple[frozenset[str], frozenset[str], frozenset[str], tu
             tuple(dc["host_header_prefixes"]))
 
 
-def _first_runtime_use(index: SourceIndex, first_name: int | None) -> int | None:
-    """Where the code first needs the runtime: its first device-code word or launch (outside comments,
-    literals and member names) or its first name the runtime declares, whichever comes first."""
+def _runtime_used_before(index: SourceIndex, first_name: int | None, at: int) -> bool:
+    """Whether the code needs the runtime before byte ``at``: a device-code word or launch (outside
+    comments, literals and member names) or a name the runtime declares (``first_name``: the first)."""
+    if first_name is not None and first_name < at:
+        return True
     source = index.source
-    first = first_name
-    for p in _device_positions(source):
-        if first is not None and p >= first:
-            break
-        if not index.is_protected(p) and not _is_member(source, p):
-            first = p
-            break
-    return first
+    return any(not index.is_protected(p) and not _is_member(source, p) for p in _device_positions(source[:at]))
 
 
 def _code_relies_on_runtime(index: SourceIndex, path: str | None, has_device_code: bool, device_words: bool,
@@ -927,12 +922,12 @@ class _IncludedAbove:
         return self.paths
 
 
-def _include_position(index: SourceIndex, first_use: int | None = None) -> int:
+def _include_position(index: SourceIndex, used_before=None) -> int:
     """Where to insert the runtime include: before the first #include (before the conditional
     group holding it, if any), else after an include guard / #pragma once, else after the
-    leading comments.  ``first_use``: where the code first needs the runtime (device code, a runtime
-    name); when that comes before the first #include (a kernel written above the includes of a .cu,
-    which nvcc's implicit include covered), the include goes to the top instead."""
+    leading comments.  ``used_before(at)``: whether the code needs the runtime before byte ``at``
+    (device code, a runtime name); when it does before the first #include (a kernel written above the
+    includes of a .cu, which nvcc's implicit include covered), the include goes to the top instead."""
     source = index.source
     for inc in index.includes:  # the first #include line that is not inside a block comment
         directive = inc.directive_byte
@@ -941,7 +936,7 @@ def _include_position(index: SourceIndex, first_use: int | None = None) -> int:
             line_start = 3  # the byte order mark stays first
         if not source[line_start:directive].strip() and not (line_start and index.is_protected(line_start - 1)):
             at = _outside_conditionals(index, line_start)
-            if first_use is None or first_use >= at:
+            if used_before is None or not used_before(at):
                 return at
             break
     return _top_position(index)
