@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_roc_sparse_args import declarations  # noqa: E402  (the parser both generators share)
+from gen_roc_sparse_args import declarations, write_data  # noqa: E402  (the parser both generators share)
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = ROOT / "porter" / "mapping" / "data" / "cusparse.json"
@@ -230,9 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         "counts": counts,
         "functions": functions,
     }
-    tmp = args.output.with_suffix(".tmp")
-    tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    tmp.replace(args.output)
+    write_data(args.output, doc)
     print(json.dumps(counts))
     return 0
 

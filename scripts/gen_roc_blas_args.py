@@ -46,7 +46,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_roc_sparse_args import _COMMENT, _DECL, _fits, complex_casts, declarations  # noqa: E402  (shared)
+from gen_roc_sparse_args import _COMMENT, _DECL, _fits, complex_casts, declarations, write_data  # noqa: E402  (shared)
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "porter" / "mapping" / "data" / "calls" / "roc_blas_args.json"
@@ -350,9 +350,7 @@ def main(argv: list[str] | None = None) -> int:
         "counts": counts,
         "functions": functions,
     }
-    tmp = args.output.with_suffix(".tmp")
-    tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    tmp.replace(args.output)
+    write_data(args.output, doc)
     print(json.dumps(counts))
     return 0
 

@@ -312,6 +312,13 @@ def _edits_for(cname: str, rname: str, cparams, rparams, nullable: set[str], typ
     return None, "differs"
 
 
+def write_data(path: Path, doc: dict) -> None:
+    """Write a generated data file whole (a temporary file renamed over it), sorted keys, one space indent."""
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cusparse", required=True, type=Path)
@@ -382,9 +389,7 @@ def main(argv: list[str] | None = None) -> int:
         "counts": counts,
         "functions": functions,
     }
-    tmp = args.output.with_suffix(".tmp")
-    tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    tmp.replace(args.output)
+    write_data(args.output, doc)
     print(json.dumps(counts))
     return 0
 

@@ -137,4 +137,4 @@ def test_a_call_whose_arguments_a_macro_supplies_is_reported_with_why():
     by_line = {f.line: f.message for f in _findings(text.encode())}
     assert len(macro_lines) == 2 and macro_lines <= set(by_line)
     for line in macro_lines:
-        assert "where cuSPARSE's list has" in by_line[line] and "a macro supplies some" in by_line[line]
+        assert "where CUDA's list has" in by_line[line] and "a macro supplies some" in by_line[line]

@@ -4,13 +4,10 @@ names AMD's tables give, which a rocSPARSE-only port neither includes nor can pa
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import pytest
 
-import killable
 from porter.mapping import truth
 from porter.translate import TranslateOptions, translate
 from porter.translate.engine import structure_rules
@@ -54,19 +51,15 @@ def test_every_name_the_table_emits_is_declared_by_its_library():
         assert undeclared == [], lib["library"]
 
 
-@pytest.mark.hipcc
-def test_the_port_compiles_against_rocsparse(tmp_path):
-    hipcc = shutil.which("hipcc")
-    if hipcc is None:
-        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
-            pytest.fail("hipcc is required (PORTER_REQUIRE_HIPCC=1)")
-        pytest.skip("hipcc missing: the port is not compile-checked")
+def _rocsparse_or_skip():
     if not Path("/usr/include/rocsparse/rocsparse.h").exists():
         pytest.skip("rocSPARSE's headers are not installed (Debian: librocsparse-dev)")
-    src = tmp_path / "vectors.hip"
-    src.write_text(_roc(SPARSE))
-    rc, out = killable.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(src)], 180,
-                           dict(os.environ, HIP_PLATFORM="amd"), "hipcc on the rocSPARSE port")
+
+
+@pytest.mark.hipcc
+def test_the_port_compiles_against_rocsparse(hipcc_compile):
+    _rocsparse_or_skip()
+    rc, out = hipcc_compile(_roc(SPARSE).encode(), "vectors")
     assert rc == 0, out[-3000:]
 
 
@@ -92,16 +85,7 @@ def test_a_roc_port_using_hips_complex_type_gets_its_header():
 
 
 @pytest.mark.hipcc
-def test_the_complex_roc_port_compiles_against_rocsparse(tmp_path):
-    hipcc = shutil.which("hipcc")
-    if hipcc is None:
-        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
-            pytest.fail("hipcc is required (PORTER_REQUIRE_HIPCC=1)")
-        pytest.skip("hipcc missing: the port is not compile-checked")
-    if not Path("/usr/include/rocsparse/rocsparse.h").exists():
-        pytest.skip("rocSPARSE's headers are not installed (Debian: librocsparse-dev)")
-    src = tmp_path / "scale.hip"
-    src.write_text(_roc(COMPLEX))
-    rc, out = killable.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(src)], 180,
-                           dict(os.environ, HIP_PLATFORM="amd"), "hipcc on the complex rocSPARSE port")
+def test_the_complex_roc_port_compiles_against_rocsparse(hipcc_compile):
+    _rocsparse_or_skip()
+    rc, out = hipcc_compile(_roc(COMPLEX).encode(), "scale")
     assert rc == 0, out[-3000:]

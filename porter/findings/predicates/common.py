@@ -79,3 +79,35 @@ def fix(description: str, *edits: FixEdit, safe: bool = True) -> Fix:
 def compact(text: str, limit: int = 60) -> str:
     text = re.sub(r"\s+", " ", text).strip()
     return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def library_calls(ctx, names, arguments: bool = True):
+    """(start, end, word, argument spans) of each use of one of ``names`` (bytes) outside comments and
+    literals that is neither a member nor a declaration of the name: a library call the argument rules
+    (PORT179-182) look at.  With ``arguments``, only calls (a name followed by an argument list), with the
+    byte spans of their arguments; otherwise every such use, with None."""
+    from porter.translate.call_args import argument_spans
+    from porter.translate.engine import occurrences
+
+    index = ctx.index
+    for pos, word in occurrences(ctx.source, frozenset(names)):
+        if index.is_protected(pos):
+            continue
+        end = pos + len(word)
+        spans = None
+        if arguments:
+            spans = argument_spans(index, end)
+            if spans is None:
+                continue  # not a call
+        node = index.node_at(pos, end)
+        if node is None or node.type == "field_identifier" or (
+                node.parent is not None and node.parent.type == "function_declarator"):
+            continue  # a member, or a declaration of the name
+        yield pos, end, word, spans
+
+
+def macro_arguments(count: int, expected: int, library: str) -> str:
+    """What PORT179-181 say of a call whose visible argument count is not CUDA's (a macro supplies some):
+    porter cannot fit them to the library's list and leaves the call as written."""
+    return (f"the call passes {count} argument{'' if count == 1 else 's'} where CUDA's list has {expected} (a macro "
+            f"supplies some), so porter cannot fit them to {library}'s list and leaves the call as written")

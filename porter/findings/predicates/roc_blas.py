@@ -13,8 +13,8 @@ NVIDIA's cublas_api.h / cusolverDn.h and rocBLAS / rocSOLVER 5.5's headers), rea
   pass twice has a side effect, or cuBLAS's compute type is not a constant porter knows the value of;
   the translator then leaves the call as written.
 
-A call whose argument count is not CUDA's (a macro that supplies arguments) is left alone, as the
-translator leaves it.
+A call whose argument count is not CUDA's (a macro that supplies arguments) is left as written by the
+translator, and reported: the port does not compile there.
 
 PORT182 hipSOLVER names under --roc: the cuSOLVER dense functions AMD's tables give no rocSOLVER name
 (the ``_bufferSize`` queries, the batched and 64-bit API, the Jacobi parameter objects, ...) keep their
@@ -31,6 +31,7 @@ import re
 
 from porter.findings.engine import Hit
 from porter.findings.predicates import file_check, word_regions
+from porter.findings.predicates.common import library_calls, macro_arguments
 
 _ROC_COMPLEX = re.compile(r"\brocblas_(float|double)_complex\b")
 
@@ -71,32 +72,25 @@ def _problem(fact, why_unfit: str) -> str:
 
 @file_check("PORT181", regions=_regions)
 def rocblas_argument_mismatch(ctx):
-    from porter.translate.call_args import argument_spans, unfit
-    from porter.translate.engine import occurrences
+    from porter.translate.call_args import unfit
 
     source = ctx.source
     if not ctx.options.roc or (b"cublas" not in source and b"cusolver" not in source):
         return []
     facts = _facts()
-    index = ctx.index
     hits = []
-    for pos, word in occurrences(source, frozenset(facts)):
-        if index.is_protected(pos):
-            continue
-        end = pos + len(word)
+    for pos, end, word, spans in library_calls(ctx, facts):
         fact = facts[word]
-        spans = argument_spans(index, end)
-        if spans is None or len(spans) != fact.cuda_args:
-            continue  # not a call, or not CUDA's signature (a macro's arguments): left as written
-        node = index.node_at(pos, end)
-        if node is None or node.type == "field_identifier" or (
-                node.parent is not None and node.parent.type == "function_declarator"):
-            continue  # a member, or a declaration of the name
-        why_unfit = "" if fact.args is None else unfit(source, spans, fact)
-        if fact.args is not None and not why_unfit:
-            continue  # porter writes the roc* function's arguments
+        library = "rocSOLVER" if fact.roc.startswith("rocsolver_") else "rocBLAS"
+        if len(spans) != fact.cuda_args:  # a macro supplies arguments: the translator leaves the call as written
+            problem = macro_arguments(len(spans), fact.cuda_args, library) + ": write its arguments from this list"
+        else:
+            why_unfit = "" if fact.args is None else unfit(source, spans, fact)
+            if fact.args is not None and not why_unfit:
+                continue  # porter writes the roc* function's arguments
+            problem = _problem(fact, why_unfit)
         hits.append(Hit(pos, end, {"name": word.decode(), "roc": fact.roc, "params": ", ".join(fact.roc_params),
-                                   "problem": _problem(fact, why_unfit)}))
+                                   "problem": problem}))
     return hits
 
 
@@ -154,22 +148,11 @@ def _kept_problem(name: str, hip: str, roc: str, dropped: bool) -> str:
 
 @file_check("PORT182", regions=_kept_regions)
 def hipsolver_kept_under_roc(ctx):
-    from porter.translate.engine import occurrences
-
-    source = ctx.source
-    if not ctx.options.roc or b"cusolverDn" not in source:
+    if not ctx.options.roc or b"cusolverDn" not in ctx.source:
         return []
     kept = _kept_hip()
-    index = ctx.index
     hits = []
-    for pos, word in occurrences(source, frozenset(kept)):
-        if index.is_protected(pos):
-            continue
-        end = pos + len(word)
-        node = index.node_at(pos, end)
-        if node is None or node.type == "field_identifier" or (
-                node.parent is not None and node.parent.type == "function_declarator"):
-            continue  # a member, or a declaration of the name
+    for pos, end, word, _spans in library_calls(ctx, kept, arguments=False):
         hip, roc, dropped = kept[word]
         name = word.decode()
         hits.append(Hit(pos, end, {"name": name, "hip": hip,

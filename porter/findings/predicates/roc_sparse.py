@@ -37,6 +37,7 @@ import re
 
 from porter.findings.engine import Hit
 from porter.findings.predicates import file_check, word_regions
+from porter.findings.predicates.common import library_calls, macro_arguments
 
 _COMPLEX = re.compile(r"\brocsparse_(float|double)_complex\b")
 _HIP_COMPLEX = {"float": "hipFloatComplex", "double": "hipDoubleComplex"}
@@ -107,35 +108,18 @@ def _problem(fact, complex_params) -> str:
 
 @file_check("PORT179", regions=_regions)
 def rocsparse_argument_mismatch(ctx):
-    from porter.translate.call_args import argument_spans
-    from porter.translate.engine import occurrences
-
-    source = ctx.source
-    if not ctx.options.roc or b"cusparse" not in source:
+    if not ctx.options.roc or b"cusparse" not in ctx.source:
         return []
     facts = _facts()
-    index = ctx.index
     hits = []
-    for pos, word in occurrences(source, frozenset(facts)):
-        if index.is_protected(pos):
-            continue
-        end = pos + len(word)
+    for pos, end, word, spans in library_calls(ctx, facts):
         fact, complex_params = facts[word]
-        spans = argument_spans(index, end)
-        if spans is None:
-            continue  # not a call
         if len(spans) == fact.cuda_args and not (fact.differs or complex_params):
             continue  # porter writes rocSPARSE's arguments (call_args.py)
-        node = index.node_at(pos, end)
-        if node is None or node.type == "field_identifier" or (
-                node.parent is not None and node.parent.type == "function_declarator"):
-            continue  # a member, or a declaration of the name
         if len(spans) == fact.cuda_args:
             problem = _problem(fact, complex_params)
         else:  # a macro supplies arguments (or the call is not CUDA's): the translator leaves it as written
-            problem = (f"the call passes {len(spans)} argument{'' if len(spans) == 1 else 's'} where cuSPARSE's "
-                       f"list has {fact.cuda_args} (a macro supplies some), so porter cannot fit them to this list "
-                       "and leaves the call as written: write its arguments from this list")
+            problem = macro_arguments(len(spans), fact.cuda_args, "rocSPARSE") + ": write its arguments from this list"
         hits.append(Hit(pos, end, {"name": word.decode(), "roc": fact.roc,
                                    "params": ", ".join(fact.roc_params), "problem": problem}))
     return hits
@@ -167,38 +151,22 @@ def _hip_regions(ctx):
 
 @file_check("PORT180", regions=_hip_regions)
 def hipsparse_argument_count(ctx):
-    from porter.translate.call_args import argument_spans
-    from porter.translate.engine import occurrences
-
-    source = ctx.source
-    if ctx.options.roc or b"cusparse" not in source:
+    if ctx.options.roc or b"cusparse" not in ctx.source:
         return []
     target = ctx.options.target
     facts = _hip_facts(target)
     if not facts:
         return []
-    index = ctx.index
     hits = []
-    for pos, word in occurrences(source, frozenset(facts)):
-        if index.is_protected(pos):
-            continue
-        end = pos + len(word)
+    for pos, end, word, spans in library_calls(ctx, facts):
         fact, release = facts[word]
-        spans = argument_spans(index, end)
-        if spans is None:
-            continue  # not a call
         if len(spans) == fact.cuda_args and not release.finding:
             continue  # porter writes hipSPARSE's arguments at this target (call_args.py)
-        node = index.node_at(pos, end)
-        if node is None or node.type == "field_identifier" or (
-                node.parent is not None and node.parent.type == "function_declarator"):
-            continue  # a member, or a declaration of the name
         if len(spans) == fact.cuda_args:
             problem = release.finding
         else:
-            problem = (f"the call passes {len(spans)} argument{'' if len(spans) == 1 else 's'} (a macro supplies "
-                       "some), so porter cannot fit them to hipSPARSE's list and leaves the call as written: "
-                       + (release.finding or f"write hipSPARSE's {release.hip_args} arguments ({release.why})"))
+            problem = macro_arguments(len(spans), fact.cuda_args, "hipSPARSE") + ": " + (
+                release.finding or f"write hipSPARSE's {release.hip_args} arguments ({release.why})")
         hits.append(Hit(pos, end, {"name": word.decode(), "hip": fact.hip, "target": target,
                                    "hip_args": release.hip_args, "cuda_args": fact.cuda_args,
                                    "problem": problem}))
