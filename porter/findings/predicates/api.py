@@ -233,15 +233,25 @@ REWRITES = {
 _DIRECTIVE_LINE = re.compile(rb"[ \t]*#")
 
 
+def defines_macro(source: bytes, name: str) -> bool:
+    """The file has a `#define name`."""
+    return re.search(rb"#[ \t]*define[ \t]+" + re.escape(name.encode()) + rb"\b", source) is not None
+
+
+def own_definitions(source: bytes, name: str):
+    """The spans of ``name`` where the file defines it as a function or a variable of its own (a type
+    word, the name, then a body, an initializer or the end of the declaration)."""
+    pattern = (rb"\b(?:unsigned|int|long|auto|void|float|double|[A-Za-z_]\w*_t)\s*[*&]?\s*(" + re.escape(name.encode())
+               + rb")\s*(?:\([^;{}]*\)\s*(?:const\s*)?\{|=|;)")
+    return (m.span(1) for m in re.finditer(pattern, source))
+
+
 def defines_itself(ctx, name: str) -> bool:
     """The file defines ``name`` as a macro, a function or a variable of its own (a compatibility header's
     `#define __grid_constant__`, a project's `umin` helper): its uses are the file's."""
     cache = ctx.cache.setdefault("port030_own", {})
     if name not in cache:
-        n = re.escape(name.encode())
-        cache[name] = bool(re.search(rb"#[ \t]*define[ \t]+" + n + rb"\b", ctx.source)
-                           or re.search(rb"\b(?:unsigned|int|long|auto|void|float|double|[A-Za-z_]\w*_t)\s*[*&]?\s*" + n
-                                        + rb"\s*(?:\([^;{}]*\)\s*(?:const\s*)?\{|=|;)", ctx.source))
+        cache[name] = defines_macro(ctx.source, name) or next(own_definitions(ctx.source, name), None) is not None
     return cache[name]
 
 

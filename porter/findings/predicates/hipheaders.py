@@ -353,26 +353,25 @@ def _namespaces(node) -> tuple[str, ...]:
     return tuple(reversed(chain))
 
 
-_OWN_TYPES = rb"\b(?:unsigned|int|long|auto|void|float|double|[A-Za-z_]\w*_t)\s*[*&]?\s*"
-
-
 def _own_definition_reaches(ctx, call, fn, name: str) -> bool:
     """Whether this call of ``name`` can mean the file's own definition of it: a macro, or a function or
     variable defined in the global namespace, in a namespace enclosing the call, or in one the file opens
     with `using` (a `::name` call: the global ones only).  A `my::umin` helper does not make a global
     `umin(a, b)` the project's: that one is CUDA's and does not compile."""
+    from porter.findings.predicates.api import defines_macro, own_definitions
+
     source = ctx.source
-    n = re.escape(name.encode())
-    if re.search(rb"#[ \t]*define[ \t]+" + n + rb"\b", source):
+    if defines_macro(source, name):
         return True
+    n = re.escape(name.encode())
     parent = fn.parent
     global_only = parent is not None and parent.type == "qualified_identifier" and parent.child_by_field_name("scope") is None
     call_ns = _namespaces(call)
     opened = {m.group(1).decode().rsplit("::", 1)[-1] for m in re.finditer(rb"\busing\s+namespace\s+((?:\w+\s*::\s*)*\w+)\s*;", source)}
     opened |= {m.group(1).decode().rsplit("::", 1)[-1]
                for m in re.finditer(rb"\busing\s+((?:\w+\s*::\s*)*\w+)\s*::\s*" + n + rb"\s*;", source)}
-    for m in re.finditer(_OWN_TYPES + rb"(" + n + rb")\s*(?:\([^;{}]*\)\s*(?:const\s*)?\{|=|;)", source):
-        node = ctx.index.node_at(m.start(1), m.end(1))
+    for start, end in own_definitions(source, name):
+        node = ctx.index.node_at(start, end)
         where = _namespaces(node) if node is not None else ()
         if not where:
             return True
