@@ -37,10 +37,15 @@ def hipcc_compile(tmp_path):
             pytest.fail("hipcc is required (PORTER_REQUIRE_HIPCC=1) but not on PATH")
         pytest.skip("hipcc not found: the fixed output is not compile-checked")
 
-    def compile(source: bytes, name: str = "snippet") -> tuple[int, str]:
+    def compile(source: bytes, name: str = "snippet", flags=(), syntax_only: bool = False) -> tuple[int, str]:
+        """``flags``: more options (an include folder); ``syntax_only``: check the source without making an
+        object (-fsyntax-only)."""
         src = tmp_path / f"{name}.hip"
         src.write_bytes(source)
-        cmd = [exe, "--offload-arch=gfx90a", "-c", "-x", "hip", str(src), "-o", str(tmp_path / f"{name}.o")]
+        out = ["-fsyntax-only"] if syntax_only else ["-c"]
+        cmd = [exe, "--offload-arch=gfx90a", *flags, *out, "-x", "hip", str(src)]
+        if not syntax_only:
+            cmd += ["-o", str(tmp_path / f"{name}.o")]
         return killable.run(cmd, 180, dict(os.environ, HIP_PLATFORM="amd"), f"hipcc on {name}")
 
     return compile

@@ -6,15 +6,12 @@ CUDA's conversion did, and leaves a null pointer constant (const_cast does not t
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 from header_signatures import wrap_rule
 
-import killable
 from porter.translate import translate
 
 # written from NVRTC's API: each kind of string array C++ converts to `const char* const*`, null
@@ -62,29 +59,12 @@ def test_the_rule_names_the_parameters_hip_declares_const_char_pointer_pointer()
             assert re.match(r"const\s+char\s*\*\s*\*", params[position]), (cuda, params[position])
 
 
-def _hipcc_or_skip() -> str:
-    hipcc = shutil.which("hipcc")
-    if hipcc is None:
-        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
-            pytest.fail("hipcc is required (PORTER_REQUIRE_HIPCC=1)")
-        pytest.skip("hipcc missing: the port is not compile-checked")
-    return hipcc
-
-
-def _compile(hipcc: str, path: Path) -> tuple[int, str]:
-    return killable.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(path)], 180,
-                        dict(os.environ, HIP_PLATFORM="amd"), "hipcc on the hiprtc port")
-
-
 @pytest.mark.hipcc
-def test_the_port_compiles_with_hip_and_would_not_without_the_casts(tmp_path):
-    hipcc = _hipcc_or_skip()
+def test_the_port_compiles_with_hip_and_would_not_without_the_casts(hipcc_compile):
     port = translate(SOURCE, "rtc.cu").output.decode()
-    src = tmp_path / "rtc.hip"
-    src.write_text(port)
-    rc, out = _compile(hipcc, src)
+    rc, out = hipcc_compile(port.encode(), "rtc", syntax_only=True)
     assert rc == 0, out[-3000:]
-    bare = tmp_path / "bare.hip"  # the renamed calls with CUDA's arguments as they were
-    bare.write_text(re.sub(r"const_cast<const char\*\*>\(([^()]*(?:\(\))?)\)", r"\1", port))
-    rc, out = _compile(hipcc, bare)
+    # the renamed calls with CUDA's arguments as they were
+    bare = re.sub(r"const_cast<const char\*\*>\(([^()]*(?:\(\))?)\)", r"\1", port)
+    rc, out = hipcc_compile(bare.encode(), "bare", syntax_only=True)
     assert rc != 0 and "hiprtcCompileProgram" in out and "hiprtcCreateProgram" in out
