@@ -14,7 +14,7 @@ renames planned inside the replaced span are dropped (``rewrite_calls``).
 Without ``--roc`` the same edits serve the cuSPARSE calls renamed to a hipSPARSE function that declares
 another parameter count (``porter/mapping/data/calls/hip_sparse_args.json``, made by
 scripts/gen_hip_sparse_args.py): the edit of the target ROCm's release, where the data has one
-(``hip_plans``).
+(``plans``).
 
 Under ``--roc`` the cuBLAS and cuSOLVER calls renamed to rocBLAS and rocSOLVER get the edits of
 ``porter/mapping/data/calls/roc_blas_args.json`` (scripts/gen_roc_blas_args.py) the same way, with two
@@ -123,22 +123,17 @@ def _text(source: bytes, span: tuple[int, int], edits) -> bytes:
     return apply_edits(source[a:b], inner)
 
 
-def call_edits(index: SourceIndex, name: str, name_end: int, edits, plans: dict | None = None) -> list | None:
-    """The edits that give the call of ``name`` (its name ending at ``name_end``) rocSPARSE's
-    arguments (or, with ``plans`` from ``hip_plans``, hipSPARSE's); [] when nothing is to change, None
-    when the call is left as written (no data, or the argument count is not CUDA's).  ``edits``: those
-    already planned (renames inside the arguments, copied into a duplicated argument)."""
+def call_edits(index: SourceIndex, name: str, name_end: int, edits, plans: dict) -> list | None:
+    """The edits that give the call of ``name`` (its name ending at ``name_end``) the arguments of
+    ``plans`` (``plans(roc, target)``); [] when nothing is to change, None when the call is left as
+    written (no plan, or the argument count is not CUDA's).  ``edits``: those already planned (renames
+    inside the arguments, copied into a duplicated argument)."""
     from porter.translate.engine import Edit
 
-    fact = None
-    if plans is None:
-        fact = load_call_args().get(name)
-        plan = None if fact is None or fact.args is None else (fact.cuda_args, fact.args)
-    else:
-        plan = plans.get(name)
+    plan = plans.get(name)
     if plan is None:
         return None
-    cuda_args, args = plan
+    cuda_args, args, fact = plan
     spans = argument_spans(index, name_end)
     if spans is None or len(spans) != cuda_args:
         return None
@@ -217,35 +212,27 @@ def call_edits(index: SourceIndex, name: str, name_end: int, edits, plans: dict 
 
 
 @functools.cache
-def names() -> frozenset[str]:
-    """The cuSPARSE, cuBLAS and cuSOLVER functions whose calls get argument edits under --roc."""
-    return frozenset(n for n, f in load_call_args().items() if f.args is not None)
-
-
-@functools.cache
-def hip_plans(target: str) -> dict[str, tuple[int, tuple]]:
-    """{cuSPARSE function: (CUDA's argument count, hipSPARSE's arguments)} of the calls that get
-    argument edits without --roc when the port targets ROCm ``target``."""
+def plans(roc: bool, target: str) -> dict[str, tuple[int, tuple, object]]:
+    """{CUDA function: (CUDA's argument count, the library's arguments, the fact ``unfit`` checks or None)}
+    of the calls that get argument edits: under --roc the rocSPARSE, rocBLAS and rocSOLVER facts; without
+    it hipSPARSE's at the target ROCm ``target``."""
+    if roc:
+        return {n: (f.cuda_args, f.args, f) for n, f in load_call_args().items() if f.args is not None}
     out = {}
     for name, fact in load_hip_call_args().items():
         release = fact.at(target)
         if release is not None and release.args is not None:
-            out[name] = (fact.cuda_args, release.args)
+            out[name] = (fact.cuda_args, release.args, None)
     return out
 
 
-def hip_names(target: str) -> frozenset[str]:
-    """The cuSPARSE functions whose calls get argument edits without --roc (target ROCm ``target``)."""
-    return frozenset(hip_plans(target))
-
-
-def rewrite_calls(index: SourceIndex, calls: list[tuple[str, int]], edits: list, plans: dict | None = None) -> list:
-    """``edits`` with each call's argument edits added ((CUDA name, end of its name) in ``calls``);
-    the planned edits inside an argument that goes, or that another argument's text replaces, are
-    dropped with it.  ``plans``: ``hip_plans(target)`` without --roc (None: the rocSPARSE facts)."""
+def rewrite_calls(index: SourceIndex, calls: list[tuple[str, int]], edits: list, arg_plans: dict) -> list:
+    """``edits`` with each call's argument edits added ((CUDA name, end of its name) in ``calls``, its plan
+    in ``arg_plans``: ``plans(roc, target)``); the planned edits inside an argument that goes, or that
+    another argument's text replaces, are dropped with it."""
     added: list = []
     for name, end in calls:
-        new = call_edits(index, name, end, edits, plans)
+        new = call_edits(index, name, end, edits, arg_plans)
         if new:
             added.extend(new)
     if not added:

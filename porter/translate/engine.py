@@ -542,14 +542,14 @@ def _plan(plans: dict, db: Database, word: bytes, roc: bool, target: str) -> _Pl
     return plan
 
 
-def _inert(plan: _Plan, qualified_inner, arity, wrappers, legacy_blas, roc_args) -> bool:
+def _inert(plan: _Plan, qualified_inner, arity, wrappers, legacy_blas, arg_plans) -> bool:
     """A name the translator leaves as it is wherever it stands, once the port uses the runtime: a
     rename to itself (threadIdx, dim3) that no other rule (a namespace, an argument count, an argument
-    to wrap, the legacy cuBLAS API, rocSPARSE's arguments) looks at.  Its only effect, marking the
+    to wrap, the legacy cuBLAS API, the library arguments of call_args.plans) looks at.  Its only effect, marking the
     port as using the runtime when its header is the runtime's, is had already."""
     name = plan.name
     return (plan.action == "rename" and plan.target == name and plan.namespace is None and name not in qualified_inner
-            and name not in arity and name not in wrappers and name not in legacy_blas and name not in roc_args)
+            and name not in arity and name not in wrappers and name not in legacy_blas and name not in arg_plans)
 
 
 def translate(source: bytes, path: str | None = None, options: TranslateOptions = TranslateOptions(),
@@ -634,9 +634,9 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     by_library = _roc_by_library(source) if options.roc else None  # {CUDA name: roc* name} for this file
     arity = _arity_renames(id(db))
     structural = not options.roc
-    roc_calls: list[tuple[str, int]] = []  # (--roc) cuSPARSE calls whose rocSPARSE function takes other arguments
-    roc_args = (call_args.names() if options.roc else  # (without --roc: hipSPARSE's, call_args.hip_plans)
-                call_args.hip_names(target_rocm) if b"cusparse" in source else frozenset())
+    arg_calls: list[tuple[str, int]] = []  # calls whose library function takes other arguments (arg_plans)
+    # the library calls whose arguments the port changes (call_args.plans: --roc's libraries, else hipSPARSE's)
+    arg_plans = call_args.plans(options.roc, target_rocm) if options.roc or b"cusparse" in source else {}
     runtime = rules["device_code"]["runtime_header"]
     uses_runtime = False  # a name the HIP runtime header declares is emitted
     first_runtime_name: int | None = None  # where the first such name stands
@@ -655,7 +655,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
             if inert is None:
                 inert = kept_as_is[word] = _inert(plans.get(word) or _plan(plans, db, word, options.roc, target_rocm),
                                                   qualified_inner, arity if structural else (), wrappers,
-                                                  legacy_blas, roc_args)
+                                                  legacy_blas, arg_plans)
             if inert:
                 continue
         if protected(start):
@@ -742,8 +742,8 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
                 replacement = encoded[target] = target.encode()
             edits.append(Edit(start, end, replacement, "rename", name))
             converted.append(Reference(name, *line_col(start), *tail))
-            if name in roc_args:
-                roc_calls.append((name, end))
+            if name in arg_plans:
+                arg_calls.append((name, end))
         if name in wrappers:
             # 3. arguments HIP wants wrapped: HIP_SYMBOL(sym), reinterpret_cast<const void*>(kernel)
             # (here, in source order, so that a big file's regions are each parsed once)
@@ -759,9 +759,8 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
                     edits.append(Edit(a_start, a_start, wrap["open"].encode(), wrap["kind"], name))
                     edits.append(Edit(a_end, a_end, wrap["close"].encode(), wrap["kind"], name))
 
-    if roc_calls:  # the arguments rocSPARSE's signature wants (call_args.py)
-        edits = call_args.rewrite_calls(index, roc_calls, edits,
-                                        None if options.roc else call_args.hip_plans(target_rocm))
+    if arg_calls:  # the arguments the library's signature wants (call_args.py)
+        edits = call_args.rewrite_calls(index, arg_calls, edits, arg_plans)
 
     # 4. <<<...>>> -> hipLaunchKernelGGL
     if options.kernel_launch_syntax:

@@ -141,8 +141,7 @@ def test_a_duplicated_wrapped_argument_is_wrapped_both_times(monkeypatch):
     real = load_call_args()["cusparseCgtsvInterleavedBatch"]
     cast = {"arg": 3, "format": "reinterpret_cast<rocsparse_float_complex*>({})", "keep_null": True}
     fact = real._replace(args=real.args[:3] + (cast, cast) + real.args[4:])
-    monkeypatch.setattr(call_args, "load_call_args", lambda: {"cusparseCgtsvInterleavedBatch": fact})
-    monkeypatch.setattr(call_args, "names", lambda: frozenset({"cusparseCgtsvInterleavedBatch"}))
+    monkeypatch.setattr(call_args, "plans", lambda roc, target: {"cusparseCgtsvInterleavedBatch": (fact.cuda_args, fact.args, fact)})
     src = (b'#include <cusparse.h>\nvoid f(cusparseHandle_t h, void* p, cuComplex* d, cuComplex* du, cuComplex* x,\n'
            b'  int n, void* buf) {\n  cusparseCgtsvInterleavedBatch(h, 0, 8, (cuComplex*)p, d, du, x, n, buf);\n}\n')
     dl = "reinterpret_cast<rocsparse_float_complex*>((hipComplex*)p)"
@@ -255,8 +254,7 @@ def test_a_move_composes_with_insertions_drops_duplicates_and_wrapping(monkeypat
     plan = ({"arg": 0}, {"text": "nullptr"}, {"arg": 1}, {"arg": 2}, {"arg": 3}, {"arg": 4, "format": "W({})"},
             {"arg": 6}, {"arg": 5, "format": "V({})"}, {"arg": 6}, {"arg": 7})
     fact = CallArgs("rocsparse_scsc2dense", 9, plan, "made up", "", ())
-    monkeypatch.setattr(call_args, "load_call_args", lambda: {"cusparseScsc2dense": fact})
-    monkeypatch.setattr(call_args, "names", lambda: frozenset({"cusparseScsc2dense"}))
+    monkeypatch.setattr(call_args, "plans", lambda roc, target: {"cusparseScsc2dense": (fact.cuda_args, fact.args, fact)})
     src = (b'#include <cusparse.h>\nvoid f(cusparseHandle_t h, cusparseMatDescr_t d, float* v, void* p, void* q,\n'
            b'  float* A, int lda) {\n'
            b'  cusparseScsc2dense(h, 4, 4, d, v, (cuComplex*)p, /* c */ (cuDoubleComplex*)q, A, lda);\n}\n')
