@@ -498,13 +498,13 @@ def _ref_tail(entry: Entry, roc: bool) -> tuple:
 
 
 @functools.cache
-def roc_library_names() -> tuple[bytes, ...]:
-    """Under --roc, the CUDA names whose port depends on the whole file, which the review app's region
-    splice declines: those a [[roc_by_library]] table renames (their roc* name depends on the libraries
-    the file calls) and those of [roc_complex_include]'s categories (they may need an include)."""
+def whole_file_names(roc: bool) -> tuple[bytes, ...]:
+    """The CUDA names whose port depends on the whole file, which the review app's region splice
+    declines: those of [complex_include]'s categories (they may need an include) and, under --roc, those
+    a [[roc_by_library]] table renames (their roc* name depends on the libraries the file calls)."""
     rules = structure_rules()
-    names = {n for lib in rules.get("roc_by_library", ()) for n in lib["names"]}
-    categories = set(rules["roc_complex_include"]["categories"])
+    names = {n for lib in rules.get("roc_by_library", ()) for n in lib["names"]} if roc else set()
+    categories = set(rules["complex_include"]["categories"])
     names |= {e.cuda for e in load_database().entries() if e.kind == "identifier" and e.category in categories}
     return tuple(sorted(n.encode() for n in names))
 
@@ -640,8 +640,8 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     runtime = rules["device_code"]["runtime_header"]
     uses_runtime = False  # a name the HIP runtime header declares is emitted
     first_runtime_name: int | None = None  # where the first such name stands
-    # (--roc) a name of hip/hip_complex.h is emitted where the roc* headers do not bring it in
-    complex_include = rules["roc_complex_include"] if options.roc else None
+    # a name of hip/hip_complex.h is emitted where the headers the port includes do not bring it in
+    complex_include = rules["complex_include"]
     uses_complex = False
     encoded: dict[str, bytes] = {}  # one bytes object per HIP name, shared by its edits
     protected = index.protected_test()  # (index.is_protected without its look-ups: the hot loop's)
@@ -727,7 +727,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
             unsupported.append(Reference(name, line, col, entry.category, "legacy", target,
                                          legacy.why.format(hip=target), legacy.alternative, entry.since_hip))
             continue
-        if complex_include and entry.category in complex_include["categories"]:
+        if entry.category in complex_include["categories"]:
             uses_complex = True
         if entry.header == runtime:
             uses_runtime = True

@@ -29,7 +29,7 @@ import itertools
 import re
 from typing import NamedTuple
 
-from porter.translate.engine import TranslateOptions, roc_library_names, translate
+from porter.translate.engine import TranslateOptions, whole_file_names, translate
 from porter.translate.source_index import CONDITIONAL_LINE, TOP_CLOSE, SourceIndex, index_source
 
 _INCLUDE = re.compile(rb"^[ \t]*#[ \t]*(?:include|import)\b", re.M)
@@ -165,9 +165,9 @@ def retranslate(old: bytes, old_hip: list[str], old_inserted: list[tuple[int, in
     cut_s, cut_e, new_index = region
     if new.find(b"cublas", cut_s, cut_e) >= 0 or old.find(b"cublas", cut_s, cut_e - (len(new) - len(old))) >= 0:
         return None  # a cuBLAS call's meaning depends on the file's includes (cublas.h: the legacy API)
-    if options.roc and any(new.find(w, cut_s, cut_e) >= 0 or old.find(w, cut_s, cut_e - (len(new) - len(old))) >= 0
-                           for w in roc_library_names()):
-        return None  # under --roc their port depends on the whole file (engine.roc_library_names)
+    if any(new.find(w, cut_s, cut_e) >= 0 or old.find(w, cut_s, cut_e - (len(new) - len(old))) >= 0
+           for w in whole_file_names(options.roc)):
+        return None  # their port depends on the whole file (engine.whole_file_names)
     if cut_s > p or cut_e < len(new) - q:
         return None  # (a cut is always in the text both share)
     cut_e_old = cut_e - (len(new) - len(old))

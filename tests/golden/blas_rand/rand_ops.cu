@@ -1,4 +1,5 @@
 // rand_ops.cu - cuRAND host and device APIs, plus a cuComplex kernel.
+#include <hip/hip_complex.h>
 #include <hiprand/hiprand_kernel.h>
 
 #include "checks.h"
