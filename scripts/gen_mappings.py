@@ -24,7 +24,7 @@ Fetching the optional inputs (generation time only, into /tmp)::
 
     pip download --no-deps -d /tmp/nv nvidia-cublas-cu12 nvidia-curand-cu12 \
         nvidia-cusparse-cu12 nvidia-cufft-cu12 nvidia-cusolver-cu12 \
-        nvidia-nccl-cu12 nvidia-nvtx-cu12 nvidia-cudnn-cu12
+        nvidia-nccl-cu12 nvidia-nvtx-cu12 nvidia-cudnn-cu12 cutensor-cu12
     pip download --no-deps -d /tmp/nv rocm-bindings-hip rocm-bindings-libraries rocm-bindings-systems
     mkdir -p /tmp/rocdeb && (cd /tmp/rocdeb && apt-get download librocsparse-dev && dpkg-deb -x librocsparse-dev_*.deb x)
 
@@ -215,6 +215,7 @@ WHEEL_SETS = {
     "nccl": ("nvidia_nccl_cu12", "nvidia/nccl/include/"),
     "nvtx": ("nvidia_nvtx_cu12", "nvidia/nvtx/include/"),
     "cudnn": ("nvidia_cudnn_cu12", "nvidia/cudnn/include/"),
+    "cutensor": ("cutensor_cu12", "cutensor/include/"),
 }
 
 
@@ -819,6 +820,39 @@ class Builder:
                      or self.default_header(cat), source=t.tables_source)
             self.from_hipify.add(cuda)
 
+    # -- AMD's tables of libraries hip-python does not cover (hipTensor, ...) ----
+    def add_library_tables(self) -> None:
+        """One entry per CUDA name of ``hipify-library-tables.tsv`` whose family a ``[[library_table]]`` of
+        conventions.toml names.  The table pairs; the library's header snapshot declares: a HIP name the
+        snapshot lacks is not emitted (the entry is unsupported and says so), nor one whose function takes
+        other parameters than CUDA's (``hand_port``: the entry is unsupported with the difference).  The versions come later, from
+        the gate (truth.declared: the table's "added"/"changed" release of a declared name)."""
+        t = self.truth
+        libs = {lib["family"]: lib for lib in self.conv.get("library_table", [])}
+        source = t.library_tables_source
+        for r in t.library_rows:
+            lib = libs.get(r["family"])
+            cuda, hip = r["cuda"], r["hip"]
+            if lib is None or not IDENT_FULL.match(cuda):
+                continue
+            declared = self.src.get(lib["snapshot"])
+            status = "removed" if r["cuda_removed"] else "deprecated" if r["cuda_deprecated"] else "supported"
+            hand = lib.get("hand_port", {}).get(cuda)
+            if hand and hip in declared["names"]:
+                self.add("identifier", cuda, None, category=lib["category"], status="unsupported", source=source,
+                         note=f"{hip} takes other parameters: {hand}", alternative=f"{hip}, by hand")
+            elif hip and IDENT_FULL.match(hip) and hip in declared["names"]:
+                self.add("identifier", cuda, hip, category=lib["category"], status=status, header=lib["header"],
+                         source=f"{source} + {declared.get('source')}", note=lib.get("note"))
+            elif hip:
+                self.add("identifier", cuda, None, category=lib["category"], status="unsupported", source=source,
+                         note=f"AMD's HIPIFY tables pair {cuda} with {hip}, which {lib['headers']} do not "
+                              f"declare: {lib['undeclared']}",
+                         alternative=lib.get("alternative"))
+            else:
+                self.add("identifier", cuda, None, category=lib["category"], status="unsupported", source=source,
+                         note=f"AMD's HIPIFY tables list no {lib['name']} counterpart")
+
     def _roc_only(self, r: dict) -> str | None:
         """The roc* name of a row the tables pair with no HIP name (cublasInit -> rocblas_initialize): used
         under --roc when a source declares it in every release porter targets (no "since" after the 5.2
@@ -1136,6 +1170,8 @@ class Builder:
         for cuda in sorted(names):
             if cuda in deny or (only and not re.match(only, cuda)) or (skip and re.match(skip, cuda)):
                 continue
+            if lib.get("only_new") and ("identifier", cuda) in self.entries:
+                continue  # named by an earlier source (AMD's library tables): this rule covers the rest
             hip = cuda if identity else _apply(rules, cuda)
             status = self.cuda_status(cuda, [names[cuda]] + ["cuda_cudart", "cuda_driver"])
             if hip is None and unmatched == "unsupported":
@@ -1309,7 +1345,8 @@ FIELDS = ("cuda", "hip", "kind", "category", "status", "roc", "since_hip", "head
           "context", "removed_hip", "deprecated_hip", "others", "since_roc", "removed_roc", "deprecated_roc")
 _FIELD_DEFAULTS = {"kind": "identifier", "status": "supported", "source": "curated"}
 
-_NV_SETS = ("nv_cublas", "nv_curand", "nv_cusparse", "nv_cufft", "nv_cusolver", "nv_nccl", "nv_nvtx", "nv_cudnn")
+_NV_SETS = ("nv_cublas", "nv_curand", "nv_cusparse", "nv_cufft", "nv_cusolver", "nv_nccl", "nv_nvtx", "nv_cudnn",
+            "nv_cutensor")
 
 _VERIFIABLE = {"runtime", "driver", "device", "error", "texture", "curand", "cusparse", "complex", "fp16", "bf16"}
 
@@ -1375,6 +1412,7 @@ def transform(sources: Path = SOURCES, out: Path = DATA) -> tuple[dict, list[str
     conv = tomllib.loads((sources / "conventions.toml").read_text(encoding="utf-8"))
     b = Builder(src, conv)
     b.add_hipify()
+    b.add_library_tables()
     b.add_torch()
     b.add_conventions()
     b.add_members()

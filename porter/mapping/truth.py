@@ -51,6 +51,10 @@ LIBRARY_SETS = ("deb_rocthrust", "deb_hipcub", "deb_hipblas", "deb_hipsolver", "
 LATER_HIP_SET = "deb_hip57"
 RECENT_SETS = ("rocm_hip", "rocm_hipblas", "rocm_hipblaslt", "rocm_hipfft", "rocm_hiprand", "rocm_hipsolver",
                "rocm_hipsparse", "rocm_hipdnn", "rocm_rccl", "rocm_roctx")
+# names of libraries hip-python does not cover, read from the libraries' own public headers (the snapshot
+# records repository, path and commit); AMD's tables for them (LIBRARY_TABLES) date the names these declare
+LIBRARY_HEADER_SETS = ("rocm_hiptensor",)
+LIBRARY_TABLES = "hipify-library-tables.tsv"
 
 
 def version(text: str | None) -> str | None:
@@ -123,7 +127,8 @@ class Truth:
         if snapshots is None:
             snapshots = {}
             for p in sorted((sources / "snapshots").glob("*.json")):
-                if p.stem in FLOOR_SETS or p.stem in RECENT_SETS or p.stem in LIBRARY_SETS or p.stem == LATER_HIP_SET:
+                if (p.stem in FLOOR_SETS or p.stem in RECENT_SETS or p.stem in LIBRARY_SETS or p.stem == LATER_HIP_SET
+                        or p.stem in LIBRARY_HEADER_SETS):
                     snapshots[p.stem] = json.loads(p.read_text(encoding="utf-8"))
         self.floor: dict[str, str] = {}
         for s in FLOOR_SETS:
@@ -131,7 +136,7 @@ class Truth:
                 self.floor.setdefault(name, f"{rel} (HIP {FLOOR}, Debian)")
         self.clang = frozenset(snapshots.get("hip_clang", {}).get("names", {}))
         self.recent: dict[str, str] = {}
-        for s in RECENT_SETS:
+        for s in RECENT_SETS + LIBRARY_HEADER_SETS:
             doc = snapshots.get(s, {})
             for name, rel in doc.get("names", {}).items():
                 self.recent.setdefault(name, f"{rel} ({doc.get('source', s)})")
@@ -154,7 +159,7 @@ class Truth:
             doc = snapshots.get(s, {})
             for rel in doc.get("files", ()):
                 self.library_headers.setdefault(rel, doc.get("source", s))
-        for s in RECENT_SETS:
+        for s in RECENT_SETS + LIBRARY_HEADER_SETS:
             doc = snapshots.get(s, {})
             for rel in set(doc.get("names", {}).values()):
                 self.library_headers.setdefault(rel, doc.get("source", s))
@@ -169,6 +174,16 @@ class Truth:
                         name, self.tables_source, since=version(r[f"{col}_added"]),
                         removed=version(r[f"{col}_removed"]), deprecated=version(r[f"{col}_deprecated"]),
                         experimental=version(r[f"{col}_experimental"]))
+        # AMD's tables of the libraries of LIBRARY_HEADER_SETS: they date a name (the later of "added" and
+        # "changed": a port written for the changed declaration needs that release) but declare nothing
+        self.library_rows = read_tables(sources / LIBRARY_TABLES) if (sources / LIBRARY_TABLES).exists() else []
+        self.library_tables_source = f"AMD HIPIFY tables ({LIBRARY_TABLES})"
+        self.library_dates: dict[str, tuple[str | None, str | None]] = {}
+        for r in self.library_rows:
+            if r["hip"] and r["hip"] not in self.library_dates:
+                added, changed = version(r["hip_added"]), version(r["hip_changed"])
+                since = changed if changed and (not added or later(changed, added)) else added
+                self.library_dates[r["hip"]] = (since, version(r["hip_removed"]))
         self.header_names = read_header_names(sources / HEADER_NAMES)
         conv = tomllib.loads((sources / "conventions.toml").read_text(encoding="utf-8"))
         # names of libraries whose headers are not installed here (hipBLAS, MIOpen, ...): their absence from
@@ -206,6 +221,9 @@ class Truth:
             return Declared(name, f"HIP headers {seen[0]}..{seen[1]}", version(seen[0]), removed)
         if table:  # listed without a version
             return Declared(name, table.where, None, removed, deprecated, experimental)
+        if name in self.recent and name in self.library_dates:
+            since, removed_in = self.library_dates[name]
+            return Declared(name, f"{self.recent[name]}; dated by AMD's HIPIFY tables", since, removed_in)
         if name in self.recent:
             return Declared(name, self.recent[name], ">" + FLOOR if runtime else None)
         if name in self.guards:

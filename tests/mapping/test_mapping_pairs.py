@@ -172,6 +172,8 @@ MORE = [
     ("nvrtcCompileProgram", "hiprtcCompileProgram", "rtc"),
     ("magma_queue_create_from_cuda", "magma_queue_create_from_hip", "pytorch"),
     ("cudaMemLocationTypeHost", "hipMemLocationTypeHost", "runtime"),
+    # AMD's HIPIFY cuTENSOR table, declared in hipTensor 2.0's hiptensor.h (tests/mapping/test_library_tables.py)
+    ("cutensorContract", "hiptensorContract", "cutensor"),
 ]
 
 

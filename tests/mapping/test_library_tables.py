@@ -1,0 +1,138 @@
+"""cuTENSOR -> hipTensor from AMD's HIPIFY table (hipify-library-tables.tsv), checked against hipTensor's
+own headers (snapshots/rocm_hiptensor.json): the table pairs and dates, the headers declare.
+
+Facts used here, from the sources rather than from porter: cutensor.h of cutensor-cu12 2.8.1 declares
+``cutensorStatus_t cutensorCreate(cutensorHandle_t* handle)``, ``cutensorCreateTensorDescriptor(handle,
+desc*, numModes, extent[], stride[], cutensorDataType_t, uint32_t alignment)`` and ``cutensorContract(handle,
+plan, alpha, A, B, beta, C, D, workspace, workspaceSize, stream)``; hipTensor 2.0's hiptensor.h (ROCm 7.0)
+declares hiptensorCreate, hiptensorCreateTensorDescriptor and hiptensorContract with the same parameter
+lists, HIPTENSOR_R_32F and HIPTENSOR_STATUS_SUCCESS, and no hiptensorContraction (hipTensor 1.x's call,
+replaced by hiptensorContract in 2.0: hipTensor CHANGELOG); AMD's table dates hiptensorCreate 5.7 with a
+change in 7.0, HIPTENSOR_STATUS_SUCCESS 5.7, HIPTENSOR_R_32F 7.0.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from porter.findings import scan
+from porter.mapping import truth
+from porter.translate import TranslateOptions, translate
+
+SNAPSHOT = truth.SOURCES / "snapshots" / "rocm_hiptensor.json"
+
+# a cuTENSOR 2 program (the calls in cutensor.h's order of parameters)
+CUTENSOR2 = """#include <cutensor.h>
+int run(const void *alpha, const void *A, const void *B, const void *beta, const void *C, void *D,
+        void *work, uint64_t workSize, cudaStream_t s, cutensorPlan_t plan) {
+  cutensorHandle_t handle;
+  cutensorStatus_t st = cutensorCreate(&handle);
+  if (st != CUTENSOR_STATUS_SUCCESS) return 1;
+  cutensorTensorDescriptor_t descA;
+  int64_t ext[2] = {4, 4};
+  st = cutensorCreateTensorDescriptor(handle, &descA, 2, ext, nullptr, CUTENSOR_R_32F, 128);
+  st = cutensorContract(handle, plan, alpha, A, B, beta, C, D, work, workSize, s);
+  cutensorDestroy(handle);
+  return 0;
+}
+"""
+
+# cuTENSOR 1.x's contraction: AMD's table pairs it with hipTensor 1.x's hiptensorContraction
+CUTENSOR1 = """#include <cutensor.h>
+void old(const cutensorHandle_t *h, const cutensorContractionPlan_t *plan, void *D) {
+  cutensorContraction(h, plan, nullptr, nullptr, nullptr, nullptr, nullptr, D, nullptr, 0, 0);
+}
+"""
+
+
+def _port(src: str, **options) -> tuple[str, dict[str, list[str]]]:
+    """(the port, messages by rule) of ``src``."""
+    opts = TranslateOptions(**options)
+    out = translate(src.encode(), "t.cu", opts).output.decode()
+    found: dict[str, list[str]] = {}
+    for f in scan(src.encode(), "t.cu", options=opts):
+        found.setdefault(f.rule, []).append(f.message)
+    return out, found
+
+
+@pytest.fixture(scope="module")
+def declared() -> set[str]:
+    return set(json.loads(SNAPSHOT.read_text(encoding="utf-8"))["names"])
+
+
+@pytest.fixture(scope="module")
+def table() -> dict[str, dict]:
+    return {r["cuda"]: r for r in truth.read_tables(truth.SOURCES / truth.LIBRARY_TABLES) if r["family"] == "CUTENSOR"}
+
+
+def test_the_snapshot_records_where_hiptensors_names_were_read():
+    doc = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    assert doc["origin"]["repo"] == "ROCm/hipTensor"
+    assert all(len(commit) == 40 for commit in doc["origin"]["files"].values())
+    assert {"hiptensorCreate", "hiptensorContract", "HIPTENSOR_R_32F"} <= set(doc["names"])
+    assert "hiptensorContraction" not in doc["names"]  # hipTensor 1.x's, gone in 2.0
+
+
+def test_a_cutensor2_program_converts_to_the_declared_hiptensor_names_and_header_at_rocm_7():
+    out, found = _port(CUTENSOR2, target_rocm="7.0")
+    assert "#include <hiptensor/hiptensor.h>" in out and "cutensor.h" not in out
+    for name in ("hiptensorHandle_t handle;", "hiptensorStatus_t st = hiptensorCreate(&handle);",
+                 "st != HIPTENSOR_STATUS_SUCCESS", "hiptensorTensorDescriptor_t descA;",
+                 "hiptensorCreateTensorDescriptor(handle, &descA, 2, ext, nullptr, HIPTENSOR_R_32F, 128)",
+                 "hiptensorContract(handle, plan, alpha, A, B, beta, C, D, work, workSize, s)",
+                 "hiptensorDestroy(handle);", "hiptensorPlan_t plan"):
+        assert name in out, name
+    assert "cutensor" not in out.replace("#include", "")
+    assert "PORT030" not in found and "PORT032" not in found
+
+
+def test_below_rocm_7_the_hiptensor_2_calls_stay_as_written_with_port032():
+    out, found = _port(CUTENSOR2, target_rocm="6.3")
+    assert "cutensorCreate(&handle)" in out and "hiptensorCreate" not in out
+    assert "#include <cutensor.h>" in out
+    assert any("hiptensorCreate needs ROCm 7.0" in m for m in found["PORT032"])
+    assert any("hiptensor/hiptensor.h needs ROCm 7.0" in m for m in found["PORT032"])
+    # the status codes are hipTensor 1.0's (ROCm 5.7): emitted
+    assert "HIPTENSOR_STATUS_SUCCESS" in out
+    out52, found52 = _port(CUTENSOR2, target_rocm="5.2")
+    assert "CUTENSOR_STATUS_SUCCESS" in out52
+    assert any("HIPTENSOR_STATUS_SUCCESS needs ROCm 5.7" in m for m in found52["PORT032"])
+
+
+@pytest.mark.parametrize("target", ["6.3", "7.0"])
+def test_a_pair_whose_hip_name_hiptensor_does_not_declare_is_not_emitted(table, declared, target):
+    assert table["cutensorContraction"]["hip"] == "hiptensorContraction"
+    assert "hiptensorContraction" not in declared
+    out, found = _port(CUTENSOR1, target_rocm=target)
+    assert "hiptensorContraction" not in out and "cutensorContraction(" in out
+    assert any("cutensorContraction" in m and "hiptensorContraction" in m for m in found["PORT030"])
+
+
+def test_a_call_whose_hip_parameters_differ_is_reported_not_renamed(table):
+    assert table["cutensorLoggerSetLevel"]["hip"] == "hiptensorLoggerSetLevel"
+    out, found = _port("#include <cutensor.h>\nvoid f() { cutensorLoggerSetLevel(2); }\n", target_rocm="7.0")
+    assert "cutensorLoggerSetLevel(2)" in out
+    assert any("hiptensorLogLevel_t" in m for m in found["PORT030"])
+
+
+def test_every_emitted_cutensor_name_is_declared_by_hiptensor_and_dated_by_amds_table(db, table, declared):
+    entries = [e for e in db.entries() if e.category == "cutensor" and e.kind == "identifier"]
+    emitted = [e for e in entries if e.renames]
+    assert len(emitted) > 100
+    for e in emitted:
+        assert e.hip in declared, e
+        assert table[e.cuda]["hip"] == e.hip, e
+        assert e.since_hip is not None, e
+    # every pair of the table whose HIP name hipTensor's headers lack is unsupported
+    for cuda, r in table.items():
+        if r["hip"] and r["hip"] not in declared:
+            assert not any(e.renames for e in db.lookup(cuda)), cuda
+
+
+def test_truth_dates_a_changed_hiptensor_name_by_its_change():
+    t = truth.Truth()
+    assert t.declared("hiptensorCreate").since == "7.0"  # added 5.7, declaration changed in 7.0
+    assert t.declared("HIPTENSOR_STATUS_SUCCESS").since == "5.7"
+    assert t.declared("hiptensorContraction") is None  # in AMD's table, not in hipTensor's headers
