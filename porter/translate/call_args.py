@@ -16,6 +16,10 @@ another parameter count (``porter/mapping/data/calls/hip_sparse_args.json``, mad
 scripts/gen_hip_sparse_args.py): the edit of the target ROCm's release, where the data has one
 (``plans``).
 
+With and without ``--roc``, the cuDNN calls renamed to a MIOpen function that takes another list get the
+edits of ``porter/mapping/data/calls/miopen_args.json`` (scripts/gen_miopen_args.py) where MIOpen's
+documentation makes one keep the meaning; an argument passed twice (``pure``) must have no side effect.
+
 Under ``--roc`` the cuBLAS and cuSOLVER calls renamed to rocBLAS and rocSOLVER get the edits of
 ``porter/mapping/data/calls/roc_blas_args.json`` (scripts/gen_roc_blas_args.py) the same way, with two
 conditions (``unfit``): an argument dropped or passed twice (the data's ``pure``) must have no side
@@ -29,6 +33,7 @@ import functools
 import re
 
 from porter.mapping.hip_sparse_args import load_hip_call_args
+from porter.mapping.miopen_args import load_miopen_call_args
 from porter.mapping.roc_sparse_args import load_roc_call_args as load_call_args  # rocSPARSE, rocBLAS and rocSOLVER facts
 from porter.translate.source_index import SourceIndex
 
@@ -215,10 +220,11 @@ def call_edits(index: SourceIndex, name: str, name_end: int, edits, plans: dict)
 def plans(roc: bool, target: str) -> dict[str, tuple[int, tuple, object]]:
     """{CUDA function: (CUDA's argument count, the library's arguments, the fact ``unfit`` checks or None)}
     of the calls that get argument edits: under --roc the rocSPARSE, rocBLAS and rocSOLVER facts; without
-    it hipSPARSE's at the target ROCm ``target``."""
+    it hipSPARSE's at the target ROCm ``target``; in both the cuDNN calls renamed to MIOpen (miopen_args.json)."""
+    miopen = {n: (f.cuda_args, f.args, f) for n, f in load_miopen_call_args().items() if f.args is not None}
     if roc:
-        return {n: (f.cuda_args, f.args, f) for n, f in load_call_args().items() if f.args is not None}
-    out = {}
+        return {**{n: (f.cuda_args, f.args, f) for n, f in load_call_args().items() if f.args is not None}, **miopen}
+    out = dict(miopen)
     for name, fact in load_hip_call_args().items():
         release = fact.at(target)
         if release is not None and release.args is not None:

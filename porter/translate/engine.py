@@ -635,8 +635,10 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     arity = _arity_renames(id(db))
     structural = not options.roc
     arg_calls: list[tuple[str, int]] = []  # calls whose library function takes other arguments (arg_plans)
-    # the library calls whose arguments the port changes (call_args.plans: --roc's libraries, else hipSPARSE's)
-    arg_plans = call_args.plans(options.roc, target_rocm) if options.roc or b"cusparse" in source else {}
+    # the library calls whose arguments the port changes (call_args.plans: --roc's libraries, else hipSPARSE's;
+    # MIOpen's in both)
+    arg_plans = (call_args.plans(options.roc, target_rocm)
+                 if options.roc or b"cusparse" in source or b"cudnn" in source else {})
     runtime = rules["device_code"]["runtime_header"]
     uses_runtime = False  # a name the HIP runtime header declares is emitted
     first_runtime_name: int | None = None  # where the first such name stands
