@@ -449,11 +449,28 @@ def _line_bounds(source: bytes, pos: int) -> tuple[int, int]:
 _DEFINED_CONTEXT = re.compile(rb"^\s*#\s*(?:ifdef|ifndef|elifdef|elifndef|undef)\s+$|defined\s*\(?\s*$")
 
 
+_LEADING_COMMENTS = re.compile(rb"(?:[ \t]|/\*.*?\*/)*", re.S)
+
+
+def _directive_text_start(source: bytes, line_start: int, pos: int) -> int:
+    """Where a directive on this line may start, read as the preprocessor reads it (a comment is one space):
+    past block comments before it, including one that began on an earlier line whose text before the `/*`
+    is blank (`/* note\n spans lines */#ifdef X` is a directive)."""
+    start = line_start
+    close = source.find(b"*/", line_start, pos)
+    if close >= 0:
+        opened = source.rfind(b"/*", 0, line_start)
+        if opened >= 0 and source.find(b"*/", opened + 2, line_start) < 0 and \
+                not source[source.rfind(b"\n", 0, opened) + 1:opened].strip():
+            start = close + 2
+    return _LEADING_COMMENTS.match(source, start, pos).end()
+
+
 def _in_defined_context(source: bytes, pos: int, name: bytes) -> bool:
     """``name`` at ``pos`` is tested with #ifdef/#ifndef/defined(), and the same
     directive does not also compare it as a number (that line is a finding, left whole)."""
     line_start, line_end = _line_bounds(source, pos)
-    if not _DEFINED_CONTEXT.search(source[line_start:pos]):
+    if not _DEFINED_CONTEXT.search(source[_directive_text_start(source, line_start, pos):pos]):
         return False
     compared = re.compile(re.escape(name) + rb"\s*(?:[<>]=?|[=!]=)|(?:[<>]=?|[=!]=)\s*" + re.escape(name) + rb"\b")
     return not compared.search(source, line_start, line_end)

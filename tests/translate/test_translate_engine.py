@@ -54,6 +54,15 @@ def test_cuda_arch_is_renamed_only_in_defined_tests():
     assert "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700" in out
 
 
+def test_a_directive_after_a_block_comment_is_still_a_directive():
+    # the preprocessor reads a comment as one space, so each of these lines is an #ifdef/#ifndef
+    out = conv("/* note */ #ifdef __CUDA_ARCH__\nx\n#endif\n/* a\n   b */#ifndef __CUDA_ARCH__\ny\n#endif\n")
+    assert "/* note */ #ifdef __HIP_DEVICE_COMPILE__" in out
+    assert "b */#ifndef __HIP_DEVICE_COMPILE__" in out
+    # code before the comment: the `#` is not the line's first token, so no directive
+    assert "int v; /* c */ #ifdef __CUDA_ARCH__" in conv("int v; /* c */ #ifdef __CUDA_ARCH__\n")
+
+
 def test_unsupported_identifier_is_reported_not_renamed():
     t = translate(b"void f(){\n  cudaBindTexture(0, tex, p);\n}\n", "t.cu")
     assert b"cudaBindTexture" in t.output
