@@ -24,7 +24,8 @@ Fetching the optional inputs (generation time only, into /tmp)::
 
     pip download --no-deps -d /tmp/nv nvidia-cublas-cu12 nvidia-curand-cu12 \
         nvidia-cusparse-cu12 nvidia-cufft-cu12 nvidia-cusolver-cu12 \
-        nvidia-nccl-cu12 nvidia-nvtx-cu12 nvidia-cudnn-cu12 cutensor-cu12
+        nvidia-nccl-cu12 nvidia-nvtx-cu12 nvidia-cudnn-cu12 cutensor-cu12 \
+        nvidia-cusparselt-cu12
     pip download --no-deps -d /tmp/nv rocm-bindings-hip rocm-bindings-libraries rocm-bindings-systems
     mkdir -p /tmp/rocdeb && (cd /tmp/rocdeb && apt-get download librocsparse-dev && dpkg-deb -x librocsparse-dev_*.deb x)
 
@@ -216,6 +217,7 @@ WHEEL_SETS = {
     "nvtx": ("nvidia_nvtx_cu12", "nvidia/nvtx/include/"),
     "cudnn": ("nvidia_cudnn_cu12", "nvidia/cudnn/include/"),
     "cutensor": ("cutensor_cu12", "cutensor/include/"),
+    "cusparselt": ("nvidia_cusparselt_cu12", "nvidia/cusparselt/include/"),
 }
 
 
@@ -998,8 +1000,15 @@ class Builder:
                 if (kind, cuda) not in self.from_torch:
                     errors.append(f"{cuda} -> {hip}: {hip} is declared nowhere (source: {e['source']})")
                     continue
+                gives = f"{hip} (the name {e['source'].split(' + ')[-1]} gives)"
+                if hip in t.library_names:  # a library's own header declares it, but no release is known to
+                    e["others"] = e.get("others", []) + [f"{e['source']}: {hip} (not dated by AMD's tables)"]
+                    _make_unsupported(e, note=f"{gives} is declared in {t.library_names[hip]}, which AMD's HIPIFY "
+                                              f"tables do not date: the first ROCm release with it is not known",
+                                      source=f"{e['source']}; rejected by the verification gate")
+                    continue
                 e["others"] = e.get("others", []) + [f"{e['source']}: {hip} (declared in no HIP header or table)"]
-                _make_unsupported(e, note=f"{hip} (the name {e['source'].split(' + ')[-1]} gives) is declared in no HIP "
+                _make_unsupported(e, note=f"{gives} is declared in no HIP "
                                           f"header of ROCm {truth.FLOOR}..{truth.NEXT}, no recent ROCm name snapshot and "
                                           f"not in AMD's tables",
                                   source=f"{e['source']}; rejected by the verification gate")
@@ -1346,7 +1355,7 @@ FIELDS = ("cuda", "hip", "kind", "category", "status", "roc", "since_hip", "head
 _FIELD_DEFAULTS = {"kind": "identifier", "status": "supported", "source": "curated"}
 
 _NV_SETS = ("nv_cublas", "nv_curand", "nv_cusparse", "nv_cufft", "nv_cusolver", "nv_nccl", "nv_nvtx", "nv_cudnn",
-            "nv_cutensor")
+            "nv_cutensor", "nv_cusparselt")
 
 _VERIFIABLE = {"runtime", "driver", "device", "error", "texture", "curand", "cusparse", "complex", "fp16", "bf16"}
 

@@ -53,7 +53,7 @@ RECENT_SETS = ("rocm_hip", "rocm_hipblas", "rocm_hipblaslt", "rocm_hipfft", "roc
                "rocm_hipsparse", "rocm_hipdnn", "rocm_rccl", "rocm_roctx")
 # names of libraries hip-python does not cover, read from the libraries' own public headers (the snapshot
 # records repository, path and commit); AMD's tables for them (LIBRARY_TABLES) date the names these declare
-LIBRARY_HEADER_SETS = ("rocm_hiptensor",)
+LIBRARY_HEADER_SETS = ("rocm_hiptensor", "rocm_hipsparselt")
 LIBRARY_TABLES = "hipify-library-tables.tsv"
 
 
@@ -136,10 +136,17 @@ class Truth:
                 self.floor.setdefault(name, f"{rel} (HIP {FLOOR}, Debian)")
         self.clang = frozenset(snapshots.get("hip_clang", {}).get("names", {}))
         self.recent: dict[str, str] = {}
-        for s in RECENT_SETS + LIBRARY_HEADER_SETS:
+        for s in RECENT_SETS:
             doc = snapshots.get(s, {})
             for name, rel in doc.get("names", {}).items():
                 self.recent.setdefault(name, f"{rel} ({doc.get('source', s)})")
+        # the names LIBRARY_HEADER_SETS declare: declared for the gate only where AMD's tables date them (a name
+        # the tables do not list has no known first release: hipSPARSELt's HIPSPARSELT_COMPUTE_32F)
+        self.library_names: dict[str, str] = {}
+        for s in LIBRARY_HEADER_SETS:
+            doc = snapshots.get(s, {})
+            for name, rel in doc.get("names", {}).items():
+                self.library_names.setdefault(name, f"{rel} ({doc.get('source', s)})")
         for s in LIBRARY_SETS:  # names of libraries not installed here: their age is not known from these
             doc = snapshots.get(s, {})
             for name, rel in doc.get("names", {}).items():
@@ -221,9 +228,9 @@ class Truth:
             return Declared(name, f"HIP headers {seen[0]}..{seen[1]}", version(seen[0]), removed)
         if table:  # listed without a version
             return Declared(name, table.where, None, removed, deprecated, experimental)
-        if name in self.recent and name in self.library_dates:
+        if name in self.library_names and name in self.library_dates:
             since, removed_in = self.library_dates[name]
-            return Declared(name, f"{self.recent[name]}; dated by AMD's HIPIFY tables", since, removed_in)
+            return Declared(name, f"{self.library_names[name]}; dated by AMD's HIPIFY tables", since, removed_in)
         if name in self.recent:
             return Declared(name, self.recent[name], ">" + FLOOR if runtime else None)
         if name in self.guards:

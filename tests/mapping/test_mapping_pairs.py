@@ -174,6 +174,8 @@ MORE = [
     ("cudaMemLocationTypeHost", "hipMemLocationTypeHost", "runtime"),
     # AMD's HIPIFY cuTENSOR table, declared in hipTensor 2.0's hiptensor.h (tests/mapping/test_library_tables.py)
     ("cutensorContract", "hiptensorContract", "cutensor"),
+    # AMD's HIPIFY cuSPARSELt table, declared in hipSPARSELt's hipsparselt.h (tests/mapping/test_library_tables.py)
+    ("cusparseLtMatmul", "hipsparseLtMatmul", "cusparselt"),
 ]
 
 
