@@ -55,4 +55,4 @@ def file_check(rule_id: str, regions=None, per_region: bool = False):
     return register
 
 
-from porter.findings.predicates import api, arity, asm, features, hipdefs, hipheaders, lanes, lds, legacy_blas, libwarps, miopen, overloads, roc_blas, roc_sparse, solver, warp, warpvalues  # noqa: E402,F401  (registration)
+from porter.findings.predicates import api, arity, asm, curand_states, features, hipdefs, hipheaders, lanes, lds, legacy_blas, libwarps, miopen, overloads, roc_blas, roc_sparse, solver, warp, warpvalues  # noqa: E402,F401  (registration)
