@@ -111,7 +111,7 @@ int main()
     // Softmax over the channels of each pixel.
     const miopenSoftmaxAlgorithm_t sm_algo = MIOPEN_SOFTMAX_ACCURATE;
     const miopenSoftmaxMode_t sm_mode = MIOPEN_SOFTMAX_MODE_CHANNEL;
-    CUDNN_CHECK(miopenSoftmaxForward_V2(handle, sm_algo, sm_mode, &one, y_desc, d_y, &zero, y_desc, d_p));
+    CUDNN_CHECK(miopenSoftmaxForward_V2(handle, &one, y_desc, d_y, &zero, y_desc, d_p, sm_algo, sm_mode));
 
     std::vector<float> h_x(xs.count()), h_w(K * xs.c * R * R), h_p(ys.count()), ref;
     CUDA_CHECK(hipMemcpyAsync(h_x.data(), d_x, h_x.size() * sizeof(float), hipMemcpyDeviceToHost, stream));
