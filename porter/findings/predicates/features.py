@@ -644,6 +644,29 @@ def _branch_line(ctx, node) -> int:
     return ctx.index.line_of(node.start_byte)
 
 
+def _compiled_under_hip(ctx, node) -> bool:
+    """Whether code at ``node`` (a use in code, not in a directive's test) is compiled under HIP, as far as
+    the enclosing #if / #elif / #else tell: a use in the branch HIP takes (or one whose test porter cannot
+    evaluate) counts; one in a branch HIP skips (`#if CUDART_VERSION >= N`'s body: 0 >= N) does not, nor one
+    inside a directive porter does not read (a macro body, a test that calls a macro)."""
+    start = node.start_byte
+    n = node.parent
+    while n is not None:
+        if n.type in ("preproc_arg", "preproc_params"):
+            return False
+        if n.type in ("preproc_if", "preproc_elif"):
+            cond = n.child_by_field_name("condition")
+            alt = n.child_by_field_name("alternative")
+            if cond is not None and cond.start_byte <= start < cond.end_byte:
+                return False  # a test porter does not read (a macro call): its use is reported, not here
+            value = _hip_value(ctx, ctx.text(cond)) if cond is not None else None
+            in_alt = alt is not None and alt.start_byte <= start < alt.end_byte
+            if value is not None and bool(value) == in_alt:
+                return False  # the body of a false test, or the #else / #elif of a true one
+        n = n.parent
+    return True
+
+
 @node_check("PORT173")
 def cuda_version_value(ctx, node, caps):
     parent = node.parent
@@ -655,11 +678,8 @@ def cuda_version_value(ctx, node, caps):
     expr = parent if parent.type == "binary_expression" else node
     shown = compact(ctx.text(expr), 40)
     if directive is None:
-        n = node
-        while n is not None and n.type not in ("preproc_if", "preproc_elif", "preproc_arg", "preproc_params"):
-            n = n.parent
-        if n is not None:
-            return None  # inside a directive porter does not read (a macro body): its use is reported, not here
+        if not _compiled_under_hip(ctx, node):
+            return None
         return Hit(node.start_byte, node.end_byte,
                    {"expr": shown, "name": name, "outcome": "this code does not compile (an undeclared identifier)"},
                    severity="error")
