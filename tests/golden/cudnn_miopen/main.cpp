@@ -69,7 +69,7 @@ int main()
 
     miopenTensorDescriptor_t x_desc = make_tensor(xs);
     miopenTensorDescriptor_t w_desc;
-    CUDNN_CHECK(hipdnnCreateFilterDescriptor(&w_desc));
+    CUDNN_CHECK(cudnnCreateFilterDescriptor(&w_desc));
     CUDNN_CHECK(cudnnSetFilter4dDescriptor(w_desc, kType, kFormat, K, xs.c, R, R));
 
     miopenConvolutionDescriptor_t conv_desc;
@@ -130,7 +130,7 @@ int main()
 
     CUDNN_CHECK(miopenDestroyActivationDescriptor(act_desc));
     CUDNN_CHECK(miopenDestroyConvolutionDescriptor(conv_desc));
-    CUDNN_CHECK(hipdnnDestroyFilterDescriptor(w_desc));
+    CUDNN_CHECK(cudnnDestroyFilterDescriptor(w_desc));
     CUDNN_CHECK(miopenDestroyTensorDescriptor(y_desc));
     CUDNN_CHECK(miopenDestroyTensorDescriptor(x_desc));
     CUDNN_CHECK(miopenDestroy(handle));
