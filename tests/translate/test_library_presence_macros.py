@@ -7,12 +7,13 @@ and no finding (NVIDIA's conjugateGradient sample).  The presence test now names
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 import pytest
 
-from porter.translate import translate
+from porter.translate import TranslateOptions, translate
 
 # written from cuSPARSE's API and the helper's shape: a checker template that needs an overload per status type
 HELPER = b"""#include <cuda_runtime.h>
@@ -67,4 +68,42 @@ def test_the_port_of_the_helper_compiles(hipcc_compile):
     if not HIPSPARSE_H.exists():
         pytest.skip("hipSPARSE's headers are not installed (Debian 12: libhipsparse-dev)")
     rc, out = hipcc_compile(translate(HELPER, "helper.cu").output, "helper", syntax_only=True)
+    assert rc == 0, out[-3000:]
+
+
+# written from cuSOLVER's API and the same helper shape: the overload is declared under cusolver_common.h's guard
+SOLVER_HELPER = b"""#include <cusolverDn.h>
+#include <stdio.h>
+
+#ifdef CUSOLVER_COMMON_H_
+static const char *_cudaGetErrorEnum(cusolverStatus_t error) {
+  return error == CUSOLVER_STATUS_SUCCESS ? "CUSOLVER_STATUS_SUCCESS" : "<unknown>";
+}
+#endif
+
+int main() {
+  cusolverDnHandle_t handle = 0;
+  cusolverStatus_t s = cusolverDnCreate(&handle);
+  printf("%s\\n", _cudaGetErrorEnum(s));
+  return 0;
+}
+"""
+HIPSOLVER_INCLUDE = Path(os.environ.get("PORTER_HIPSOLVER_INCLUDE", "/usr/include"))
+
+
+def test_the_cusolver_presence_test_names_hipsolver_h_guard():
+    out = translate(SOLVER_HELPER, "solver_helper.cu").output.decode()
+    assert "#ifdef HIPSOLVER_H\n" in out and "CUSOLVER_COMMON_H_" not in out
+    assert "#include <hipsolver/hipsolver.h>" in out
+
+
+@pytest.mark.hipcc
+def test_the_port_of_the_solver_helper_compiles(hipcc_compile):
+    header = HIPSOLVER_INCLUDE / "hipsolver" / "hipsolver.h"
+    if not header.exists():
+        pytest.skip("hipSOLVER's headers are not installed (not in Debian 12; Debian 13: libhipsolver-dev): "
+                    "set PORTER_HIPSOLVER_INCLUDE to their include folder")
+    assert re.search(r"^#ifndef HIPSOLVER_H\n#define HIPSOLVER_H\n", header.read_text(), re.M)
+    port = translate(SOLVER_HELPER, "solver_helper.cu", TranslateOptions(target_rocm="5.5")).output
+    rc, out = hipcc_compile(port, "solver_helper", flags=("-isystem", str(HIPSOLVER_INCLUDE)), syntax_only=True)
     assert rc == 0, out[-3000:]
