@@ -613,18 +613,8 @@ _CUDA_VERSION_MACROS = frozenset({"CUDART_VERSION", "CUDA_VERSION", "__CUDACC_VE
 # a test that names one of these already chooses a branch for HIP itself
 _HIP_MACROS = re.compile(r"\b(?:__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|HIP_VERSION\w*|__HIP_DEVICE_COMPILE__|USE_ROCM|__HIP_PLATFORM_NVIDIA__)\b")
 # names whose definedness under HIP the translation fixes: CUDA's version macros stay undefined; __CUDACC__
-# and __NVCC__ become __HIPCC__, which hipcc defines; hip_common.h defines __HIP_PLATFORM_AMD__ for every AMD
-# GPU target (what porter ports to), so a test the fix below wrote is read as HIP reads it
-_DEFINED_UNDER_HIP = {**{n: 0 for n in _CUDA_VERSION_MACROS}, "__CUDACC__": 1, "__NVCC__": 1,
-                      "__HIP_PLATFORM_AMD__": 1}
-# The oldest CUDA whose meaning porter translates: its calls are read with CUDA 12's signatures and meaning
-# (cudaGraphInstantiate(exec, graph, flags): mapping/sources/conventions.toml).  A comparison of a version
-# macro with a number has the same value in every release from this one on when the number is at most the
-# release's own value (CUDART_VERSION / CUDA_VERSION 12000 = 12.0, __CUDACC_VER_MAJOR__ 12): the comparison
-# is monotonic, so `>= 2020`, `> 11000` are true there and `< 4000`, `<= 11080` false.  Treating HIP as that
-# CUDA then keeps the branch every such CUDA build compiles, and the fix is safe.  __CUDACC_VER_MINOR__ /
-# _BUILD__ restart with each major release: never.
-_CUDA_FLOOR = {"CUDART_VERSION": 12000, "CUDA_VERSION": 12000, "__CUDACC_VER_MAJOR__": 12}
+# and __NVCC__ become __HIPCC__, which hipcc defines
+_DEFINED_UNDER_HIP = {**{n: 0 for n in _CUDA_VERSION_MACROS}, "__CUDACC__": 1, "__NVCC__": 1}
 _DEFINED = re.compile(r"\bdefined\s*(?:\(\s*([A-Za-z_]\w*)\s*\)|([A-Za-z_]\w*))")
 
 
@@ -677,17 +667,6 @@ def _compiled_under_hip(ctx, node) -> bool:
     return True
 
 
-def _integer(text: str) -> int | None:
-    """A C integer literal's value (12000, 0x2EE0, 12000L); None for a floating or unreadable one."""
-    m = re.fullmatch(r"(0[xX][0-9a-fA-F]+|[0-9]+)[uUlL]*", text.replace("'", ""))
-    if m is None:
-        return None
-    digits = m.group(1)
-    if digits[:2] in ("0x", "0X"):
-        return int(digits, 16)
-    return int(digits, 8) if digits.startswith("0") and len(digits) > 1 else int(digits)
-
-
 @node_check("PORT173")
 def cuda_version_value(ctx, node, caps):
     parent = node.parent
@@ -726,21 +705,13 @@ def cuda_version_value(ctx, node, caps):
     if parent.type == "binary_expression" and ctx.text(parent.child_by_field_name("left")) == name:
         op = ctx.text(parent.child_by_field_name("operator"))
         right = parent.child_by_field_name("right")
-        number = _integer(ctx.text(right)) if right is not None and right.type == "number_literal" else None
-        if op in (">=", ">", "<", "<=") and number is not None:
+        if op in (">=", ">", "<", "<=") and right is not None and right.type == "number_literal":
             newer = op in (">=", ">")
             test = ctx.text(parent)
             target = (f"(defined(__HIP_PLATFORM_AMD__) || {test})" if newer
                       else f"(!defined(__HIP_PLATFORM_AMD__) && {test})")
-            floor = _CUDA_FLOOR.get(name)
-            if floor is not None and (number <= floor if op in (">=", "<") else number < floor):
-                the_fix = fix(f"treat HIP as the CUDA 12 and later porter translates, where `{compact(test, 40)}` is "
-                              f"{'true' if newer else 'false'} in every release: `{compact(target, 70)}`",
-                              edit(parent.start_byte, parent.end_byte, target))
-            else:
-                the_fix = fix(f"treat HIP as a recent CUDA: `{compact(target, 70)}` (check that the branch HIP then "
-                              "compiles uses nothing NVIDIA-only)", edit(parent.start_byte, parent.end_byte, target),
-                              safe=False)
+            the_fix = fix(f"treat HIP as a recent CUDA: `{compact(target, 70)}` (check that the branch HIP then compiles "
+                          "uses nothing NVIDIA-only)", edit(parent.start_byte, parent.end_byte, target), safe=False)
     return Hit(node.start_byte, node.end_byte, {"expr": shown, "name": name, "outcome": outcome}, the_fix)
 
 
