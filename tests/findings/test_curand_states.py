@@ -9,19 +9,16 @@ from pathlib import Path
 
 import pytest
 
+from fixture_expectations import expected_lines
 from porter.findings import scan
 from porter.translate import translate
 
 FIXTURES = Path(__file__).parent / "fixtures" / "PORT184"
 
 
-def _expected(src: bytes) -> list[int]:
-    return [n for n, line in enumerate(src.decode().splitlines(), 1) if "expect: PORT184" in line]
-
-
 def test_the_rule_flags_the_expected_lines_only():
     pos = (FIXTURES / "positive.cu").read_bytes()
-    assert sorted(f.line for f in scan(pos, "p.cu") if f.rule == "PORT184") == _expected(pos)
+    assert sorted(f.line for f in scan(pos, "p.cu") if f.rule == "PORT184") == sorted(expected_lines(pos, "PORT184"))
     neg = (FIXTURES / "negative.cu").read_bytes()
     assert [f for f in scan(neg, "n.cu") if f.rule == "PORT184"] == []
 
@@ -36,7 +33,7 @@ def test_the_ports_fail_exactly_where_the_rule_says(hipcc_compile):
     assert rc != 0
     lines = sorted({port.output_line_to_source(int(m.group(1)))
                     for m in re.finditer(r"positive\.hip:(\d+):\d+: error:", out)})
-    assert lines == _expected(pos), out[-3000:]
+    assert lines == sorted(expected_lines(pos, "PORT184")), out[-3000:]
     rc, out = hipcc_compile(translate((FIXTURES / "negative.cu").read_bytes(), "n.cu").output, "negative",
                             syntax_only=True)
     assert rc == 0, out[-3000:]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from fixture_expectations import expected_lines
 from porter.findings import apply_fixes, catalogue, scan, scan_build_file
 from porter.translate import TranslateOptions, translate
 
@@ -30,11 +31,6 @@ def _scan(path: Path, data: bytes):
     return scan_build_file(data.decode("utf-8"), path.name)
 
 
-def _expected_lines(data: bytes, rule: str) -> set[int]:
-    return {i for i, line in enumerate(data.decode("utf-8").splitlines(), 1)
-            if re.search(r"expect:[\w ,]*\b" + rule + r"\b", line)}
-
-
 def _cases(prefix: str):
     for folder in sorted(FIXTURES.iterdir()):
         for f in sorted(folder.glob(f"{prefix}*")):
@@ -52,7 +48,7 @@ def test_positive(rule, path):
     data = path.read_bytes()
     findings = _scan(path, data)
     got = {f.line for f in findings if f.rule == rule}
-    expected = _expected_lines(data, rule)
+    expected = expected_lines(data, rule)
     assert expected, f"{path} marks no line with 'expect: {rule}'"
     assert got == expected, f"{rule} reported on lines {sorted(got)}, expected {sorted(expected)}"
     meta = catalogue()[rule]
