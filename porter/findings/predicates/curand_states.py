@@ -30,8 +30,12 @@ def _by_value(declarator) -> bool:
     return declarator is not None and declarator.type == "identifier"
 
 
-def _hip_name(cuda: str) -> str:
-    return "hip" + cuda[2:]
+def _hip_name(cuda: str) -> str | None:
+    """The hipRAND name porter's mapping database pairs with ``cuda`` (None: it has no declared one)."""
+    from porter.mapping import load_database
+
+    entry = load_database().identifiers.get(cuda)
+    return entry.hip if entry is not None and entry.status != "unsupported" else None
 
 
 @node_check("PORT184")
@@ -39,6 +43,8 @@ def curand_state_construction(ctx, node, caps):
     type_node = caps["type"][0]
     cuda = ctx.text(type_node)
     hip = _hip_name(cuda)
+    if hip is None:
+        return None  # a state type the mapping does not port: the name itself is reported elsewhere
     if node.type == "new_expression":
         if ctx.in_device_code(node):
             return None
