@@ -39,11 +39,16 @@ if "$DEST/bin/python" -m pip install -q -c "$cons" -c constraints/llamafactory.t
             # the op DeepSpeed's CPU accelerator builds at its first distributed run (g++, ninja); cached under
             # ~/.cache/torch_extensions (TORCH_EXTENSIONS_DIR), keyed by the torch version
             # (2.5 minutes on a 2-core machine)
-            if "$DEST/bin/python" -c "from deepspeed.comm.torch import build_shm_op  # what DeepSpeed runs at init
+            # torch's build lock is a plain file: a build killed midway leaves it, and every later build waits on
+            # it forever. The build takes minutes, so a lock older than 20 minutes is stale and is removed.
+            ext=${TORCH_EXTENSIONS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/torch_extensions}
+            find "$ext" -path '*deepspeed_shm_comm/lock' -mmin +20 -print -delete 2>/dev/null \
+                | sed 's/^/deepspeed: removed a stale build lock: /' || true
+            if timeout 1200 "$DEST/bin/python" -c "from deepspeed.comm.torch import build_shm_op  # what DeepSpeed runs at init
 build_shm_op()" > "$DEST/deepspeed_shm_comm_build.log" 2>&1; then
                 echo "deepspeed: CPU communication op (deepspeed_shm_comm) built (log: $DEST/deepspeed_shm_comm_build.log)"
             else
-                echo "deepspeed: its CPU communication op did not build here (log: $DEST/deepspeed_shm_comm_build.log);" \
+                echo "deepspeed: its CPU communication op did not build here, or not within 20 minutes (log: $DEST/deepspeed_shm_comm_build.log);" \
                      "ZeRO-3 runs build it at their start"
             fi
             ;;
