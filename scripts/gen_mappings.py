@@ -1160,8 +1160,8 @@ class Builder:
         verify = lib.get("verify")  # hip sets that must contain the HIP name, or absent: documented convention
         roc_verify = lib.get("roc_verify")
         deny = set(lib.get("deny", []))
-        only = lib.get("only")  # regex the CUDA name must match
-        skip = lib.get("skip")  # regex of CUDA names to leave out
+        only = lib.get("only")  # regex the whole CUDA name must match
+        skip = lib.get("skip")  # regex of (whole) CUDA names to leave out
         identity = lib.get("identity", False)
         override = lib.get("override", False)
         unmatched = lib.get("unmatched")
@@ -1177,7 +1177,7 @@ class Builder:
                 names.setdefault(n, s)
         cuda_src = "; ".join(sorted(set(set_sources)))
         for cuda in sorted(names):
-            if cuda in deny or (only and not re.match(only, cuda)) or (skip and re.match(skip, cuda)):
+            if cuda in deny or (only and not re.fullmatch(only, cuda)) or (skip and re.fullmatch(skip, cuda)):
                 continue
             if lib.get("only_new") and ("identifier", cuda) in self.entries:
                 continue  # named by an earlier source (AMD's library tables): this rule covers the rest
