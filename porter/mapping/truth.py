@@ -170,15 +170,16 @@ class Truth:
             doc = snapshots.get(s, {})
             for rel in set(doc.get("names", {}).values()):
                 self.library_headers.setdefault(rel, doc.get("source", s))
+        conv = tomllib.loads((sources / "conventions.toml").read_text(encoding="utf-8"))
         self.rows = read_tables(sources / TABLES)
         self.tables_source = provenance(sources / TABLES)
         self.table_names: dict[str, Declared] = {}
+        # families whose HIP column declares nothing a ROCm porter targets ships (conventions.toml says why)
+        hip_column_skip = frozenset(conv.get("tables_hip_column_skip_families", ()))
         for r in self.rows:
             for col in ("hip", "roc"):
                 name = r[col]
-                if col == "hip" and r["family"] == "CUDNN":
-                    # the tables' HIP column of cuDNN is the archived hipDNN of ROCm 3 (hipdnnCreateFilterDescriptor),
-                    # which no ROCm porter targets ships; today's hipDNN is declared by its own snapshot (rocm_hipdnn)
+                if col == "hip" and r["family"] in hip_column_skip:
                     continue
                 if name and name not in self.table_names:
                     self.table_names[name] = Declared(
@@ -196,7 +197,6 @@ class Truth:
                 since = changed if changed and (not added or later(changed, added)) else added
                 self.library_dates[r["hip"]] = (since, version(r["hip_removed"]))
         self.header_names = read_header_names(sources / HEADER_NAMES)
-        conv = tomllib.loads((sources / "conventions.toml").read_text(encoding="utf-8"))
         # names of libraries whose headers are not installed here (hipBLAS, MIOpen, ...): their absence from
         # the 5.2 floor says nothing about their age
         self.not_installed = re.compile(conv.get("not_installed_libraries", r"(?!)"))
