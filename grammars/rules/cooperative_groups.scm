@@ -9,7 +9,10 @@
 ((preproc_include path: (_) @path) @PORT071
  (#match? @path "^[<\"]cooperative_groups/(reduce|scan)\\.h[>\"]$"))
 ((call_expression function: (qualified_identifier) @fn) @PORT071
- (#match? @fn "^(cg|cooperative_groups)::(reduce|inclusive_scan|exclusive_scan|invoke_one|invoke_one_broadcast|labeled_partition|binary_partition)$"))
+ (#match? @fn "^(cg|cooperative_groups)::(inclusive_scan|exclusive_scan|invoke_one|invoke_one_broadcast|labeled_partition|binary_partition)$"))
+;    cg::reduce under any spelling of the namespace (an alias, a using-directive): the predicate checks the name
+((call_expression function: [(identifier) (qualified_identifier)] @fn) @PORT071
+ (#match? @fn "(^|::)reduce$"))
 ((qualified_identifier) @fn @PORT071
  (#match? @fn "^(cg|cooperative_groups)::(plus|less|greater|bit_and|bit_or|bit_xor)$"))
 ;    block_tile_memory (CUDA's scratch for tiles of more than 32 threads) and this_thread_block(scratch)

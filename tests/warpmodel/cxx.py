@@ -188,7 +188,7 @@ def preprocess(text: str, predefined: dict[str, str] | None = None) -> str:
 
 @dataclass(frozen=True)
 class CType:
-    kind: str  # "int" | "float" | "ptr" | "array" | "void" | "str"
+    kind: str  # "int" | "float" | "ptr" | "array" | "void" | "str" | "group" | "cgop" (groups.py)
     bits: int = 0
     signed: bool = False
     rank: int = 0
@@ -312,6 +312,8 @@ def conv(v, t):
         raise Unsupported(f"conversion of {v!r} to pointer")
     if k == "void":
         return None
+    if k in ("group", "cgop"):  # a cooperative group or a reduce operator: stateless, the same on every lane
+        return v
     raise Unsupported(f"conversion to {t}")
 
 

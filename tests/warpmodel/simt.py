@@ -32,6 +32,7 @@ from types import GeneratorType
 
 from porter.parse import parse as _ts_parse
 
+from . import groups as CG
 from . import lanes as LN
 from .cxx import (ARITH, BAD_ADDR, BOOL, CHAR, CMP, FLOAT, INT, LLONG, LONG, PRIMS, STR, UINT, ULLONG, ULONG,
                   VOID, array, Buf, common, CompileError, conv, CType, fdiv, idiv, line_of, literal_type,
@@ -77,7 +78,12 @@ class Program:
                 "__HIP_DEVICE_COMPILE__": "1", "__AMDGCN__": "1", "__AMDGCN_WAVEFRONT_SIZE": "64", "__gfx942__": "1"})
         pre.update(defines or {})
         text = source.decode() if isinstance(source, bytes) else source
-        self.tree = _ts_parse(preprocess(text, pre).encode())
+        text = preprocess(text, pre)
+        self.tree = _ts_parse(text.encode())
+        # the names of namespace cooperative_groups: its own, aliases (namespace cg = cooperative_groups;
+        # at any scope), and whether a using-directive makes its names visible unqualified
+        self.cg_names = {"cooperative_groups"} | set(re.findall(r"\bnamespace\s+(\w+)\s*=\s*(?:::)?cooperative_groups\s*;", text))
+        self.cg_using = re.search(r"\busing\s+namespace\s+(?:::)?cooperative_groups\s*;", text) is not None
         self.functions: dict[str, list[Fn]] = {}
         self.typedefs: dict[str, CType] = {}
         self.global_decls = []
@@ -146,7 +152,8 @@ class _Frame:
         self.scopes, self.ret, self.retvals, self.loops = [{}], 0, [None] * W, []
 
 
-_STMT_IGNORED = ("comment", "preproc_call", "type_definition", "alias_declaration")
+_STMT_IGNORED = ("comment", "preproc_call", "type_definition", "alias_declaration", "namespace_alias_definition",
+                 "using_declaration")
 _LVALUES = ("identifier", "subscript_expression", "pointer_expression", "parenthesized_expression")
 
 
@@ -238,7 +245,30 @@ class Warp:
                 return PRIMS[text]
         if ty == "placeholder_type_specifier":
             return None
+        if ty in ("qualified_identifier", "template_type", "type_identifier"):
+            name = self.cg_member(tnode)
+            if name is not None and name.type == "type_identifier" and name.text == b"thread_block":
+                return CG.BLOCK
+            if name is not None and name.type == "template_type" and name.child_by_field_name("name").text == b"thread_block_tile":
+                targs = [a for a in name.child_by_field_name("arguments").named_children if a.type != "comment"]
+                return CG.tile(self.const_arg(targs[0]))
         raise Unsupported(f"type {text}", line_of(tnode))
+
+    def cg_member(self, node):
+        """The name node ``node`` designates in namespace cooperative_groups (``cg::x``, an alias's, an
+        unqualified one under a using-directive), or None."""
+        if node.type == "qualified_identifier":
+            scope = node.child_by_field_name("scope")
+            if scope is None or scope.text.decode() not in self.p.cg_names:
+                return None
+            return node.child_by_field_name("name")
+        return node if self.p.cg_using else None
+
+    def const_arg(self, node):
+        """A template argument that is a constant (``32``, a macro, a template parameter)."""
+        if node.type == "type_descriptor" and node.named_child_count == 1:
+            node = node.child_by_field_name("type")
+        return self.const(node, 1)[1]
 
     def unwind(self, d, t, mask):
         """(name, type, is_reference) of a declarator applied to base type ``t`` (array sizes are
@@ -618,6 +648,21 @@ class Warp:
         fnode = node.child_by_field_name("function")
         argnodes = [a for a in node.child_by_field_name("arguments").named_children if a.type != "comment"]
         targs = None
+        if fnode.type == "lambda_expression":
+            return (yield from self.call_lambda(fnode, argnodes, mask, node))
+        if fnode.type == "field_expression" and fnode.child_by_field_name("operator").type == ".":
+            gt, gv = yield from self.ev(fnode.child_by_field_name("argument"), mask)
+            if gt.kind != "group":
+                raise Unsupported(f"member call on {gt}", line_of(node))
+            args = []
+            for a in argnodes:
+                args.append((yield from self.ev(a, mask)))
+            return (yield from CG.method(self, gt, gv, fnode.child_by_field_name("field").text.decode(), args, mask, node))
+        base = fnode.text.decode().split("<")[0].strip()
+        cg = self.cg_member(fnode) if fnode.type == "qualified_identifier" or (
+            fnode.type in ("identifier", "template_function") and base in CG.NAMES and base not in self.p.functions) else None
+        if cg is not None:
+            return (yield from self.cg_call(cg, argnodes, mask, node))
         if fnode.type == "template_function":
             targs = [a for a in fnode.child_by_field_name("arguments").named_children if a.type != "comment"]
             fnode = fnode.child_by_field_name("name")
@@ -648,6 +693,66 @@ class Warp:
         for a in argnodes:
             args.append((yield from self.ev(a, mask)))
         return builtin(self, name, args, mask, node)
+
+    def cg_call(self, name_node, argnodes, mask, node):
+        """A call of a cooperative-groups function or the construction of a reduce operator."""
+        targs = []
+        if name_node.type == "template_function":
+            targs = [a for a in name_node.child_by_field_name("arguments").named_children if a.type != "comment"]
+            name_node = name_node.child_by_field_name("name")
+        name = name_node.text.decode()
+        if name in CG.OPERATORS:
+            if argnodes or len(targs) != 1:
+                raise Unsupported(f"cg::{name} with arguments", line_of(node))
+            return CG.operator_value(self, name, self.resolve(targs[0]), node)
+        h = CG.FUNCTIONS.get(name)
+        if h is None:
+            raise Unsupported(f"cooperative_groups::{name}", line_of(node))
+        args = []
+        for a in argnodes:
+            args.append((yield from self.ev(a, mask)))
+        r = h(self, [self.const_arg(t) for t in targs], args, mask, node)
+        if type(r) is GeneratorType:
+            r = yield from r
+        return r
+
+    def e_compound_literal_expression(self, node, mask):
+        """``cg::greater<float>{}``: a reduce operator."""
+        tnode, init = node.child_by_field_name("type"), node.child_by_field_name("value")
+        name = self.cg_member(tnode)
+        if name is None or name.type != "template_type" or init.named_child_count:
+            raise Unsupported(f"compound literal {node.text.decode()}", line_of(node))
+        op = name.child_by_field_name("name").text.decode()
+        targs = [a for a in name.child_by_field_name("arguments").named_children if a.type != "comment"]
+        if op not in CG.OPERATORS or len(targs) != 1:
+            raise Unsupported(f"cooperative_groups::{op}{{}}", line_of(node))
+        return CG.operator_value(self, op, self.resolve(targs[0]), node)
+
+    def call_lambda(self, lam, argnodes, mask, node):
+        """An immediately-invoked lambda ``[&](params) -> R { body }(args)`` (or ``[]``, ``[=]`` over
+        the values it reads): its body runs like a device function's, under the caller's mask, seeing
+        the caller's variables (by reference)."""
+        cap = lam.child_by_field_name("captures")
+        if cap is not None and any(c.type not in ("lambda_default_capture", "[", "]") for c in cap.children):
+            raise Unsupported("lambda with an explicit capture list", line_of(lam))
+        decl = lam.child_by_field_name("declarator")
+        plist = decl.child_by_field_name("parameters") if decl is not None else None
+        ret = next((c for c in decl.named_children if c.type == "trailing_return_type"), None) if decl is not None else None
+        if ret is None:
+            raise Unsupported("lambda without a trailing return type", line_of(lam))
+        params = [(p, p.child_by_field_name("declarator"), p.child_by_field_name("default_value"))
+                  for p in (plist.named_children if plist is not None else []) if p.type != "comment"]
+        fn = Fn("<lambda>", lam, [], params, ret.named_children[0], [], False)
+        if len(argnodes) != len(params):
+            raise CompileError(f"lambda takes {len(params)} arguments, not {len(argnodes)}", line_of(node))
+        vals = []
+        for k, a in enumerate(argnodes):
+            pdecl = params[k][1]
+            if pdecl is not None and pdecl.type == "reference_declarator" and a.type in _LVALUES:
+                vals.append(("ref",) + (yield from self.lv(a, mask)))
+            else:
+                vals.append(("val",) + (yield from self.ev(a, mask)))
+        return (yield from self.invoke(fn, vals, self.frame.tmap, mask, outer=self.frame))
 
     # ----------------------------------------------------------------- user functions
     def call(self, name, argnodes, targs, mask, node):
@@ -700,9 +805,11 @@ class Warp:
                 raise Unsupported(f"template parameter {name}", line_of(node))
         return tmap
 
-    def invoke(self, fn, vals, tmap, mask):
+    def invoke(self, fn, vals, tmap, mask, outer=None):
         caller = self.frame
         frame = self.frame = _Frame(fn, tmap, self.W, 0 if caller is None else caller.depth + 1)
+        if outer is not None:  # a lambda: the enclosing scopes, then its parameters
+            frame.scopes = outer.scopes + [{}]
         try:
             for k, (pnode, pdecl, default) in enumerate(fn.params):
                 if default == "unsupported":
@@ -719,7 +826,7 @@ class Warp:
                 if kind == "host":
                     v = [v] * self.W
                 if is_ref and kind == "ref":
-                    frame.scopes[0][name] = Var(pt, v)
+                    frame.scopes[-1][name] = Var(pt, v)
                 else:  # by value, or a temporary bound to a (const) reference
                     if pt.kind == "ptr" and t.kind not in ("ptr", "array"):
                         raise CompileError(f"passing {t} as {pt} to {fn.name}", line_of(pnode))
@@ -771,12 +878,38 @@ class Warp:
             self.frame.scopes.pop()
 
     def s_expression_statement(self, node, mask):
+        tile = self.misparsed_tile(node)
+        if tile is not None:  # `cg::thread_block_tile<32> t = init;` read by tree-sitter as a comparison
+            name, n, init = tile
+            t, vals = yield from self.ev(init, mask)
+            if t != CG.tile(n):
+                raise CompileError(f"initialising thread_block_tile<{n}> from {t}", line_of(node))
+            self.new_local(name, t, mask, [[x] for x in self.cv((t, vals), t, mask)])
+            return
         for c in node.named_children:
             if c.type != "comment":
                 yield from self.ev(c, mask)
 
     def s_ignored(self, node, mask):
         return None
+
+    def misparsed_tile(self, node):
+        """(name, N, initialiser) of ``NS::thread_block_tile<N> name = init;``, which tree-sitter parses
+        as ``(NS::thread_block_tile < N) > (name = init)``; None for any other statement."""
+        e = node.named_children[0] if node.named_child_count == 1 else None
+        if e is None or e.type != "binary_expression" or e.child_by_field_name("operator").type != ">":
+            return None
+        left, right = e.child_by_field_name("left"), e.child_by_field_name("right")
+        if left.type != "binary_expression" or left.child_by_field_name("operator").type != "<" \
+                or right.type != "assignment_expression" or right.child_by_field_name("operator").type != "=" \
+                or right.child_by_field_name("left").type != "identifier":
+            return None
+        ty = left.child_by_field_name("left")
+        name = self.cg_member(ty) if ty.type in ("qualified_identifier", "identifier") else None
+        if name is None or name.text != b"thread_block_tile":
+            return None
+        return (right.child_by_field_name("left").text.decode(), self.const(left.child_by_field_name("right"), 1)[1],
+                right.child_by_field_name("right"))
 
     def truth_mask(self, node, mask):
         if node.type == "condition_clause":

@@ -208,6 +208,10 @@ def cg_unsupported(ctx, node, caps):
         return None  # reported as a call
     what = ctx.text(caps["path"][0]) if "path" in caps else ctx.text(caps["fn"][0])
     start, end = node.start_byte, node.end_byte
+    if "path" in caps and what.strip("<>\"") == "cooperative_groups/reduce.h":
+        return _reduce_header_hit(ctx, node, what)
+    if node.type == "call_expression" and re.search(r"(^|::)\s*reduce$", what):
+        return _reduce_hit(ctx, node, what)
     if node.type == "template_type":  # cg::block_tile_memory<256>: the whole qualified type
         outer = node
         while outer.parent is not None and outer.parent.type == "qualified_identifier":
@@ -226,6 +230,182 @@ def cg_unsupported(ctx, node, caps):
     checked = _CG_CHECKED + ("; HIP's cooperative-groups guide lists it as unsupported in ROCm 6" if kind in _CG_UNSUPPORTED_LATER
                              else "")
     return Hit(start, end, {"what": what, "checked": checked, "advice": _CG_ADVICE[kind]})
+
+
+# ---------------------------------------------------------------- cooperative-groups: cg::reduce
+# cg::reduce(group, value, op) (CUDA 11+, <cooperative_groups/reduce.h>; CUDA Programming Guide,
+# "cooperative_groups::reduce"): every thread of the group gets op folded over the values of all the
+# group's threads, of type T (the operator's argument type; the value is converted to T).  HIP has no
+# reduce (no ROCm release through 6.3); it has thread_block_tile<N>::shfl_xor / shfl / size() and
+# thread_rank() and coalesced_group::shfl / size() (amd_hip_cooperative_groups.h), which the rewrite uses:
+# an immediately-invoked lambda evaluating the value once.
+#   * the group is a variable declared thread_block_tile<N> (or initialised from tiled_partition<N>) in
+#     the function, N a power of two <= 64: a butterfly, shfl_xor with offsets N/2 .. 1.  Each step
+#     combines the lower rank's value with the higher rank's (the order less/greater need for NaN and
+#     signed zeros), so every lane holds the same value after each step;
+#   * any other group (a template parameter, a coalesced group): a fold over the ranks, r = 0 .. size()-1
+#     of g.shfl(v, r), the same on every lane; it accepts every group CUDA's reduce accepts (a tile or a
+#     coalesced group: both have shfl and size in HIP).
+# No fix for another operator (a user's functor or lambda), an operator without a plain type argument,
+# a group that is not a plain name, or a tile whose size is not a power of two up to 64.
+_CG_OPS = {  # operator -> (how the butterfly combines lo and hi, how the rank fold combines r and w)
+    "plus": "+", "bit_and": "&", "bit_or": "|", "bit_xor": "^", "less": "min", "greater": "max"}
+_CG_OP = re.compile(r"^(?:((?:::)?\s*[A-Za-z_]\w*)\s*::\s*)?(plus|less|greater|bit_and|bit_or|bit_xor)\s*<\s*"
+                    r"((?:(?:const|unsigned|signed|long|short|int|char|float|double)\b\s*)+|[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)"
+                    r"\s*>\s*(?:\(\s*\)|\{\s*\})$")
+_OWN_NAMES = ("porter_v", "porter_w", "porter_o", "porter_k", "porter_r", "porter_a", "porter_b", "porter_hi")
+
+
+def _cg_scope(ctx, scope: str | None) -> bool:
+    names, using = _cg_names(ctx)
+    return using if scope is None else re.sub(r"[\s:]", "", scope) in names
+
+
+def _args(call) -> list:
+    args = call.child_by_field_name("arguments")
+    return [a for a in args.named_children if a.type != "comment"] if args is not None else []
+
+
+def _tile_size_of(ctx, call, name: str) -> int | None:
+    """N where ``name`` is declared in the function around ``call`` (a variable or a parameter) only
+    as a thread_block_tile<N>, or as ``auto`` from tiled_partition<N>(...), N a power of two up to 64.
+    Read from the text: tree-sitter parses ``cg::thread_block_tile<32> t = ...;`` as a comparison."""
+    scopes = _scopes_of(ctx, call)
+    if not scopes:
+        return None
+    fn = scopes[-1]
+    body = ctx.source[fn.start_byte:fn.end_byte].decode("utf-8", "replace")
+    word = re.escape(name)
+    tile = re.compile(r"(?:\b([A-Za-z_]\w*)\s*::\s*)?\bthread_block_tile\s*<\s*([^<>,]+?)\s*(?:,[^<>]*)?>\s*(?:const\s+)?&?\s*"
+                      + word + r"\s*[=;,)({]")
+    auto = re.compile(r"\bauto\s*(?:const\s*)?&?\s*" + word + r"\s*=\s*(?:([A-Za-z_]\w*)\s*::\s*)?tiled_partition\s*<\s*([^<>,]+?)\s*>\s*\(")
+    sizes, where = set(), []
+    for pattern in (tile, auto):
+        for m in pattern.finditer(body):
+            pos = fn.start_byte + len(body[:m.start()].encode("utf-8"))
+            if ctx.index.is_protected(pos):
+                continue
+            if not _cg_scope(ctx, m.group(1)):
+                return None
+            size = _INT.match(ctx.macro_value(m.group(2)))
+            sizes.add(int(size.group(1)) if size else None)
+            where.append(pos)
+    stack = [fn]
+    while stack:  # any other declaration of the name (an int warp, a thread_group warp) rules the tile out
+        n = stack.pop()
+        stack.extend(n.named_children)
+        if n.type in ("declaration", "parameter_declaration") and not any(n.start_byte <= w < n.end_byte for w in where):
+            if any(_declared_name(ctx, d) == name for d in n.children_by_field_name("declarator")):
+                return None
+    if len(sizes) != 1:
+        return None
+    n = sizes.pop()
+    return n if n is not None and 1 <= n <= 64 and n & (n - 1) == 0 else None
+
+
+def _reduce_rewrite(ctx, call) -> tuple[str, str] | None:
+    """(replacement, what it is) for ``cg::reduce(g, v, op)``, or None where no safe rewrite exists."""
+    cache = ctx.cache.setdefault("cg_reduce", {})
+    key = call.start_byte
+    if key in cache:
+        return cache[key]
+    cache[key] = None
+    args = _args(call)
+    if len(args) != 3 or call.has_error:
+        return None
+    g, v = ctx.text(args[0]).strip(), ctx.text(args[1]).strip()
+    m = _CG_OP.match(re.sub(r"\s+", " ", ctx.text(args[2])).strip())
+    if not re.fullmatch(r"[A-Za-z_]\w*", g) or g in _OWN_NAMES or m is None or not _cg_scope(ctx, m.group(1)):
+        return None
+    op, t = _CG_OPS[m.group(2)], m.group(3).strip()
+    n = _tile_size_of(ctx, call, g)
+    if n is not None:  # a butterfly over the tile's N lanes
+        if op in ("min", "max"):
+            pick = "porter_b < porter_a ? porter_b : porter_a" if op == "min" else "porter_a < porter_b ? porter_b : porter_a"
+            step = (f"{{ {t} porter_w = {g}.shfl_xor(porter_v, porter_o); bool porter_hi = ({g}.thread_rank() & porter_o) != 0; "
+                    f"{t} porter_a = porter_hi ? porter_w : porter_v; {t} porter_b = porter_hi ? porter_v : porter_w; "
+                    f"porter_v = {pick}; }}")
+        else:
+            step = f"porter_v = porter_v {op} {g}.shfl_xor(porter_v, porter_o);"
+        text = (f"[&]({t} porter_v) -> {t} {{ for (unsigned int porter_o = {n // 2}; porter_o > 0; porter_o /= 2) {step} "
+                f"return porter_v; }}({v})")
+        what = f"a butterfly over the {n}-thread tile ({g}.shfl_xor with offsets {n // 2} .. 1)" if n > 1 else "the value itself (a 1-thread tile)"
+    else:  # a fold over the ranks, for a group whose kind is not known here
+        combine = {"min": "porter_w < porter_r ? porter_w : porter_r", "max": "porter_r < porter_w ? porter_w : porter_r"}.get(
+            op, f"porter_r {op} porter_w")
+        text = (f"[&]({t} porter_v) -> {t} {{ {t} porter_r = {g}.shfl(porter_v, 0); "
+                f"for (unsigned int porter_k = 1; porter_k < {g}.size(); ++porter_k) {{ {t} porter_w = {g}.shfl(porter_v, porter_k); "
+                f"porter_r = {combine}; }} return porter_r; }}({v})")
+        what = f"a fold over the ranks of {g} ({g}.shfl(v, r) for r = 0 .. {g}.size() - 1)"
+    cache[key] = (text, what)
+    return cache[key]
+
+
+def _reduce_calls(ctx) -> list:
+    """The cooperative-groups reduce calls of the file (cg::reduce, an alias's, an unqualified one under
+    a using-directive), and any reduce.h name it uses outside them (reduce_update_async ...)."""
+    found = ctx.cache.get("cg_reduce_calls")
+    if found is None:
+        found, stack = [], list(ctx.index.roots(lambda text: b"reduce" in text))
+        while stack:
+            n = stack.pop()
+            stack.extend(n.named_children)
+            if n.type != "call_expression":
+                continue
+            fn = n.child_by_field_name("function")
+            if fn is None or fn.type not in ("identifier", "qualified_identifier"):
+                continue
+            m = re.fullmatch(r"(?:(.+?)\s*::\s*)?(reduce\w*)", ctx.text(fn).strip(), re.S)
+            if m and _cg_scope(ctx, m.group(1)) and (m.group(1) is not None or len(_args(n)) == 3):
+                found.append(n)
+        ctx.cache["cg_reduce_calls"] = found
+    return found
+
+
+def _reduce_hit(ctx, node, what):
+    fn = node.child_by_field_name("function")
+    names, using = _cg_names(ctx)
+    if "::" in what:
+        if not _is_cg_name(ctx, fn):
+            return None
+    elif not using or len(_args(node)) != 3:
+        return None  # someone else's reduce
+    checked = _CG_CHECKED + "; HIP's cooperative-groups guide lists it as unsupported in ROCm 6"
+    rewrite = _reduce_rewrite(ctx, node)
+    if rewrite is None:
+        return Hit(node.start_byte, node.end_byte, {"what": what, "checked": checked, "advice": _CG_ADVICE["reduce"]})
+    text, how = rewrite
+    return Hit(node.start_byte, node.end_byte,
+               {"what": what, "checked": checked, "advice": f"--fix writes it as a lambda computing {how}"},
+               fix(f"an immediately-invoked lambda: {how}, the result on every thread of the group",
+                   edit(node.start_byte, node.end_byte, text)))
+
+
+def _reduce_header_hit(ctx, node, what):
+    checked = _CG_CHECKED + "; HIP's cooperative-groups guide lists it as unsupported in ROCm 6"
+    params = {"what": what, "checked": checked, "advice": _CG_ADVICE["reduce"]}
+    calls = _reduce_calls(ctx)
+    fixed = [c for c in calls if re.search(r"(^|::)\s*reduce$", ctx.text(c.child_by_field_name("function")))
+             and _reduce_rewrite(ctx, c) is not None]
+    if len(fixed) != len(calls):
+        return Hit(node.start_byte, node.end_byte, params)  # a use --fix leaves: the header stays reported
+    names, using = _cg_names(ctx)
+    spans = [(c.start_byte, c.end_byte) for c in fixed]
+    ops = r"(?:(?:%s)\s*::\s*)%s(?:plus|less|greater|bit_and|bit_or|bit_xor)\s*<" % (
+        "|".join(map(re.escape, sorted(names))), "?" if using else "")
+    for m in re.finditer(ops.encode(), ctx.source):
+        if not any(s <= m.start() < e for s, e in spans) and not ctx.index.is_protected(m.start()):
+            return Hit(node.start_byte, node.end_byte, params)  # an operator used elsewhere (scan.h, a user's code)
+    path = node.child_by_field_name("path")
+    directive_end = path.end_byte if path is not None else node.end_byte
+    has_cg = re.search(rb'#\s*include\s*[<"]cooperative_groups\.h[>"]', ctx.source) is not None
+    replacement = "" if has_cg else "#include <cooperative_groups.h>"
+    params["advice"] = "--fix " + ("drops it: every cg::reduce of the file is rewritten" if has_cg else
+                                    "includes <cooperative_groups.h> instead: every cg::reduce of the file is rewritten")
+    return Hit(node.start_byte, directive_end, params,
+               fix("drop the include (every cg::reduce of the file is rewritten)" if has_cg else
+                   "include <cooperative_groups.h> instead (every cg::reduce of the file is rewritten)",
+                   edit(node.start_byte, directive_end, replacement)))
 
 
 @node_check("PORT072")
