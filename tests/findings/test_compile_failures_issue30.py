@@ -119,11 +119,90 @@ def test_typed_out_pointers_are_cast_to_void_pointers(build):
 
 # ---------------------------------------------------------------- CUDART_VERSION
 def test_the_version_test_names_the_branch_hip_compiles():
-    src = b"#if CUDART_VERSION >= 11000\nint a;\n#else\nint b;\n#endif\n"
+    src = b"#if CUDART_VERSION >= 12040\nint a;\n#else\nint b;\n#endif\n"
     (f,) = [f for f in scan(src, "t.cu") if f.rule == "PORT173"]
     assert "the test is false, so HIP skips this branch and compiles the #else at line 3" in f.message
+    # CUDA 12.0 to 12.3 compile the #else, 12.4 and later the #if: which one HIP is, is the user's choice
     assert f.fix is not None and not f.fix.safe
-    assert b"#if (defined(__HIP_PLATFORM_AMD__) || CUDART_VERSION >= 11000)" in apply_fixes(src, [f], safe_only=False)
+    assert apply_fixes(src, [f]) == src
+    assert b"#if (defined(__HIP_PLATFORM_AMD__) || CUDART_VERSION >= 12040)" in apply_fixes(src, [f], safe_only=False)
+
+
+# NVIDIA's threadFenceReduction sample: `#if CUDART_VERSION >= 2020` (CUDA 2.2) guards the include of its
+# kernels, and its #else calls a CUDA 2.x SDK helper.  Every CUDA release porter translates (12.0 on: porter
+# reads cudaGraphInstantiate with CUDA 12's meaning) compiles the first branch; HIP defines no CUDART_VERSION,
+# reads 0 and compiled the #else: "use of undeclared identifier" at lines no finding named.
+VERSIONED = b"""#include <cuda_runtime.h>
+#include <cstdio>
+#if CUDART_VERSION >= 2020
+__device__ unsigned int retirementCount = 0;
+cudaError_t setRetirementCount(unsigned int n)
+{
+    return cudaMemcpyToSymbol(retirementCount, &n, sizeof(unsigned int), 0, cudaMemcpyHostToDevice);
+}
+#else
+#pragma comment(user, "CUDA 2.2 is required")
+#endif
+#if CUDART_VERSION < 2020
+void reduce() { puts("compiler not supported"); }
+#endif
+#if __CUDACC_VER_MAJOR__ > 11 || CUDA_VERSION <= 11080
+#define USE_NEW_API 1
+#endif
+void run()
+{
+#if CUDART_VERSION >= 2020
+    setRetirementCount(0);
+#else
+    print_NVCC_min_spec("threadFenceReduction", "2.2", "Version 185");
+#endif
+}
+"""
+
+
+def test_a_version_test_every_cuda_12_takes_the_same_way_is_fixed_safely(build):
+    found = {f.line: f for f in scan(VERSIONED, "t.cu", options=R52) if f.rule == "PORT173"}
+    assert sorted(found) == [3, 12, 15, 20]
+    assert found[3].fix.safe and found[12].fix.safe and found[20].fix.safe
+    # `__CUDACC_VER_MAJOR__ > 11` is true from CUDA 12 on (safe); `CUDA_VERSION <= 11080` false: one finding per
+    # directive, for its first name
+    assert found[15].fix.safe
+    port = _fixed_port(VERSIONED)
+    assert b"#if (defined(__HIP_PLATFORM_AMD__) || CUDART_VERSION >= 2020)" in port
+    assert b"#if (!defined(__HIP_PLATFORM_AMD__) && CUDART_VERSION < 2020)" in port
+    _ok(build(port, "versioned"))
+    unfixed = build(translate(VERSIONED, "t.cu", R52).output, "versioned_unfixed")
+    assert all(rc != 0 and "undeclared identifier 'print_NVCC_min_spec'" in out for rc, out in unfixed.values())
+
+
+# HeCBench's bscan: `#if CUDART_VERSION >= 9000` guards `__ballot_sync`, its #else `__ballot`.  ROCm 5.2 has no
+# _sync intrinsics (HIP 6.2 release notes; absent from the 5.2 headers), so at that target the #else is the branch
+# that builds and the rewrite stays a suggestion; from ROCm 6.2 on HIP has them and the branch CUDA 12 compiles is
+# chosen (its 32-bit mask is PORT020's, whose fix takes the 32-lane half of __ballot).
+BALLOT = b"""#include <cuda_runtime.h>
+__global__ void flags(unsigned* out, const int* v)
+{
+#if CUDART_VERSION >= 9000
+    unsigned m = __ballot_sync(0xffffffff, v[threadIdx.x] > 0);
+#else
+    unsigned m = __ballot(v[threadIdx.x] > 0);
+#endif
+    out[threadIdx.x] = m;
+}
+"""
+
+
+def test_a_version_test_whose_branch_the_target_lacks_stays_a_suggestion(build):
+    (f,) = [f for f in scan(BALLOT, "t.cu", options=R52) if f.rule == "PORT173"]
+    assert not f.fix.safe and "`__ballot_sync`, which HIP 5.2 lacks" in f.fix.description
+    port = _fixed_port(BALLOT)
+    assert b"#if CUDART_VERSION >= 9000" in port  # --fix leaves the test: HIP 5.2 compiles the #else
+    _ok(build(port, "ballot"))
+    (f,) = [f for f in scan(BALLOT, "t.cu", options=TranslateOptions(target_rocm="6.2")) if f.rule == "PORT173"]
+    assert f.fix.safe
+    asm = BALLOT.replace(b"__ballot_sync(0xffffffff, v[threadIdx.x] > 0)", b"0;\n    asm(\"activemask.b32 %0;\" : \"=r\"(m))")
+    (f,) = [f for f in scan(asm, "t.cu") if f.rule == "PORT173"]
+    assert not f.fix.safe and "inline PTX" in f.fix.description
 
 
 # ---------------------------------------------------------------- allocFlags, cuda_fp8.h, cusparseGetErrorString

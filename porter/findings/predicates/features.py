@@ -4,6 +4,7 @@ __CUDA_ARCH__, timing, managed memory, fp8 formats."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from porter.findings import ptx
@@ -793,8 +794,18 @@ _CUDA_VERSION_MACROS = frozenset({"CUDART_VERSION", "CUDA_VERSION", "__CUDACC_VE
 # a test that names one of these already chooses a branch for HIP itself
 _HIP_MACROS = re.compile(r"\b(?:__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|HIP_VERSION\w*|__HIP_DEVICE_COMPILE__|USE_ROCM|__HIP_PLATFORM_NVIDIA__)\b")
 # names whose definedness under HIP the translation fixes: CUDA's version macros stay undefined; __CUDACC__
-# and __NVCC__ become __HIPCC__, which hipcc defines
-_DEFINED_UNDER_HIP = {**{n: 0 for n in _CUDA_VERSION_MACROS}, "__CUDACC__": 1, "__NVCC__": 1}
+# and __NVCC__ become __HIPCC__, which hipcc defines; hip_common.h defines __HIP_PLATFORM_AMD__ for every AMD
+# GPU target (what porter ports to), so a test the fix below wrote is read as HIP reads it
+_DEFINED_UNDER_HIP = {**{n: 0 for n in _CUDA_VERSION_MACROS}, "__CUDACC__": 1, "__NVCC__": 1,
+                      "__HIP_PLATFORM_AMD__": 1}
+# The oldest CUDA whose meaning porter translates: its calls are read with CUDA 12's signatures and meaning
+# (cudaGraphInstantiate(exec, graph, flags): mapping/sources/conventions.toml).  A comparison of a version
+# macro with a number has the same value in every release from this one on when the number is at most the
+# release's own value (CUDART_VERSION / CUDA_VERSION 12000 = 12.0, __CUDACC_VER_MAJOR__ 12): the comparison
+# is monotonic, so `>= 2020`, `> 11000` are true there and `< 4000`, `<= 11080` false.  Treating HIP as that
+# CUDA then keeps the branch every such CUDA build compiles, and the fix is safe.  __CUDACC_VER_MINOR__ /
+# _BUILD__ restart with each major release: never.
+_CUDA_FLOOR = {"CUDART_VERSION": 12000, "CUDA_VERSION": 12000, "__CUDACC_VER_MAJOR__": 12}
 _DEFINED = re.compile(r"\bdefined\s*(?:\(\s*([A-Za-z_]\w*)\s*\)|([A-Za-z_]\w*))")
 
 
@@ -847,6 +858,76 @@ def _compiled_under_hip(ctx, node) -> bool:
     return True
 
 
+def _integer(text: str) -> int | None:
+    """A C integer literal's value (12000, 0x2EE0, 12000L); None for a floating or unreadable one."""
+    m = re.fullmatch(r"(0[xX][0-9a-fA-F]+|[0-9]+)[uUlL]*", text.replace("'", ""))
+    if m is None:
+        return None
+    digits = m.group(1)
+    if digits[:2] in ("0x", "0X"):
+        return int(digits, 16)
+    return int(digits, 8) if digits.startswith("0") and len(digits) > 1 else int(digits)
+
+
+_INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*<([^>\n]+)>", re.M)
+
+
+@functools.cache
+def _lacked(target: str | None, roc: bool) -> tuple[frozenset[bytes], frozenset[str]]:
+    """CUDA names and headers whose HIP counterpart HIP lacks, or ROCm ``target`` does."""
+    from porter.findings.predicates.api import _unavailable, _unsupported_names
+
+    names, headers = _unsupported_names()
+    if target:
+        too_new, new_headers = _unavailable(target, roc)
+        names, headers = names | frozenset(too_new), headers | new_headers
+    return names, headers
+
+
+def _without_tests(text: bytes, nodes) -> bytes:
+    """``text`` (the span of ``nodes``) with the tests of the #if / #elif / #ifdef directives in it blanked: a
+    name there is read by the preprocessor (an undefined one is 0), never compiled."""
+    base = nodes[0].start_byte
+    out = bytearray(text)
+    stack = list(nodes)
+    while stack:
+        n = stack.pop()
+        if n.type in ("preproc_if", "preproc_elif", "preproc_ifdef", "preproc_elifdef"):
+            test = n.child_by_field_name("condition") or n.child_by_field_name("name")
+            if test is not None:
+                out[test.start_byte - base:test.end_byte - base] = b" " * (test.end_byte - test.start_byte)
+        stack.extend(n.children)
+    return bytes(out)
+
+
+def _lacks_under_target(ctx, directive, newer: bool) -> str:
+    """What the code the fixed test would newly send through HIP uses that the target ROCm lacks: inline PTX,
+    a name HIP has no counterpart of, or one the target ROCm is too old for ("" when none).  HeCBench's bscan:
+    `#if CUDART_VERSION >= 9000` guards `__ballot_sync`, which ROCm 5.2 lacks, and its #else's `__ballot` builds:
+    choosing the first branch there would break a port that compiles."""
+    cond = directive.child_by_field_name("condition")
+    alt = directive.child_by_field_name("alternative")
+    if newer:  # the body under this test
+        nodes = [c for c in directive.children if cond is not None and c.start_byte >= cond.end_byte
+                 and (alt is None or c.end_byte <= alt.start_byte)]
+    else:  # the #elif / #else after it
+        nodes = [alt] if alt is not None else []
+    if not nodes:
+        return ""
+    if _holds_ptx(ctx, nodes):
+        return "inline PTX"
+    text = ctx.source[nodes[0].start_byte:nodes[-1].end_byte]
+    words = set(re.findall(rb"[A-Za-z_]\w*", _without_tests(text, nodes)))
+    target = ctx.options.target
+    lacked, lacked_headers = _lacked(target, ctx.options.roc)
+    names = sorted(w.decode() for w in words & lacked)
+    headers = sorted(h.decode().strip() for h in _INCLUDE.findall(text) if h.decode().strip() in lacked_headers)
+    if not names and not headers:
+        return ""
+    what = ", ".join(f"`{n}`" for n in (names + [f"<{h}>" for h in headers])[:3])
+    return f"{what}, which HIP{f' {target}' if target else ''} lacks"
+
+
 @node_check("PORT173")
 def cuda_version_value(ctx, node, caps):
     parent = node.parent
@@ -885,13 +966,27 @@ def cuda_version_value(ctx, node, caps):
     if parent.type == "binary_expression" and ctx.text(parent.child_by_field_name("left")) == name:
         op = ctx.text(parent.child_by_field_name("operator"))
         right = parent.child_by_field_name("right")
-        if op in (">=", ">", "<", "<=") and right is not None and right.type == "number_literal":
+        number = _integer(ctx.text(right)) if right is not None and right.type == "number_literal" else None
+        if op in (">=", ">", "<", "<=") and number is not None:
             newer = op in (">=", ">")
             test = ctx.text(parent)
             target = (f"(defined(__HIP_PLATFORM_AMD__) || {test})" if newer
                       else f"(!defined(__HIP_PLATFORM_AMD__) && {test})")
-            the_fix = fix(f"treat HIP as a recent CUDA: `{compact(target, 70)}` (check that the branch HIP then compiles "
-                          "uses nothing NVIDIA-only)", edit(parent.start_byte, parent.end_byte, target), safe=False)
+            floor = _CUDA_FLOOR.get(name)
+            settled = floor is not None and (number <= floor if op in (">=", "<") else number < floor)
+            lacking = _lacks_under_target(ctx, directive, newer) if settled else ""
+            if settled and not lacking:
+                the_fix = fix(f"treat HIP as the CUDA 12 and later porter translates, where `{compact(test, 40)}` is "
+                              f"{'true' if newer else 'false'} in every release: `{compact(target, 70)}`",
+                              edit(parent.start_byte, parent.end_byte, target))
+            elif lacking:
+                the_fix = fix(f"treat HIP as a recent CUDA: `{compact(target, 70)}`; the branch HIP then compiles "
+                              f"uses {lacking}, so this is a suggestion", edit(parent.start_byte, parent.end_byte, target),
+                              safe=False)
+            else:
+                the_fix = fix(f"treat HIP as a recent CUDA: `{compact(target, 70)}` (check that the branch HIP then "
+                              "compiles uses nothing NVIDIA-only)", edit(parent.start_byte, parent.end_byte, target),
+                              safe=False)
     return Hit(node.start_byte, node.end_byte, {"expr": shown, "name": name, "outcome": outcome}, the_fix)
 
 
