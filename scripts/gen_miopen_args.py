@@ -17,18 +17,17 @@ Inputs (not in the repository; see the data file's ``sources``):
 Compared: the count, and each parameter's type with cuDNN's type names renamed as porter renames
 them (cudnn.json) and const dropped: arithmetic types convert to each other in a call, so only a
 pointer, enum or handle type that is not the same after the rename counts as a difference.  The
-parameter lists are parsed by scripts/gen_roc_sparse_args.py's ``declarations`` (imported)."""
+parameter lists are parsed by scripts/header_declarations.py's ``declarations`` (imported)."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_roc_sparse_args import _COMMENT, _DECL, declarations, write_data  # noqa: E402  (the parser the generators share)
+from header_declarations import COMMENT, DECLARATION, declarations, fail, finish, read_header  # noqa: E402  (shared)
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = ROOT / "porter" / "mapping" / "data" / "cudnn.json"
@@ -136,14 +135,11 @@ NO_EDIT = {
 
 def miopen_names() -> dict[str, str]:
     """cuDNN identifier -> the miopen* name porter renames it to (every cudnn* / CUDNN_* name with one)."""
-    doc = json.loads(NAMES.read_text(encoding="utf-8"))
-    fields = doc["fields"]
-    out = {}
-    for row in doc["entries"]:
-        e = dict(zip(fields, row))
-        if e["kind"] == "identifier" and (e["hip"] or "").startswith("miopen"):
-            out[e["cuda"]] = e["hip"]
-    return out
+    sys.path.insert(0, str(ROOT))
+    from porter.mapping import read_generated
+
+    return {e.cuda: e.hip for e in read_generated(NAMES)
+            if e.kind == "identifier" and (e.hip or "").startswith("miopen")}
 
 
 def beta_ranges(text: str) -> list[tuple[int, int]]:
@@ -172,8 +168,8 @@ def read_miopen(paths: list[Path]) -> tuple[dict, set[str], dict[str, list[str]]
     parameters as written are found in the text with its comments blanked, as ``declarations`` reads it."""
     out, beta, written = {}, set(), {}
     for path in paths:
-        text = path.read_text(encoding="utf-8", errors="replace")
-        blanked = _NOISE.sub(" ", _COMMENT.sub(lambda m: " " * len(m.group(0)), text))
+        text = read_header(path)
+        blanked = _NOISE.sub(" ", COMMENT.sub(lambda m: " " * len(m.group(0)), text))
         ranges = beta_ranges(blanked)
         decls = declarations(text, "miopen", noise=_NOISE)
         for name, params in decls.items():
@@ -181,7 +177,7 @@ def read_miopen(paths: list[Path]) -> tuple[dict, set[str], dict[str, list[str]]
                 continue
             out[name] = params
             at = re.search(r"\b" + name + r"\s*\(", blanked)
-            m = _DECL.search(blanked, at.start()) if at else None
+            m = DECLARATION.search(blanked, at.start()) if at else None
             written[name] = [" ".join(p.split()) for p in m.group(2).split(",")] if m else _listing(params)
             if at and any(a <= at.start() < b for a, b in ranges):
                 beta.add(name)
@@ -193,7 +189,7 @@ def read_cudnn(folders: list[Path], labels: list[str]) -> dict[str, tuple[list, 
     out = {}
     for folder, label in zip(folders, labels):
         for header in sorted(folder.glob("cudnn*.h")):
-            text = _ARRAY.sub(r"* \1", header.read_text(encoding="utf-8", errors="replace"))
+            text = _ARRAY.sub(r"* \1", read_header(header))
             for name, params in declarations(text, "cudnn", noise=_NOISE).items():
                 out.setdefault(name, (params, label))
     return out
@@ -272,9 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-o", "--output", type=Path, default=OUT)
     args = ap.parse_args(argv)
     if len(args.cudnn) != len(args.cudnn_source) or len(args.miopen) != len(args.miopen_source):
-        print("gen_miopen_args: give one --cudnn-source per --cudnn and one --miopen-source per --miopen",
-              file=sys.stderr)
-        return 2
+        return fail("gen_miopen_args", "give one --cudnn-source per --cudnn and one --miopen-source per --miopen", 2)
     try:
         for folder in args.cudnn:
             if not folder.is_dir():
@@ -282,29 +276,26 @@ def main(argv: list[str] | None = None) -> int:
         cu = read_cudnn(args.cudnn, args.cudnn_source)
         mi, beta, written = read_miopen(args.miopen)
     except (OSError, ValueError) as e:
-        print(f"gen_miopen_args: {e}", file=sys.stderr)
-        return 1
+        return fail("gen_miopen_args", e)
     functions, counts, missing = compare(cu, mi, beta, miopen_names(), written)
-    doc = {
-        "about": ("cuDNN calls that porter renames to a MIOpen function (cudnn.json) whose parameter list is not "
-                  "cuDNN's: 'miopen_params' as MIOpen declares it ('beta': only under MIOPEN_BETA_API), 'types' the "
-                  "positions whose types do not convert after porter's renames; 'args' (MIOpen's arguments in order, "
-                  "each the call's argument 'arg' (0-based) or a constant 'text'; 'pure': arguments passed twice, "
-                  "which must have no side effect; 'why' and 'sources' say why it keeps the meaning) where porter "
-                  "edits the call, otherwise PORT183 reports it ('why', where given, says what to pass). "
-                  "Generated by scripts/gen_miopen_args.py; read by porter/mapping/miopen_args.py."),
-        "sources": {
+    return finish(
+        args.output,
+        about=("cuDNN calls that porter renames to a MIOpen function (cudnn.json) whose parameter list is not "
+               "cuDNN's: 'miopen_params' as MIOpen declares it ('beta': only under MIOPEN_BETA_API), 'types' the "
+               "positions whose types do not convert after porter's renames; 'args' (MIOpen's arguments in order, "
+               "each the call's argument 'arg' (0-based) or a constant 'text'; 'pure': arguments passed twice, "
+               "which must have no side effect; 'why' and 'sources' say why it keeps the meaning) where porter "
+               "edits the call, otherwise PORT183 reports it ('why', where given, says what to pass). "
+               "Generated by scripts/gen_miopen_args.py; read by porter/mapping/miopen_args.py."),
+        sources={
             "cuda": args.cudnn_source,
             "miopen": args.miopen_source,
             "names": "porter/mapping/data/cudnn.json (the miopen* name porter writes)",
         },
-        "counts": counts,
-        "miopen_not_declared": missing,
-        "functions": functions,
-    }
-    write_data(args.output, doc)
-    print(json.dumps(counts))
-    return 0
+        counts=counts,
+        functions=functions,
+        miopen_not_declared=missing,
+    )
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ Inputs (not in the repository; see the data file's ``sources``):
               the legacy functions CUDA 12's header no longer declares (csrmv, csrmm, ...)
   --rocsparse rocsparse/rocsparse-functions.h (Debian 12 librocsparse-dev 5.3.0)
 
+The parameter lists are parsed by scripts/header_declarations.py's ``declarations`` (imported).
+
 Only these shapes become edits, each with its reason written into the data:
   * rocSPARSE takes one more ``rocsparse_mat_info`` its documentation says may be NULL: insert nullptr
   * rocSPARSE takes one more ``rocsparse_operation trans_B`` right after ``trans_A``, cuSPARSE's
@@ -42,21 +44,17 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import re
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from header_declarations import declarations, fail, finish, read_header  # noqa: E402  (the parser the generators share)
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "porter" / "mapping" / "sources" / "hipify-api-tables.tsv"
 OUT = ROOT / "porter" / "mapping" / "data" / "calls" / "roc_sparse_args.json"
 
-_DECL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*)\)\s*;")
-_NOISE = re.compile(r"\b(?:CUSPARSEAPI|ROCSPARSE_EXPORT|HIPSPARSE_EXPORT|CUSPARSE_CPP_VERSION|__host__|__device__)\b"
-                    r"|\bCUSPARSE_DEPRECATED(?:_REPLACE_WITH)?\s*(?:\([^()]*\))?"
-                    r"|\bDEPRECATED_CUDA_\d+\s*(?:\([^()]*\))?|\bROCSPARSE_DEPRECATED\w*\s*(?:\([^()]*\))?"
-                    r"|\bHIPSPARSE_DEPRECATED\w*\s*(?:\([^()]*\))?")
-_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _DOC = re.compile(r"/\*!(.*?)\*/", re.S)
 _CUDA_COMPLEX = {"cuComplex": "C", "cuFloatComplex": "C", "hipComplex": "C", "hipFloatComplex": "C",
                  "cuDoubleComplex": "Z", "hipDoubleComplex": "Z"}
@@ -64,44 +62,6 @@ _ROC_COMPLEX = {"rocsparse_float_complex": "C", "rocsparse_double_complex": "Z"}
 _COMPLEX = {"cuComplex": "C", "cuFloatComplex": "C", "hipComplex": "C", "hipFloatComplex": "C",
             "rocsparse_float_complex": "C", "cuDoubleComplex": "Z", "hipDoubleComplex": "Z",
             "rocsparse_double_complex": "Z"}
-
-
-def _params(text: str) -> list[tuple[str, str]]:
-    """[(type with pointers, no const/qualifiers, name)]; [] for (void)."""
-    text = " ".join(text.split())
-    if text in ("", "void"):
-        return []
-    out = []
-    for p in text.split(","):
-        p = re.sub(r"\b(?:const|restrict|__restrict__)\b", " ", p).replace("*", " * ").replace("[", " [")
-        words = p.split()
-        name = words[-1] if len(words) > 1 and re.match(r"[A-Za-z_]\w*$", words[-1]) else ""
-        core = words[:-1] if name else words
-        out.append(("".join(core).replace("[]", "*") if core else "", name))
-    return out
-
-
-def _const_pointees(text: str) -> list[bool]:
-    """For each parameter: whether it points to const (``const T*``, ``T const*``)."""
-    text = " ".join(text.split())
-    if text in ("", "void"):
-        return []
-    return [bool(re.search(r"\bconst\b", p.split("*")[0])) and "*" in p for p in text.split(",")]
-
-
-def declarations(text: str, prefix: str, consts: dict | None = None, noise: re.Pattern = _NOISE
-                 ) -> dict[str, list[tuple[str, str]]]:
-    """{function: [(type, name)]}; ``consts``, when given, gets {function: [points to const]}; ``noise``:
-    the export and deprecation macros to blank out (cuSPARSE's and rocSPARSE's by default)."""
-    body = noise.sub(" ", _COMMENT.sub(" ", text))
-    out = {}
-    for m in _DECL.finditer(body):
-        name = m.group(1)
-        if name.startswith(prefix) and name not in out:
-            out[name] = _params(m.group(2))
-            if consts is not None:
-                consts[name] = _const_pointees(m.group(2))
-    return out
 
 
 def nullable_params(text: str) -> dict[str, set[str]]:
@@ -312,13 +272,6 @@ def _edits_for(cname: str, rname: str, cparams, rparams, nullable: set[str], typ
     return None, "differs"
 
 
-def write_data(path: Path, doc: dict) -> None:
-    """Write a generated data file whole (a temporary file renamed over it), sorted keys, one space indent."""
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    tmp.replace(path)
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cusparse", required=True, type=Path)
@@ -330,12 +283,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-o", "--output", type=Path, default=OUT)
     args = ap.parse_args(argv)
     try:
-        cu = declarations(args.cusparse.read_text(encoding="utf-8", errors="replace"), "cusparse")
-        hip_text = args.hipsparse.read_text(encoding="utf-8", errors="replace")
-        roc_text = args.rocsparse.read_text(encoding="utf-8", errors="replace")
+        cu = declarations(read_header(args.cusparse), "cusparse")
+        hip_text = read_header(args.hipsparse)
+        roc_text = read_header(args.rocsparse)
     except OSError as e:
-        print(f"gen_roc_sparse_args: {e}", file=sys.stderr)
-        return 1
+        return fail("gen_roc_sparse_args", e)
     hip = {"cusparse" + k[len("hipsparse"):]: v for k, v in declarations(hip_text, "hipsparse").items()}
     roc_const: dict[str, list[bool]] = {}
     roc = declarations(roc_text, "rocsparse_", roc_const)
@@ -367,18 +319,19 @@ def main(argv: list[str] | None = None) -> int:
             counts["index_order"] += firsts != sorted(firsts)
         entry["header"] = "cusparse.h" if cname in cu else "hipsparse.h"
         functions[cname] = entry
-    doc = {
-        "about": ("cuSPARSE calls whose rocSPARSE counterpart (porter convert --roc) takes other arguments. "
-                  "'args': rocSPARSE's arguments in order, each the call's argument 'arg' (0-based) or a "
-                  "constant 'text' ('format' wraps the argument: '{}' is its text; 'keep_null': a null pointer constant "
-                  "is passed unwrapped; an 'arg' out of CUDA's order moves that argument's text into the slot: the index "
-                  "arrays rocSPARSE takes in another order); 'why' says why each edit keeps the meaning. 'differs': "
-                  "no rewrite, the call is reported with 'roc_params' ('int_size': CUDA's int* where rocSPARSE writes "
-                  "a size_t; 'order': the row and column index arrays in another order that porter could not pair, "
-                  "so the renamed call compiles). "
-                  "'cuda_args': the CUDA signature's argument count; a call with another count is left alone. "
-                  "Generated by scripts/gen_roc_sparse_args.py; read by porter/translate/call_args.py."),
-        "sources": {
+    return finish(
+        args.output,
+        about=("cuSPARSE calls whose rocSPARSE counterpart (porter convert --roc) takes other arguments. "
+               "'args': rocSPARSE's arguments in order, each the call's argument 'arg' (0-based) or a "
+               "constant 'text' ('format' wraps the argument: '{}' is its text; 'keep_null': a null pointer constant "
+               "is passed unwrapped; an 'arg' out of CUDA's order moves that argument's text into the slot: the index "
+               "arrays rocSPARSE takes in another order); 'why' says why each edit keeps the meaning. 'differs': "
+               "no rewrite, the call is reported with 'roc_params' ('int_size': CUDA's int* where rocSPARSE writes "
+               "a size_t; 'order': the row and column index arrays in another order that porter could not pair, "
+               "so the renamed call compiles). "
+               "'cuda_args': the CUDA signature's argument count; a call with another count is left alone. "
+               "Generated by scripts/gen_roc_sparse_args.py; read by porter/translate/call_args.py."),
+        sources={
             "cuda": f"NVIDIA cusparse.h from nvidia-cusparse-cu12 {args.cusparse_version} (pip)",
             "cuda_legacy": (f"hipsparse/hipsparse.h, libhipsparse-dev {args.hipsparse_version} (Debian 12): "
                             "hipSPARSE's hipsparseX mirrors cuSPARSE's cusparseX parameter list; used for the "
@@ -386,12 +339,9 @@ def main(argv: list[str] | None = None) -> int:
             "roc": f"rocsparse/rocsparse-functions.h, librocsparse-dev {args.rocsparse_version} (Debian 12)",
             "names": "porter/mapping/sources/hipify-api-tables.tsv (AMD's HIPIFY tables, roc column)",
         },
-        "counts": counts,
-        "functions": functions,
-    }
-    write_data(args.output, doc)
-    print(json.dumps(counts))
-    return 0
+        counts=counts,
+        functions=functions,
+    )
 
 
 if __name__ == "__main__":

@@ -120,7 +120,7 @@ def test_the_generator_reads_the_branch_amd_compilers_take():
               "int hipsparseX(int a, int b);\n"
               "#endif\n"
               "#if defined(CUDART_VERSION)\nint hipsparseY(int a);\n#else\nint hipsparseY(int a, int b);\n#endif\n")
-    from gen_roc_sparse_args import declarations
+    from header_declarations import declarations
 
     hip = declarations(amd_branches(header), "hipsparse")
     assert len(hip["hipsparseX"]) == 3 and len(hip["hipsparseY"]) == 2
