@@ -1,12 +1,14 @@
-"""Helpers shared by the predicates: reading calls, masks and fix edits."""
+"""Helpers shared by the predicates: reading calls, masks and fix edits, and library-call facts."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 import tree_sitter as ts
 
 from porter.findings.model import Fix, FixEdit
+from porter.findings.predicates import word_regions
 
 FULL_MASK = re.compile(r"^(?:0[xX][fF]{8}(?:[uU][lL]{0,2}|[lL]{1,2}[uU]?)?|~0[uU]?[lL]{0,2}|-1|\(\s*unsigned(?:\s+int)?\s*\)\s*-1|0[xX][fF]{16}[uU]?[lL]{0,2}|~\s*0[uU]?)$")
 
@@ -111,3 +113,34 @@ def macro_arguments(count: int, expected: int, library: str) -> str:
     porter cannot fit them to the library's list and leaves the call as written."""
     return (f"the call passes {count} argument{'' if count == 1 else 's'} where CUDA's list has {expected} (a macro "
             f"supplies some), so porter cannot fit them to {library}'s list and leaves the call as written")
+
+
+class LibraryFacts:
+    """The facts a library-call rule reads, keyed by the CUDA names (bytes) it looks for, built on first use
+    (``build``) and kept; ``applies(ctx)``: whether a file can hold such a call (a cheap test of its bytes and
+    options); ``regions``: the rule's FILE_REGIONS hint, the regions whose text names one of the functions
+    where the rule applies to the file (None where it does not); ``calls``: what the rule's check reads."""
+
+    def __init__(self, build, applies):
+        self._build = build
+        self.applies = applies
+
+    @functools.cached_property
+    def facts(self) -> dict:
+        return self._build()
+
+    @functools.cached_property
+    def _region_test(self):
+        return word_regions(tuple(self.facts))
+
+    def regions(self, ctx):
+        return self._region_test if self.applies(ctx) else None
+
+    def calls(self, ctx, arguments: bool = True):
+        """(start, end, word, argument spans, fact) of each use ``library_calls`` finds of one of the names,
+        in a file the rule applies to (none in another)."""
+        if not self.applies(ctx):
+            return
+        facts = self.facts
+        for pos, end, word, spans in library_calls(ctx, facts, arguments):
+            yield pos, end, word, spans, facts[word]

@@ -11,28 +11,19 @@ both."""
 
 from __future__ import annotations
 
-import functools
-
 from porter.findings.engine import Hit
-from porter.findings.predicates import file_check, word_regions
-from porter.findings.predicates.common import library_calls, macro_arguments
+from porter.findings.predicates import file_check
+from porter.findings.predicates.common import LibraryFacts, macro_arguments
 
 
-@functools.cache
-def _facts() -> dict:
+def _load() -> dict:
     """{cuDNN name (bytes): fact} of the functions whose MIOpen counterpart takes another list."""
     from porter.mapping.miopen_args import load_miopen_call_args
 
     return {name.encode(): fact for name, fact in load_miopen_call_args().items()}
 
 
-@functools.cache
-def _region_test():
-    return word_regions(tuple(_facts()))
-
-
-def _regions(ctx):
-    return _region_test() if b"cudnn" in ctx.source else None
+_CALLS = LibraryFacts(_load, lambda ctx: b"cudnn" in ctx.source)
 
 
 def _declaration(fact) -> str:
@@ -50,20 +41,15 @@ def _problem(fact, count: int, why_unfit: str) -> str:
                "of the function says what each means)"))
 
 
-@file_check("PORT183", regions=_regions)
+@file_check("PORT183", regions=_CALLS.regions)
 def miopen_argument_mismatch(ctx):
     from porter.translate.call_args import unfit
 
-    source = ctx.source
-    if b"cudnn" not in source:
-        return []
-    facts = _facts()
     hits = []
-    for pos, end, word, spans in library_calls(ctx, facts):
-        fact = facts[word]
+    for pos, end, word, spans, fact in _CALLS.calls(ctx):
         why_unfit = ""
         if len(spans) == fact.cuda_args and fact.args is not None:
-            why_unfit = unfit(source, spans, fact)
+            why_unfit = unfit(ctx.source, spans, fact)
             if not why_unfit:
                 continue  # porter writes MIOpen's arguments
         problem = _problem(fact, len(spans), why_unfit)

@@ -26,31 +26,23 @@ reported with the advice to remove it."""
 
 from __future__ import annotations
 
-import functools
 import re
 
 from porter.findings.engine import Hit
-from porter.findings.predicates import file_check, word_regions
-from porter.findings.predicates.common import library_calls, macro_arguments
+from porter.findings.predicates import file_check
+from porter.findings.predicates.common import LibraryFacts, macro_arguments
 
 _ROC_COMPLEX = re.compile(r"\brocblas_(float|double)_complex\b")
 
 
-@functools.cache
-def _facts() -> dict:
+def _load() -> dict:
     """{CUDA name (bytes): fact} of the cuBLAS/cuSOLVER functions whose roc* function takes other arguments."""
     from porter.mapping.roc_sparse_args import load_blas_call_args
 
     return {name.encode(): fact for name, fact in load_blas_call_args().items()}
 
 
-@functools.cache
-def _region_test():
-    return word_regions(tuple(_facts()))
-
-
-def _regions(ctx):
-    return _region_test() if ctx.options.roc and (b"cublas" in ctx.source or b"cusolver" in ctx.source) else None
+_CALLS = LibraryFacts(_load, lambda ctx: ctx.options.roc and (b"cublas" in ctx.source or b"cusolver" in ctx.source))
 
 
 def _problem(fact, why_unfit: str) -> str:
@@ -70,22 +62,17 @@ def _problem(fact, why_unfit: str) -> str:
             + cast)
 
 
-@file_check("PORT181", regions=_regions)
+@file_check("PORT181", regions=_CALLS.regions)
 def rocblas_argument_mismatch(ctx):
     from porter.translate.call_args import unfit
 
-    source = ctx.source
-    if not ctx.options.roc or (b"cublas" not in source and b"cusolver" not in source):
-        return []
-    facts = _facts()
     hits = []
-    for pos, end, word, spans in library_calls(ctx, facts):
-        fact = facts[word]
+    for pos, end, word, spans, fact in _CALLS.calls(ctx):
         library = "rocSOLVER" if fact.roc.startswith("rocsolver_") else "rocBLAS"
         if len(spans) != fact.cuda_args:  # a macro supplies arguments: the translator leaves the call as written
             problem = macro_arguments(len(spans), fact.cuda_args, library) + ": write its arguments from this list"
         else:
-            why_unfit = "" if fact.args is None else unfit(source, spans, fact)
+            why_unfit = "" if fact.args is None else unfit(ctx.source, spans, fact)
             if fact.args is not None and not why_unfit:
                 continue  # porter writes the roc* function's arguments
             problem = _problem(fact, why_unfit)
@@ -97,7 +84,6 @@ def rocblas_argument_mismatch(ctx):
 _BUFFER_SIZE = "_bufferSize"
 
 
-@functools.cache
 def _kept_hip() -> dict[bytes, tuple[str, str, bool]]:
     """{cuSOLVER dense function (bytes): (the hipSOLVER name --roc keeps, the rocSOLVER function its compute
     call becomes ("" when it is no _bufferSize query or its compute function has no rocSOLVER name), whether
@@ -124,13 +110,7 @@ def _kept_hip() -> dict[bytes, tuple[str, str, bool]]:
     return out
 
 
-@functools.cache
-def _kept_region_test():
-    return word_regions(tuple(_kept_hip()))
-
-
-def _kept_regions(ctx):
-    return _kept_region_test() if ctx.options.roc and b"cusolverDn" in ctx.source else None
+_KEPT = LibraryFacts(_kept_hip, lambda ctx: ctx.options.roc and b"cusolverDn" in ctx.source)
 
 
 def _kept_problem(name: str, hip: str, roc: str, dropped: bool) -> str:
@@ -146,14 +126,10 @@ def _kept_problem(name: str, hip: str, roc: str, dropped: bool) -> str:
             "write the computation with rocSOLVER functions, or convert the file without --roc (hipSOLVER throughout)")
 
 
-@file_check("PORT182", regions=_kept_regions)
+@file_check("PORT182", regions=_KEPT.regions)
 def hipsolver_kept_under_roc(ctx):
-    if not ctx.options.roc or b"cusolverDn" not in ctx.source:
-        return []
-    kept = _kept_hip()
     hits = []
-    for pos, end, word, _spans in library_calls(ctx, kept, arguments=False):
-        hip, roc, dropped = kept[word]
+    for pos, end, word, _spans, (hip, roc, dropped) in _KEPT.calls(ctx, arguments=False):
         name = word.decode()
         hits.append(Hit(pos, end, {"name": name, "hip": hip,
                                    "problem": _kept_problem(name, hip, roc, dropped)}))
