@@ -37,13 +37,12 @@ import re
 
 from porter.findings.engine import Hit
 from porter.findings.predicates import file_check, word_regions
-from porter.findings.predicates.common import library_calls, macro_arguments
+from porter.findings.predicates.common import LibraryFacts, library_calls, macro_arguments
 
 _COMPLEX = re.compile(r"\brocsparse_(float|double)_complex\b")
 _HIP_COMPLEX = {"float": "hipFloatComplex", "double": "hipDoubleComplex"}
 
 
-@functools.cache
 def _facts() -> dict:
     """{CUDA name (bytes): (fact, [(parameter name, rocSPARSE type, HIP type, pointer?)] of its complex
     parameters porter does not cast)} for the functions whose calls do not compile under --roc."""
@@ -68,13 +67,7 @@ def _facts() -> dict:
     return out
 
 
-@functools.cache
-def _region_test():
-    return word_regions(tuple(_facts()))
-
-
-def _regions(ctx):
-    return _region_test() if ctx.options.roc and b"cusparse" in ctx.source else None
+_CALLS = LibraryFacts(_facts, lambda ctx: ctx.options.roc and b"cusparse" in ctx.source)
 
 
 def _problem(fact, complex_params) -> str:
@@ -106,14 +99,10 @@ def _problem(fact, complex_params) -> str:
     return "; ".join(parts)
 
 
-@file_check("PORT179", regions=_regions)
+@file_check("PORT179", regions=_CALLS.regions)
 def rocsparse_argument_mismatch(ctx):
-    if not ctx.options.roc or b"cusparse" not in ctx.source:
-        return []
-    facts = _facts()
     hits = []
-    for pos, end, word, spans in library_calls(ctx, facts):
-        fact, complex_params = facts[word]
+    for pos, end, word, spans, (fact, complex_params) in _CALLS.calls(ctx):
         if len(spans) == fact.cuda_args and not (fact.differs or complex_params):
             continue  # porter writes rocSPARSE's arguments (call_args.py)
         if len(spans) == fact.cuda_args:
