@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for warpmodel
-from warpmodel import CompileError, run  # noqa: E402
+from warpmodel import CompileError, run, run_pair  # noqa: E402
 
 from porter.findings import apply_fixes, scan  # noqa: E402
 from porter.translate import translate  # noqa: E402
@@ -40,12 +40,7 @@ def port(cuda: str) -> tuple[str, list]:
 def both(cuda: str, kernel: str, block: int, args: dict, hip: str | None = None):
     if hip is None:
         hip, _ = port(cuda)
-    copy = lambda: {k: list(v) if isinstance(v, list) else v for k, v in args.items()}  # noqa: E731
-    c = run(cuda, kernel, platform="cuda", block=(block,), args=copy())
-    h = run(hip, kernel, platform="hip", block=(block,), args=copy())
-    assert not c.undefined, c.events
-    assert not h.undefined, h.events
-    return c, h
+    return run_pair(cuda, hip, kernel, block, args)
 
 
 def _ints(n, seed, lo=-1000, hi=1000):

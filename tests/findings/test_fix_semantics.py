@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for warpmodel
-from warpmodel import run  # noqa: E402
+from warpmodel import run, run_pair  # noqa: E402
 
 from porter.findings import apply_fixes, scan  # noqa: E402
 from porter.translate import translate  # noqa: E402
@@ -53,12 +53,7 @@ def both(cuda: str, kernel: str, block: int, args: dict, hip: str | None = None)
     if hip is None:
         hip, findings = port(cuda)
         COVERED.update(safe_rules(findings))
-    copy = lambda: {k: list(v) if isinstance(v, list) else v for k, v in args.items()}  # noqa: E731
-    c = run(cuda, kernel, platform="cuda", block=(block,), args=copy())
-    h = run(hip, kernel, platform="hip", block=(block,), args=copy())
-    assert not c.undefined, c.events
-    assert not h.undefined, h.events
-    return c, h
+    return run_pair(cuda, hip, kernel, block, args)
 
 
 ints = st.integers(min_value=-50, max_value=50)

@@ -4,7 +4,8 @@ interpreter for a small CUDA/HIP C++ subset.  See README.md."""
 
 from . import lanes
 from .lanes import UNDEFINED, Trap
+from .pairs import run_pair
 from .simt import CompileError, CType, Result, UndefinedBehaviour, Unsupported, preprocess, run
 
-__all__ = ["lanes", "run", "Result", "UNDEFINED", "Trap", "Unsupported", "UndefinedBehaviour", "CompileError",
+__all__ = ["lanes", "run", "run_pair", "Result", "UNDEFINED", "Trap", "Unsupported", "UndefinedBehaviour", "CompileError",
            "CType", "preprocess"]
