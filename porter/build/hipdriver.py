@@ -3,7 +3,11 @@
 Run as ``python -SE hipdriver.py CONFIG.json ARGS...`` (the small ``hipcc``
 script porter writes beside CONFIG.json does it; ``make HIPCC=that-script``).
 Like hipcc it compiles every C/C++/CUDA source as HIP, adds the ROCm paths,
-and, when it links, ``--hip-link`` and the HIP runtime.  It replaces itself
+and, when it links, ``--hip-link`` and the HIP runtime.  ``porter build --flag``'s
+extra flags (CONFIG's "compile_flags") go to every command that compiles a
+source, after porter's own flags and before the Makefile's, as hipcc places
+HIPCC_COMPILE_FLAGS_APPEND (a link of objects only gets none, as with hipcc).
+They stay in argv from the JSON file to clang: no shell reads them.  It replaces itself
 with clang (exec), so make's signals and exit codes reach clang directly.
 
 Self-contained on purpose (no porter import): it runs once per compile.
@@ -28,6 +32,8 @@ def argv_for(cfg: dict, args: list[str]) -> list[str]:
     if link:
         out.append("--hip-link")
     out += cfg["flags"]
+    if _compiles(args):
+        out += cfg.get("compile_flags", [])
     prev = ""
     for a in args:
         # a source (not the value of -o/-MF/...): compile it as HIP, as hipcc does
@@ -41,6 +47,16 @@ def argv_for(cfg: dict, args: list[str]) -> list[str]:
     if link:
         out += cfg["link"]
     return out
+
+
+def _compiles(args: list[str]) -> bool:
+    """Whether the command has a source among its inputs (not the value of -o/-MF/...)."""
+    prev = ""
+    for a in args:
+        if a.endswith(SOURCES) and not a.startswith("-") and prev not in VALUED:
+            return True
+        prev = a
+    return False
 
 
 def _drop_idle_language(argv: list[str]) -> list[str]:

@@ -11,8 +11,10 @@ threading.Event) or Ctrl-C stops them all.  Per-file builds are incremental
 Build state is per arch: per-file objects and programs under
 DIR/.porter/build/ARCH/, a CMake build folder per arch, and a Make build for
 another arch than the one its objects on disk were made for rebuilds them all
-(``make -B``).  A build is never ok for an arch its code objects do not hold
-(the offload bundles are read back, fatbin.py).  A folder that is still CUDA
+(``make -B``), as does one with other ``--flag`` extra flags (those reach
+hipcc in HIPCC_COMPILE_FLAGS_APPEND, the clang front in its JSON file, CMake
+in a file it reads after ``project()``).  A build is never ok for an arch its
+code objects do not hold (the offload bundles are read back, fatbin.py).  A folder that is still CUDA
 source (not porter convert's output) is refused before anything is written
 (tree_kind.py).
 """
@@ -584,6 +586,21 @@ def check_code_objects(report: BuildReport) -> None:
 
 # ---------------------------------------------------------------- make
 
+def _make_env(run: _Runner) -> dict[str, str]:
+    """The environment make runs in.  With hipcc, ``--flag``'s extra flags ride in HIPCC_COMPILE_FLAGS_APPEND,
+    which hipcc (5.2's hipcc.pl) adds to every command that compiles a source, not to a link of objects.
+    hipcc pastes that value into the one command line it runs through /bin/sh, so each flag is quoted
+    for sh (one word each: spaces, quotes and ``$`` reach the compiler as they are); a value the user's
+    environment already holds comes first.  (A plain clang's flags are in the front's JSON file instead.)"""
+    flags = run.options.extra_flags
+    if not flags or run.tc.compiler_kind == "clang":
+        return run.env
+    env = dict(run.env)
+    given = env.get("HIPCC_COMPILE_FLAGS_APPEND", "").strip()
+    env["HIPCC_COMPILE_FLAGS_APPEND"] = " ".join([*([given] if given else []), *(shlex.quote(f) for f in flags)])
+    return env
+
+
 def _make_vars(run: _Runner) -> list[str]:
     """make's command-line variables: the arch, and for a plain clang a
     hipcc-like script as $(HIPCC) (command-line variables beat ?= and :=)."""
@@ -598,7 +615,8 @@ def _driver_script(run: _Runner) -> str:
 
     from porter.build import hipdriver
 
-    cfg = {"clang": run.tc.compiler, "flags": run.tc.hip_flags(), "link": run.tc.link_libs()}
+    cfg = {"clang": run.tc.compiler, "flags": run.tc.hip_flags(), "link": run.tc.link_libs(),
+           "compile_flags": list(run.options.extra_flags)}  # --flag: for the commands that compile a source
     conf = run.state / "hipcc.json"
     script = run.state / "hipcc"
     text = json.dumps(cfg, indent=1) + "\n"
@@ -672,15 +690,27 @@ def _build_make(run: _Runner, report: BuildReport, makefile: str) -> None:
     # puts each arch's outputs apart (every output path names the arch)
     apart = bool(outputs) and all(run.arch in o or arch_dir(run.arch) in o for o in outputs)
     recorded = cache.extra.get("make_arch")
-    rebuild = not apart and recorded != run.arch
+    arch_rebuild = not apart and recorded != run.arch
+    # nor the flags: --flag's extra flags of the build that made this arch's objects (none recorded: none,
+    # as no build before porter recorded them passed any to make), and another set rebuilds all as well
+    flags = list(run.options.extra_flags)
+    by_arch = cache.extra.get("make_flags")
+    by_arch = by_arch if isinstance(by_arch, dict) else {}
+    flags_rebuild = not arch_rebuild and by_arch.get(run.arch, []) != flags
+    rebuild = arch_rebuild or flags_rebuild
     if rebuild:
         existing = [o for o in outputs if (run.root / o).is_file()]
-        if existing:
+        if existing and arch_rebuild:
             was = f"built for {recorded}" if recorded else "of an unknown arch (no porter build recorded it)"
             report.messages.append(f"the Makefile's objects on disk are {was}: rebuilding all of them for "
                                    f"{run.arch} (make -B)")
+        elif existing:
+            report.messages.append("the Makefile's objects on disk were built with other extra flags (--flag): "
+                                   "rebuilding all of them (make -B)")
         _remove_outputs(run, existing)
         cache.extra.pop("make_arch", None)  # until this build has run
+        # (a cancelled build leaves objects of either set: unknown, so the next build rebuilds them too)
+        cache.extra["make_flags"] = {**({} if arch_rebuild else by_arch), run.arch: None}
         cache.dirty = True
     if not _save(run, report, cache):
         return
@@ -691,10 +721,13 @@ def _build_make(run: _Runner, report: BuildReport, makefile: str) -> None:
         before[c["file"]] = p.stat().st_mtime_ns if p and p.exists() else None
     argv = [run.tc.make or "make", "-k", f"-j{_jobs(run.options)}", *(["-B"] if rebuild else []), *_make_vars(run)]
     run.emit("[make] " + " ".join(argv))
-    r = proc.stream(argv, timeout=run.options.timeout, cwd=run.root, env=run.env, cancel=run.cancel,
+    r = proc.stream(argv, timeout=run.options.timeout, cwd=run.root, env=_make_env(run), cancel=run.cancel,
                     on_line=run.emit)
-    if not r.cancelled and not apart:  # what is on disk now was built for this arch (or is gone)
-        cache.extra["make_arch"] = run.arch
+    if not r.cancelled:  # what is on disk now was built for this arch, with these flags (or is gone)
+        if not apart:
+            cache.extra["make_arch"] = run.arch
+        known = cache.extra.get("make_flags")
+        cache.extra["make_flags"] = {**(known if isinstance(known, dict) else {}), run.arch: flags}
         cache.dirty = True
         _save(run, report, cache)
     ds = run.diags(r.stdout, "make")
@@ -728,22 +761,66 @@ def _build_make(run: _Runner, report: BuildReport, makefile: str) -> None:
 
 # ---------------------------------------------------------------- cmake
 
+def _enables_hip(root: Path) -> bool:
+    """Whether the top CMakeLists.txt enables CMake's HIP language (porter convert's migration does)."""
+    try:
+        text = re.sub(r"#[^\n]*", "", (root / "CMakeLists.txt").read_text(errors="replace"))
+    except OSError:
+        return False
+    return re.search(r"(?is)\b(project|enable_language)\s*\([^)]*\bHIP\b", text) is not None
+
+
 def hip_language_problem(root: Path, rocm_path: str) -> str:
     """Why CMake's HIP language cannot configure here, or "".  CMake (3.21+) looks for
     ROCM_ROOT/lib/cmake/hip-lang/hip-lang-config.cmake; Debian 12 ships that package
     under lib/x86_64-linux-gnu/cmake/hip-lang, where CMake does not look (measured:
     "The ROCm root directory: /usr does not contain the HIP runtime CMake package")."""
-    try:
-        text = re.sub(r"#[^\n]*", "", (root / "CMakeLists.txt").read_text(errors="replace"))
-    except OSError:
-        return ""
-    if not re.search(r"(?is)\b(project|enable_language)\s*\([^)]*\bHIP\b", text):
+    if not _enables_hip(root):
         return ""
     for r in {rocm_path or "/usr", "/opt/rocm"}:
         if os.path.isfile(os.path.join(r, "lib", "cmake", "hip-lang", "hip-lang-config.cmake")):
             return ""
     return (f"CMake's HIP language needs ROCm's hip-lang package at {rocm_path or '/usr'}/lib/cmake/hip-lang/ "
             "(Debian 12 puts it under lib/x86_64-linux-gnu/cmake/, where CMake does not look)")
+
+
+CMAKE_FLAGS_FILE = "porter-flags.cmake"  # in a CMake build folder: --flag's extra flags (cmake_flags_file)
+
+
+def cmake_flags_file(flags: list[str] | tuple[str, ...], lang: str) -> str:
+    """A CMake file (CMAKE_PROJECT_INCLUDE, read after ``project()``) adding ``--flag``'s extra flags to
+    every ``lang`` compile of the project, once (at the top project(), so every folder's targets get them).
+    Each flag is a CMake bracket argument (no variable is expanded in it) inside
+    ``$<$<COMPILE_LANGUAGE:lang>:...>``, with ``;`` (a list separator), ``,`` and ``>`` escaped: CMake then
+    quotes it for the build tool and its shell, and the compiler gets it as one argument, as given."""
+    lines = ["# porter build --flag: extra flags for the project's compiles (written by porter/build/runner.py)",
+             "get_property(_porter_flags_added GLOBAL PROPERTY PORTER_EXTRA_FLAGS_ADDED)",
+             "if(NOT _porter_flags_added)",
+             "  set_property(GLOBAL PROPERTY PORTER_EXTRA_FLAGS_ADDED 1)"]
+    for flag in flags:
+        text = flag.replace(";", "\\;").replace(">", "$<ANGLE-R>").replace(",", "$<COMMA>")
+        text = f"$<$<COMPILE_LANGUAGE:{lang}>:{text}>"
+        eq = "="
+        while f"]{eq}]" in text:
+            eq += "="
+        lines.append(f"  add_compile_options([{eq}[{text}]{eq}])")
+    lines.append("endif()")
+    return "\n".join(lines) + "\n"
+
+
+def cmake_configure_argv(run: _Runner, bdir: Path, configured_flags: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """``cmake -S -B`` with the arch, a plain clang as the HIP compiler, and ``--flag``'s extra flags: a file
+    of porter's (cmake_flags_file, in the build folder) read after ``project()``, adding them to the compiles
+    of the language the project compiles its GPU code with: HIP when it enables HIP (a migrated
+    CMakeLists does), else CXX (a HIP project whose C++ compiler is hipcc).  Also named when the folder was
+    configured with other extra flags (``configured_flags``), so that flags taken away go too."""
+    argv = [run.tc.cmake, "-S", str(run.root), "-B", str(bdir), f"-DCMAKE_HIP_ARCHITECTURES={run.arch}",
+            "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", "-DCMAKE_BUILD_TYPE=Release"]
+    if run.tc.compiler_kind == "clang":
+        argv += [f"-DCMAKE_HIP_COMPILER={run.tc.compiler}", f"-DCMAKE_HIP_FLAGS={' '.join(run.tc.hip_flags())}"]
+    if run.options.extra_flags or configured_flags:
+        argv.append(f"-DCMAKE_PROJECT_INCLUDE={bdir / CMAKE_FLAGS_FILE}")
+    return argv
 
 
 def _build_cmake(run: _Runner, report: BuildReport) -> bool:
@@ -755,8 +832,9 @@ def _build_cmake(run: _Runner, report: BuildReport) -> bool:
     bdir = run.state / "cmake" / arch_dir(run.arch)  # a build folder per arch (CMake keeps the arch it was configured for)
     cache = Cache(run.state / "cache.json")
     lists = sorted(str(p) for p in run.root.rglob("CMakeLists.txt") if ".porter" not in p.parts)
+    flags = list(run.options.extra_flags)
     key = sha256_bytes(json.dumps([[cache.file_hash(p) for p in lists], run.arch, run.tc.compiler,
-                                   run.tc.device_lib_path]).encode())
+                                   run.tc.device_lib_path, flags]).encode())
     failed_before = cache.extra.get("cmake_failed")
     if isinstance(failed_before, dict) and failed_before.get("key") == key:
         report.messages.append(f"CMake configure failed before with this CMakeLists.txt: {failed_before['why']}")
@@ -770,11 +848,18 @@ def _build_cmake(run: _Runner, report: BuildReport) -> bool:
         import shutil
 
         shutil.rmtree(bdir, ignore_errors=True)
-    if not (bdir / "CMakeCache.txt").is_file():
-        argv = [run.tc.cmake, "-S", str(run.root), "-B", str(bdir), f"-DCMAKE_HIP_ARCHITECTURES={run.arch}",
-                "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", "-DCMAKE_BUILD_TYPE=Release"]
-        if run.tc.compiler_kind == "clang":
-            argv += [f"-DCMAKE_HIP_COMPILER={run.tc.compiler}", f"-DCMAKE_HIP_FLAGS={' '.join(run.tc.hip_flags())}"]
+    # --flag's extra flags, as the folder was configured with them (CMake keeps them in its cache, and
+    # recompiles what they change once configured again with others)
+    flags_stamp = bdir / "porter-flags.json"
+    try:
+        configured_flags = json.loads(flags_stamp.read_text())
+    except (OSError, ValueError):
+        configured_flags = []  # (a folder configured before porter recorded them: none were passed)
+    if not (bdir / "CMakeCache.txt").is_file() or configured_flags != flags:
+        argv = cmake_configure_argv(run, bdir, configured_flags)
+        if any(a.startswith("-DCMAKE_PROJECT_INCLUDE=") for a in argv):
+            bdir.mkdir(parents=True, exist_ok=True)
+            _write_text(bdir / CMAKE_FLAGS_FILE, cmake_flags_file(flags, "HIP" if _enables_hip(run.root) else "CXX"))
         run.emit("[cmake] configure")
         r = proc.stream(argv, timeout=run.options.timeout, cwd=run.root, env=run.env, cancel=run.cancel,
                         on_line=run.emit)
@@ -797,6 +882,7 @@ def _build_cmake(run: _Runner, report: BuildReport) -> bool:
             return False
         try:
             stamp.write_text(run.tc.compiler)
+            _write_text(flags_stamp, json.dumps(flags))
         except OSError:
             pass
     argv = [run.tc.cmake, "--build", str(bdir), "-j", str(_jobs(run.options))]

@@ -36,7 +36,11 @@ def register(sub) -> None:
                         "in it (default: each of them, on its own)")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds one compile or build step may take (default 600)")
     p.add_argument("--flag", action="append", default=[], metavar="FLAG",
-                   help="extra hipcc flag for per-file builds (repeatable), e.g. --flag=-DUSE_X")
+                   help="extra compiler flag (repeatable), e.g. --flag=-DUSE_X or --flag=-isystem/opt/inc: on "
+                        "every per-file compile; in a Makefile build on each hipcc command that compiles a source "
+                        "(through HIPCC_COMPILE_FLAGS_APPEND; with a plain clang, through porter's $(HIPCC) front); "
+                        "in a CMake build on the project's HIP compiles (C++ when it enables no HIP). Not on links. "
+                        "Objects built with other flags are built again")
     p.add_argument("--no-link", action="store_true", help="per-file: compile only")
     p.add_argument("--json", action="store_true", help="print the build report as JSON (one line)")
     p.add_argument("-v", "--verbose", action="store_true", help="echo the compiler output as it comes")
@@ -136,6 +140,8 @@ def run(args) -> int:
     if args.timeout <= 0:
         raise UsageError("--timeout must be more than 0 seconds")
     check_arch(args.arch)
+    if any(not f.strip() for f in args.flag):
+        raise UsageError("--flag needs a compiler flag (e.g. --flag=-DUSE_X), not an empty value")
     target, target_from = _target(args)
     options = BuildOptions(arch=args.arch, jobs=args.jobs, per_file=args.per_file, system=args.system,
                            timeout=args.timeout, extra_flags=tuple(args.flag), link=not args.no_link,
