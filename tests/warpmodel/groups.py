@@ -5,11 +5,17 @@ per-lane values); the shuffles go to ``lanes.py``.
 
 Sources.  CUDA: CUDA C++ Programming Guide (CUDA 12), "Cooperative Groups": ``thread_block``
 (``thread_rank()``, ``num_threads()``/``size()``: ``unsigned long long``; ``sync()`` = a block
-barrier), ``tiled_partition<N>(parent)`` (N a power of two; tiles of more than 32 threads need
-``block_tile_memory``, not modelled), ``thread_block_tile<N>`` (``thread_rank()`` = the block rank
+barrier), ``tiled_partition<N>(parent)`` (N a power of two up to 1024, the parent a ``thread_block`` or a
+larger tile: "a one-dimensional, row-major tiling"; tiles of more than 32 threads are native from
+compute capability 8.0, the model's ``__CUDA_ARCH__``, and their shuffles are not modelled),
+``thread_block_tile<N>`` (``thread_rank()`` = the block rank
 modulo N, ``size()`` = N, ``T shfl(T var, unsigned src_rank)``, ``shfl_down``/``shfl_up``/
 ``shfl_xor`` = the warp shuffles ``__shfl*_sync`` with the tile's lanes as the mask and N as the
-width); "cooperative_groups::reduce": ``reduce(group, val, op)`` gives every thread of the group op
+width; ``unsigned long long meta_group_rank()``: "linear rank of the group within the set of tiles
+partitioned from a parent group", ``unsigned long long meta_group_size()``: "the number of groups
+created when the parent group was partitioned", so for ``tiled_partition<N>(p)`` the rank is
+p.thread_rank() / N and the size (p.size() + N - 1) / N, a last partial tile counted: each tile
+holds the two as its own state, set when it is made); "cooperative_groups::reduce": ``reduce(group, val, op)`` gives every thread of the group op
 folded over the group's values, of the operator's type T (val converted to T); ``cg::plus<T>``
 adds, ``cg::less<T>`` keeps the lesser (operator<), ``cg::greater<T>`` the greater (operator<),
 ``cg::bit_and/bit_or/bit_xor<T>`` combine bitwise.  The guide leaves the order of a floating-point
@@ -22,7 +28,11 @@ HIP: ``/usr/include/hip/amd_detail/amd_hip_cooperative_groups.h`` (HIP 5.2): ``t
 ``static_assert(is_valid_tile_size<size>)`` (a power of two up to the wavefront, 64), and
 ``thread_block_tile_base<N>``: ``thread_rank() = workgroup rank & (N - 1)``, ``size() = N``
 (``unsigned int``), ``shfl(var, srcRank) = __shfl(var, srcRank, N)``, ``shfl_down/shfl_up(var,
-unsigned delta)`` and ``shfl_xor(var, unsigned laneMask) = __shfl_*(var, ..., N)``.  HIP declares
+unsigned delta)`` and ``shfl_xor(var, unsigned laneMask) = __shfl_*(var, ..., N)``; no
+``meta_group_rank``/``meta_group_size`` (they came after ROCm 5.2: hipcc 5.2 says "no member
+named"), and ``tiled_partition<N>`` is defined for a ``thread_block`` parent only
+(``impl::tiled_partition_internal`` has no specialisation for a tile: "implicit instantiation of
+undefined template"), so partitioning a tile is a ``CompileError``.  HIP declares
 no ``reduce`` and none of the operators (no ROCm release through 6.3): calling them is a
 ``CompileError``.
 """
@@ -68,19 +78,35 @@ def this_thread_block(w, targs, args, mask, node):
 
 
 def tiled_partition(w, targs, args, mask, node):
+    """A tile's per-lane value is its (meta_group_rank, meta_group_size), fixed when it is made."""
     if not targs or len(args) != 1:
         raise Unsupported("tiled_partition without a constant size (the dynamic thread_group form)", line_of(node))
-    if args[0][0] != BLOCK:
-        raise Unsupported(f"tiled_partition of {args[0][0]}", line_of(node))
+    pt, pvals = args[0]
+    if pt != BLOCK and not (pt.kind == "group" and pt.n):
+        raise Unsupported(f"tiled_partition of {pt}", line_of(node))
     n = targs[0]
-    limit = 32 if w.p.platform == "cuda" else 64
+    limit = 1024 if w.p.platform == "cuda" else 64
     if n < 1 or n & (n - 1):
         raise CompileError(f"tiled_partition<{n}>: the tile size must be a power of two", line_of(node))
     if n > limit:
         if w.p.platform == "hip":  # static_assert(is_valid_tile_size<size>::value, ...)
             raise CompileError(f"tiled_partition<{n}>: Tiled partition with size > wavefront size", line_of(node))
-        raise Unsupported(f"a {n}-thread CUDA tile (block_tile_memory)", line_of(node))
-    return tile(n), [0] * w.W
+        raise Unsupported(f"a {n}-thread CUDA tile", line_of(node))
+    if pt != BLOCK:
+        if w.p.platform == "hip":
+            raise CompileError(f"implicit instantiation of undefined template 'cooperative_groups::impl::"
+                               f"tiled_partition_internal<{n}, cooperative_groups::{pt}>' (HIP 5.2 partitions "
+                               f"a thread_block only)", line_of(node))
+        if n > pt.n:
+            raise Unsupported(f"tiled_partition<{n}> of {pt}", line_of(node))
+        # the parent tile's rank is the block rank modulo its size (its tiles are consecutive)
+        parent_rank, parent_size = (lambda i: _linear(w, i) % pt.n), pt.n
+    else:
+        parent_rank, parent_size = (lambda i: _linear(w, i)), w.r.block[0] * w.r.block[1] * w.r.block[2]
+    out = [0] * w.W
+    for i in lanes_of(mask):
+        out[i] = (parent_rank(i) // n, (parent_size + n - 1) // n)
+    return tile(n), out
 
 
 def sync(w, targs, args, mask, node):
@@ -119,6 +145,8 @@ def reduce(w, targs, args, mask, node):
     if ot.kind != "cgop":
         raise Unsupported(f"cg::reduce with operator {ot}", line_of(node))
     name, t, n = ot.name.split("<")[0], ot.elem, gt.n
+    if n > w.W:
+        raise Unsupported(f"cg::reduce over a {n}-thread CUDA tile", line_of(node))
     vals = w.cv((vt, vals), t, mask)
     out = [None] * w.W
     for base in range(0, w.W, n):
@@ -192,6 +220,20 @@ def method(w, gt, obj, name, args, mask, node):
         return rt, [conv(_linear(w, i) % n, rt) if mask >> i & 1 else None for i in range(w.W)]
     if name in ("size", "num_threads"):
         return rt, [conv(n, rt)] * w.W
+    if name in ("meta_group_rank", "meta_group_size"):
+        if w.p.platform == "hip":  # HIP 5.2's thread_block_tile has neither (hipcc: "no member named")
+            raise CompileError(f"no member named '{name}' in 'cooperative_groups::{gt}' (HIP 5.2)", line_of(node))
+        if args:
+            raise CompileError(f"{gt}::{name} takes no arguments", line_of(node))
+        k = 0 if name == "meta_group_rank" else 1
+        out = [None] * w.W
+        for i in lanes_of(mask):
+            if not isinstance(obj[i], tuple):
+                raise Unsupported(f"{name} of a tile not made by tiled_partition<N>", line_of(node))
+            out[i] = conv(obj[i][k], ULLONG)
+        return ULLONG, out
+    if name in ("shfl", "shfl_down", "shfl_up", "shfl_xor") and n > w.W:
+        raise Unsupported(f"{name} on a {n}-thread CUDA tile (across warps)", line_of(node))
     if name in ("shfl", "shfl_down", "shfl_up", "shfl_xor"):
         if len(args) != 2:
             raise CompileError(f"{name} takes 2 arguments", line_of(node))

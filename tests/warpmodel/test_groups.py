@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from warpmodel import CompileError, run
+from warpmodel import CompileError, Unsupported, run
 
 TILES = """
 namespace cg = cooperative_groups;
@@ -100,3 +100,62 @@ __global__ void k(const int* in, int* out)
 def test_an_immediately_invoked_lambda_sees_the_callers_variables_by_reference():
     r = run(LAMBDA, "k", platform="hip", block=(64,), args={"in": list(range(64)), "out": [0] * 64})
     assert r.memory["out"] == [i * 11 + 11 for i in range(64)]
+
+
+META = """
+namespace cg = cooperative_groups;
+__global__ void k(unsigned long long* rank, unsigned long long* count, unsigned long long* sub, long long* neg)
+{
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<N> t = cg::tiled_partition<N>(block);
+    auto q = cg::tiled_partition<4>(t);
+    rank[block.thread_rank()] = t.meta_group_rank();
+    count[block.thread_rank()] = t.meta_group_size();
+    sub[block.thread_rank()] = q.meta_group_rank() * 100 + q.meta_group_size();
+    neg[block.thread_rank()] = -t.meta_group_rank();
+}
+"""
+
+
+@pytest.mark.parametrize("n, block", [(8, (32,)), (32, (96,)), (64, (96,)), (16, (8, 6))])
+def test_cuda_meta_group_rank_and_size_count_the_parents_tiles(n, block):
+    """CUDA guide: the tile's linear rank among the tiles its parent was partitioned into, and how many
+    (a last partial tile counts), unsigned long long; a tile of a tile counts within its parent tile."""
+    threads = block[0] * (block[1] if len(block) > 1 else 1)
+    out = {"rank": [0] * threads, "count": [0] * threads, "sub": [0] * threads, "neg": [0] * threads}
+    r = run(META.replace("<N>", f"<{n}>"), "k", platform="cuda", block=block, args=out)
+    assert not r.undefined
+    assert r.memory["rank"] == [i // n for i in range(threads)]
+    assert r.memory["count"] == [(threads + n - 1) // n] * threads
+    assert r.memory["sub"] == [i % n // 4 * 100 + n // 4 for i in range(threads)]
+    assert r.memory["neg"] == [-(i // n) for i in range(threads)]  # -(unsigned long long) as long long
+
+
+def test_hip_5_2_tiles_have_no_meta_group_members():
+    src = META.replace("<N>", "<16>").replace("    auto q = cg::tiled_partition<4>(t);\n", "").replace(
+        "q.meta_group_rank() * 100 + q.meta_group_size()", "0")
+    out = {k: [0] * 64 for k in ("rank", "count", "sub", "neg")}
+    with pytest.raises(CompileError, match="no member named 'meta_group_rank'"):
+        run(src, "k", platform="hip", block=(64,), args=out)
+    with pytest.raises(CompileError, match="no member named 'meta_group_size'"):
+        run(src.replace("t.meta_group_rank()", "0"), "k", platform="hip", block=(64,), args=out)
+
+
+def test_hip_5_2_cannot_partition_a_tile():
+    src = META.replace("<N>", "<16>").replace("t.meta_group_rank()", "0").replace("t.meta_group_size()", "0").replace(
+        "q.meta_group_rank() * 100 + q.meta_group_size()", "q.size()")
+    out = {k: [0] * 64 for k in ("rank", "count", "sub", "neg")}
+    with pytest.raises(CompileError, match="tiled_partition_internal"):
+        run(src, "k", platform="hip", block=(64,), args=out)
+    r = run(src, "k", platform="cuda", block=(64,), args={k: [0] * 64 for k in out})
+    assert r.memory["sub"] == [4] * 64
+
+
+def test_a_cuda_tile_of_64_has_ranks_but_its_shuffles_are_not_modelled():
+    src = TILES.replace("<16>", "<64>")
+    out = {k: [0] * 128 for k in ("rank", "size", "x", "down", "idx")}
+    with pytest.raises(Unsupported):
+        run(src, "k", platform="cuda", block=(128,), args={"in": list(range(128)), **out})
+    src = src.replace("t.shfl_xor(v, 5)", "0").replace("t.shfl_down(v, 3)", "0").replace("t.shfl(v, 2)", "0")
+    r = run(src, "k", platform="cuda", block=(128,), args={"in": list(range(128)), **out})
+    assert r.memory["rank"] == [i % 64 for i in range(128)] and r.memory["size"] == [64 + 128 * 1000] * 128

@@ -11,7 +11,7 @@ import functools
 import re
 
 from porter.findings.engine import SHARED_WORDS, Hit
-from porter.findings.predicates import file_check, word_regions
+from porter.findings.predicates import file_check, tile_meta_group, word_regions
 from porter.mapping import user_note
 from porter.parse.lexical import whole_identifier
 
@@ -153,6 +153,9 @@ def newer_than_target(ctx):
             if the_fix is not None:
                 alternative += (f"; the suggested fix defines `{STATUS_STRINGS[ref.name][2]}`, a switch over the status "
                                 f"codes HIP {target} has that returns each code's name")
+        elif ref.name in tile_meta_group.MEMBERS and source[start:end] == raw:
+            the_fix, note = tile_meta_group.meta_group_fix(ctx, ref.name, start, end)
+            alternative += note
         hits.append(Hit(start, end, {"name": ref.name, "hip": ref.hip or "", "why": user_note(ref.why or ""),
                                      "target": target, "alternative": alternative}, the_fix))
     return hits
