@@ -14,7 +14,8 @@ options; the port is then compiled:
   generated for a file that gets that far, so a back-end failure counts too).
 
 Each error of the port is mapped back to its CUDA line (lines the translator inserts are skipped over)
-and counted as *predicted* when a finding of the scan is on that line, *unflagged* otherwise.  A file
+and counted as *predicted* when a finding of the scan is on that line (or spans it: a finding over at most
+SPAN_LINES lines, such as a call written over several), *unflagged* otherwise.  A file
 whose port cannot find a header (a library the machine lacks, a header the test folder does not hold)
 is *skipped* and counted apart: its errors would say nothing about porter.  ``-I`` adds include
 folders (``-isystem``), e.g. library headers extracted from packages this machine does not install.
@@ -45,6 +46,15 @@ from porter.translate import TranslateOptions, translate  # noqa: E402
 
 COMPILE_TIMEOUT_S = 300
 RUN = re.compile(r"//\s*RUN:(.*)$", re.M)
+
+
+SPAN_LINES = 5  # a finding over at most this many lines predicts an error on any of them (a call written over
+# several lines: the compiler may point at an argument's line); a longer one only at its first line
+
+
+def _lines_of(finding) -> range:
+    end = finding.end_line if finding.end_line - finding.line < SPAN_LINES else finding.line
+    return range(finding.line, end + 1)
 
 
 def options_of(text: str, target: str | None) -> TranslateOptions:
@@ -90,7 +100,7 @@ def measure(tests: Path, target: str | None, toolchain: str, arch: str, includes
             if missing:
                 out["files"][rel] = {"skipped": missing[0]}
                 continue
-            flagged = {f.line for f in scan(source, str(path), options=opts)}
+            flagged = {n for f in scan(source, str(path), options=opts) for n in _lines_of(f)}
             unflagged = [(line, msg) for line, msg in ((result.output_line_to_source(h), m) for h, m in errors)
                          if line not in flagged]
             out["files"][rel] = {"errors": len(errors), "unflagged": unflagged}
