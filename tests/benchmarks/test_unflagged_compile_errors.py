@@ -55,3 +55,12 @@ def test_errors_are_predicted_unflagged_or_skipped(tmp_path, capsys):
 def test_a_folder_that_is_not_there_is_one_line_and_exit_2(tmp_path, capsys):
     assert bench.main(["--tests", str(tmp_path / "nope")]) == 2
     assert capsys.readouterr().err.strip().endswith("is not a folder")
+
+
+def test_a_finding_over_a_few_lines_predicts_an_error_on_any_of_them():
+    """A call written over three lines: the compiler may point at an argument's line.  A finding over a whole
+    function (more than SPAN_LINES lines) predicts only its first line."""
+    from types import SimpleNamespace
+
+    assert list(bench._lines_of(SimpleNamespace(line=10, end_line=12))) == [10, 11, 12]
+    assert list(bench._lines_of(SimpleNamespace(line=10, end_line=10 + bench.SPAN_LINES))) == [10]
