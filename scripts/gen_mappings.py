@@ -26,6 +26,7 @@ Fetching the optional inputs (generation time only, into /tmp)::
         nvidia-cusparse-cu12 nvidia-cufft-cu12 nvidia-cusolver-cu12 \
         nvidia-nccl-cu12 nvidia-nvtx-cu12 nvidia-cudnn-cu12 cutensor-cu12 \
         nvidia-cusparselt-cu12
+    pip download --no-deps --only-binary=:all: --platform manylinux2014_aarch64 -d /tmp/nv nvidia-cudla  # aarch64 only
     pip download --no-deps -d /tmp/nv rocm-bindings-hip rocm-bindings-libraries rocm-bindings-systems
     mkdir -p /tmp/rocdeb && (cd /tmp/rocdeb && apt-get download librocsparse-dev && dpkg-deb -x librocsparse-dev_*.deb x)
 
@@ -218,6 +219,7 @@ WHEEL_SETS = {
     "cudnn": ("nvidia_cudnn_cu12", "nvidia/cudnn/include/"),
     "cutensor": ("cutensor_cu12", "cutensor/include/"),
     "cusparselt": ("nvidia_cusparselt_cu12", "nvidia/cusparselt/include/"),
+    "cudla": ("nvidia_cudla", "nvidia/cu13/include/"),  # cuDLA (Jetson's DLA): no ROCm counterpart
 }
 
 
@@ -827,7 +829,8 @@ class Builder:
         """One entry per CUDA name of ``hipify-library-tables.tsv`` whose family a ``[[library_table]]`` of
         conventions.toml names.  The table pairs; the library's header snapshot declares: a HIP name the
         snapshot lacks is not emitted (the entry is unsupported and says so), nor one whose function takes
-        other parameters than CUDA's (``hand_port``: the entry is unsupported with the difference).  The versions come later, from
+        other parameters than CUDA's (``hand_port``) or whose value differs (``differs``): the entry is
+        unsupported with the difference.  The versions come later, from
         the gate (truth.declared: the table's "added"/"changed" release of a declared name)."""
         t = self.truth
         libs = {lib["family"]: lib for lib in self.conv.get("library_table", [])}
@@ -840,9 +843,14 @@ class Builder:
             declared = self.src.get(lib["snapshot"])
             status = "removed" if r["cuda_removed"] else "deprecated" if r["cuda_deprecated"] else "supported"
             hand = lib.get("hand_port", {}).get(cuda)
+            differs = lib.get("differs", {}).get(cuda)
             if hand and hip in declared["names"]:
                 self.add("identifier", cuda, None, category=lib["category"], status="unsupported", source=source,
                          note=f"{hip} takes other parameters: {hand}", alternative=f"{hip}, by hand")
+            elif differs and hip in declared["names"]:
+                self.add("identifier", cuda, None, category=lib["category"], status="unsupported", source=source,
+                         note=f"AMD's HIPIFY tables pair {cuda} with {hip}, whose value differs: {differs}",
+                         alternative=f"{hip} where the code only compares it with {lib['name']}'s own values")
             elif hip and IDENT_FULL.match(hip) and hip in declared["names"]:
                 self.add("identifier", cuda, hip, category=lib["category"], status=status, header=lib["header"],
                          source=f"{source} + {declared.get('source')}", note=lib.get("note"))
@@ -1355,7 +1363,7 @@ FIELDS = ("cuda", "hip", "kind", "category", "status", "roc", "since_hip", "head
 _FIELD_DEFAULTS = {"kind": "identifier", "status": "supported", "source": "curated"}
 
 _NV_SETS = ("nv_cublas", "nv_curand", "nv_cusparse", "nv_cufft", "nv_cusolver", "nv_nccl", "nv_nvtx", "nv_cudnn",
-            "nv_cutensor", "nv_cusparselt")
+            "nv_cutensor", "nv_cusparselt", "nv_cudla")
 
 _VERIFIABLE = {"runtime", "driver", "device", "error", "texture", "curand", "cusparse", "complex", "fp16", "bf16"}
 

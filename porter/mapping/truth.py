@@ -53,7 +53,8 @@ RECENT_SETS = ("rocm_hip", "rocm_hipblas", "rocm_hipblaslt", "rocm_hipfft", "roc
                "rocm_hipsparse", "rocm_hipdnn", "rocm_rccl", "rocm_roctx")
 # names of libraries hip-python does not cover, read from the libraries' own public headers (the snapshot
 # records repository, path and commit); AMD's tables for them (LIBRARY_TABLES) date the names these declare
-LIBRARY_HEADER_SETS = ("rocm_hiptensor", "rocm_hipsparselt")
+# (hipFFT's Debian 13 headers too: AMD's newer cuFFT table dates its multi-GPU names, which the older one left out)
+LIBRARY_HEADER_SETS = ("rocm_hiptensor", "rocm_hipsparselt", "deb_hipfft")
 LIBRARY_TABLES = "hipify-library-tables.tsv"
 
 
@@ -235,13 +236,13 @@ class Truth:
         if name in self.library_names and name in self.library_dates:
             since, removed_in = self.library_dates[name]
             return Declared(name, f"{self.library_names[name]}; dated by AMD's HIPIFY tables", since, removed_in)
+        if name in self.documented:  # a documented release beats a snapshot that cannot date the name
+            since, where = self.documented[name]
+            return Declared(name, f"{self.recent[name]}; {where}" if name in self.recent else where, since)
         if name in self.recent:
             return Declared(name, self.recent[name], ">" + FLOOR if runtime else None)
         if name in self.guards:
             return Declared(name, self.guards[name])
-        if name in self.documented:
-            since, where = self.documented[name]
-            return Declared(name, where, since)
         return None
 
     def header(self, path: str) -> Declared | None:

@@ -189,7 +189,8 @@ def test_every_category_has_a_checked_fact(db):
     """Each category in the data is covered by a pair, header or unsupported check in this file."""
     checked = {c for _, _, c in PAIRS + MORE} | {db.headers[h].category for h, _ in HEADERS}
     checked |= {"cooperative-groups", "thrust", "cub"}  # namespaces and headers above
-    unsupported_only = {"libcudacxx": "cuda/std/atomic", "profiling": "cupti.h", "nvml": "nvml.h", "fp8": "cuda_fp4.h"}
+    unsupported_only = {"libcudacxx": "cuda/std/atomic", "profiling": "cupti.h", "nvml": "nvml.h", "fp8": "cuda_fp4.h",
+                        "cudla": "cudla.h"}
     for cat, header in unsupported_only.items():
         e = db.headers[header]
         assert e.category == cat and not e.renames and e.alternative
