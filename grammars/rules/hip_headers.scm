@@ -5,9 +5,10 @@
 ((call_expression function: (identifier) @fn arguments: (argument_list) @args) @PORT174
  (#match? @fn "^(min|max)$"))
 
-; PORT175: atomicInc / atomicDec, whose HIP 5.2 definition LLVM 17+ cannot link
+; PORT175: atomicInc / atomicDec, whose HIP 5.2 definition LLVM 17+ cannot link, and their _block and
+; _system forms, which HIP does not declare
 ((call_expression function: (identifier) @fn arguments: (argument_list) @args) @PORT175
- (#match? @fn "^(atomicInc|atomicDec|atomicInc_block|atomicDec_block)$"))
+ (#match? @fn "^(atomicInc|atomicDec|atomicInc_block|atomicDec_block|atomicInc_system|atomicDec_system)$"))
 
 ; PORT177: CUDA's integer min/max of one type (umin, umax, llmin, llmax, ullmin, ullmax): no HIP header has them
 ((call_expression function: (identifier) @fn arguments: (argument_list) @args) @PORT177

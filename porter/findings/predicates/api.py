@@ -11,7 +11,7 @@ import functools
 import re
 
 from porter.findings.engine import SHARED_WORDS, Hit
-from porter.findings.predicates import file_check, tile_meta_group, word_regions
+from porter.findings.predicates import file_check, status_cases, tile_meta_group, word_regions
 from porter.mapping import user_note
 from porter.parse.lexical import whole_identifier
 
@@ -96,6 +96,11 @@ def unsupported_names(ctx):
         why = f" ({user_note(ref.why).rstrip('.')})" if ref.why else ""
         if ref.name in simd_helpers():
             the_fix = simd_fix(ctx, ref.name, start, end)
+        elif ref.name in status_cases.status_enums():  # a `case` label of a status HIP lacks
+            case = status_cases.case_label_fix(ctx, ref.name, start, end)
+            if case is not None:
+                the_fix, note = case
+                alternative = alternative + note if ref.alternative else note.removeprefix("; ")
         hits.append(Hit(start, end, {"name": ref.name, "why": why, "alternative": alternative,
                                      "db_category": ref.category or ""}, the_fix))
     return hits

@@ -15,7 +15,11 @@ hipcc 5.2 (gfx90a) and clang-19 (gfx942) against the HIP 5.2 headers:
   with "undefined hidden symbol: llvm.amdgcn.atomic.inc.i32.p0i32".  HIP's headers call
   ``__builtin_amdgcn_atomic_inc32(p, v, __ATOMIC_RELAXED, "agent")`` instead from ROCm 5.6 on
   (hip-header-names.tsv); both compilers compile that, and it is what HIP's atomicInc does (relaxed order,
-  device scope).
+  device scope).  The _block forms get the workgroup scope (the translator writes atomicInc for them).
+  The _system forms HIP does not declare at all (the mapping database marks them unsupported: "use of
+  undeclared identifier" with both compilers); the builtin with the system scope (the empty string) is
+  CUDA's operation at CUDA's scope.  PORT030 (an unsupported name) yields to this finding where it
+  reports the call (``ctx.covered``), so one finding, with the fix, says that HIP has no such function.
 """
 
 from __future__ import annotations
@@ -287,7 +291,9 @@ def _verdict(ctx, older: bool, since: str, fails: str) -> str:
 # ------------------------------------------------------------------------ PORT175
 ATOMIC_INC_FROM = "5.6"  # the first ROCm whose headers porter has seen call __builtin_amdgcn_atomic_inc32
 ATOMIC_BUILTINS_FILE = Path(__file__).resolve().parents[1] / "atomic_builtins.toml"
-_SCOPES = {"agent": "device", "workgroup": "block"}  # the builtin's memory scope -> CUDA's word for it
+# the builtin's memory scope -> CUDA's word for it; "" is LLVM's system scope (atomic_builtins.toml says how
+# that was checked)
+_SCOPES = {"agent": "device", "workgroup": "block", "": "system"}
 
 
 @functools.cache
@@ -314,15 +320,35 @@ def atomic_inc_dec(ctx, node, caps):
         return None
     builtin, scope = atomic_builtins()[name]
     fn = caps["fn"][0]
-    the_fix = fix(f"call `{builtin}(p, v, __ATOMIC_RELAXED, \"{scope}\")`, what HIP's own {name.split('_')[0]} does from "
-                  "ROCm 5.6 on (relaxed order, "
-                  f"{_SCOPES[scope]} scope); hipcc 5.2 and clang-19 both compile it",
+    base = name.split("_")[0]
+    here = "" if scope == "agent" else f"; here at the {_SCOPES[scope]} scope, as `{name}`"
+    the_fix = fix(f"call `{builtin}(p, v, __ATOMIC_RELAXED, \"{scope}\")`, what HIP's own {base} does from "
+                  f"ROCm 5.6 on (relaxed order, device scope){here}; hipcc 5.2 and clang-19 both compile it",
                   edit(fn.start_byte, fn.end_byte, builtin),
                   edit(args[-1].end_byte, args[-1].end_byte, f", __ATOMIC_RELAXED, \"{scope}\""))
+    why = _undeclared_in_hip(name)
+    if why is not None:  # no HIP declares it (the _system forms): an error at every target; PORT030 yields to this
+        verdict = (f"does not compile with any HIP headers: HIP has no `{name}` ({why}); `{base}` at the "
+                   f"{_SCOPES[scope]} scope is the same operation")
+        severity = None
+    else:
+        verdict = (_verdict(ctx, older, ATOMIC_INC_FROM, "does not link for gfx942 with clang-19") +
+                   f": there {name} calls the intrinsic llvm.amdgcn.atomic.inc/dec.i32 by name, which LLVM 17 and "
+                   "later do not have, so the device link fails with an undefined symbol and no source line (hipcc "
+                   "5.2, LLVM 15, links it)")
+        severity = None if older else "info"
     return Hit(node.start_byte, node.end_byte, {"call": compact(ctx.text(node), 40), "name": name, "builtin": builtin,
-                                                "verdict": _verdict(ctx, older, ATOMIC_INC_FROM,
-                                                                    "does not link for gfx942 with clang-19")}, the_fix,
-               severity=None if older else "info")
+                                                "scope": scope, "verdict": verdict}, the_fix, severity=severity)
+
+
+def _undeclared_in_hip(name: str) -> str | None:
+    """Why HIP has no ``name`` (the mapping database's note), or None where HIP declares it (atomicInc)."""
+    from porter.mapping import load_database, user_note
+
+    entry = load_database().identifiers.get(name)
+    if entry is None or entry.status != "unsupported":
+        return None
+    return user_note(entry.note or "").removeprefix("no HIP counterpart: ").rstrip(".") or "no HIP counterpart"
 
 
 # ------------------------------------------------------------------------ PORT177
