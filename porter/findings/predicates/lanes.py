@@ -17,6 +17,7 @@ from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
 from porter.findings.wave import widths
 from porter.findings.wave.name_regex import name_at, word_at
+from porter.findings.predicates.mask_variables import full_mask_line
 from porter.findings.predicates.warpvalues import logical_hint, logical_note, may_mix, wave_note
 from porter.findings.predicates.common import (FULL_MASK, FULL_MASK_NAME, args_of, compact, edit, fix, function_name,
                                                is_full_mask, is_wide_mask)
@@ -199,6 +200,8 @@ def sync_intrinsic(ctx, node, caps):
     mask = args[0]
     params = {"name": name, "mask": compact(ctx.text(mask), 30)}
     full = is_full_mask(ctx, mask)
+    held = None if full else full_mask_line(ctx, node, mask)  # `int mask = 0xffffffff;` before the call
+    full = full or held is not None
     wide = is_wide_mask(ctx, mask)
     the_fix = None
     if name in SHUFFLES and len(args) in (3, 4):
@@ -224,6 +227,8 @@ def sync_intrinsic(ctx, node, caps):
                             "(a shuffle reduction, or __match via a ballot loop)")
     if not full and the_fix is not None:
         params["advice"] += "; the mask is not the full warp, so check which lanes take part"
+    elif held is not None:
+        params["advice"] += f" (`{params['mask']}` holds the full warp's mask, set at line {held} and never changed)"
     if wide:  # written for ROCm >= 6.2 already: fine there, but not on older HIP
         return Hit(node.start_byte, node.end_byte, params, the_fix, severity="warning")
     return Hit(node.start_byte, node.end_byte, params, the_fix)
