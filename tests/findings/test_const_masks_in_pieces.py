@@ -20,4 +20,7 @@ SOURCE = ("// r\u00e9sum\u00e9 \u8a08\u7b97: masks of a 32-lane warp\n"
 @pytest.mark.parametrize("piece", [1, 7, 8, 13, 64, 1 << 20])
 def test_const_full_masks_are_found_however_the_text_is_cut(monkeypatch, piece):
     monkeypatch.setattr(common, "_PIECE", piece)
-    assert common._const_masks(SimpleNamespace(source=SOURCE)) == {"FULL", "ALL64", "MINUS"}
+    found = common._const_masks(SimpleNamespace(source=SOURCE))
+    assert set(found) == {"FULL", "ALL64", "MINUS"}
+    for name, offsets in found.items():  # each at the byte offset of its name (after UTF-8 text too)
+        assert [SOURCE[at:at + len(name)] for at in offsets] == [name.encode()]

@@ -273,3 +273,26 @@ def test_a_mask_that_may_hold_another_value_keeps_the_suggestion(case):
     assert all("not the full warp" in f.message for f in calls)
     assert "_sync(mask" in hip  # --fix leaves it for a human
 
+
+
+# A name is the declaration it refers to, not the text: a const full mask in one function says nothing about a
+# parameter of the same name in another, and a conventional name (full_mask) the function declares itself is
+# that variable.  Both were taken as full, and --fix dropped a partial mask.
+SCOPES = """#include <cuda_runtime.h>
+__global__ void a(float* v) {
+    const unsigned mask = 0xffffffff;
+    v[threadIdx.x] = __shfl_sync(mask, v[threadIdx.x], 0);
+}
+__device__ float partial(float x, unsigned mask) {
+    return __shfl_down_sync(mask, x, 1);
+}
+__global__ void b(float* v) {
+    unsigned full_mask = __ballot_sync(0xffffffff, v[threadIdx.x] > 0.0f);
+    if (v[threadIdx.x] > 0.0f) v[threadIdx.x] = __shfl_sync(full_mask, v[threadIdx.x], 0);
+}
+"""
+
+
+def test_a_mask_is_the_declaration_its_name_refers_to():
+    safe = {f.line: f.fix is not None and f.fix.safe for f in scan(SCOPES.encode(), "k.cu") if f.rule == "PORT020"}
+    assert safe == {4: True, 7: False, 10: True, 11: False}

@@ -32,16 +32,36 @@ def is_full_mask(ctx, node: ts.Node) -> bool:
     text = ctx.macro_value(ctx.text(node))
     if FULL_MASK.match(text.replace(" ", "") if text.startswith("(") else text):
         return True
-    # a const/constexpr variable in this file set to a full mask
     name = text
-    if re.match(r"^[A-Za-z_]\w*$", name):
-        if "const_masks" not in ctx.cache:
-            ctx.cache["const_masks"] = _const_masks(ctx)
-        if name in ctx.cache["const_masks"]:
-            return True
-        # a mask macro from another header (e.g. FULL_MASK in warp_utils.cuh): trust its name
-        return name not in ctx.macros and bool(FULL_MASK_NAME.match(name))
-    return False
+    if not re.match(r"^[A-Za-z_]\w*$", name):
+        return False
+    from porter.findings.predicates.mask_variables import declares, full_mask_line
+
+    fn = ctx.function_of(node)
+    if fn is not None and declares(ctx, fn, name):
+        # the function's own variable or parameter (it hides any of the file's): full only when its one
+        # declaration sets the full mask and nothing changes it before the call
+        call = ctx.enclosing(node, "call_expression")
+        return call is not None and node.type == "identifier" and full_mask_line(ctx, call, node) is not None
+    # a const/constexpr variable of the file's scope (not a local of another function) set to a full mask
+    if "const_masks" not in ctx.cache:
+        ctx.cache["const_masks"] = _const_masks(ctx)
+    offsets = ctx.cache["const_masks"].get(name)
+    if offsets:
+        return any(_file_scope(ctx, at) for at in offsets)
+    # a mask macro from another header (e.g. FULL_MASK in warp_utils.cuh): trust its name, unless the file
+    # declares something of that name itself
+    return name not in ctx.macros and bool(FULL_MASK_NAME.match(name)) and not _declared_in_file(ctx, name)
+
+
+def _file_scope(ctx, at: int) -> bool:
+    node = ctx.index.node_at(at, at + 1)
+    return node is not None and ctx.function_of(node) is None
+
+
+def _declared_in_file(ctx, name: str) -> bool:
+    return re.search(rb"\b(?:int|unsigned|long|uint32_t|uint64_t|auto|const|constexpr)\b[^;=(){}]*\b" + re.escape(name.encode())
+                     + rb"\s*[=;,)\[{]", ctx.source) is not None
 
 
 _WIDE = re.compile(r"^(?:0[xX][fF]{16}[uU]?[lL]{0,2}|~0(?:[uU][lL]{2}|[lL]{2}[uU]?)|\(\s*(?:unsigned\s+long\s+long|uint64_t)\s*\)\s*(?:-1|~0\w*)|(?:uint64_t|unsigned\s+long\s+long)\s*\(.*\))$")
@@ -56,16 +76,20 @@ _CONST_INIT = re.compile(r"\bconst(?:expr)?\b[^;=(){}]*?\b([A-Za-z_]\w*)\s*=\s*(
 _PIECE = 1 << 20
 
 
-def _const_masks(ctx) -> set[str]:
+def _const_masks(ctx) -> dict[str, list[int]]:
+    """{name: the byte offsets of its const declarations set to a full mask}"""
     # a match holds no ';' but its last: the text is read a piece at a time, each cut after a ';' (an ASCII
     # byte, never inside a UTF-8 sequence), so that a big file is never decoded whole (up to 4 bytes a byte)
-    source, names, pos, n = ctx.source, set(), 0, len(ctx.source)
+    source, names, pos, n = ctx.source, {}, 0, len(ctx.source)
     while pos < n:
         stop = source.find(b";", pos + _PIECE) + 1 if pos + _PIECE < n else 0
         stop = stop or n
-        for m in _CONST_INIT.finditer(source[pos:stop].decode("utf-8", "replace")):
+        piece = source[pos:stop]
+        text = piece.decode("utf-8", "replace")
+        for m in _CONST_INIT.finditer(text):
             if FULL_MASK.match(m.group(2).strip()):
-                names.add(m.group(1))
+                at = pos + len(text[:m.start(1)].encode("utf-8")) if not piece.isascii() else pos + m.start(1)
+                names.setdefault(m.group(1), []).append(at)
         pos = stop
     return names
 

@@ -72,6 +72,22 @@ def full_mask_line(ctx, call, mask) -> int | None:
     return ctx.line_col(declaration.start_byte)[0] if got == FULL32 else None
 
 
+_DECLARATOR_WRAPS = ("pointer_declarator", "reference_declarator", "array_declarator", "parenthesized_declarator")
+_DECLARES = ("init_declarator", "declaration", "parameter_declaration", "optional_parameter_declaration",
+             "field_declaration")
+
+
+def declares(ctx, fn, name: str) -> bool:
+    """``fn`` declares a variable or parameter ``name`` (which then hides any of the file's)."""
+    for node in _occurrences(ctx, fn, name):
+        child, parent = node, node.parent
+        while parent is not None and parent.type in _DECLARATOR_WRAPS:
+            child, parent = parent, parent.parent
+        if parent is not None and parent.type in _DECLARES and _same(parent.child_by_field_name("declarator"), child):
+            return True
+    return False
+
+
 def _occurrences(ctx, fn, name: str):
     """The identifier nodes of ``name`` in ``fn`` (not in comments, literals or macro bodies; not members)."""
     raw = name.encode()
