@@ -57,7 +57,7 @@ class Edit(NamedTuple):
     start: int
     end: int
     replacement: bytes
-    kind: str = "rename"  # rename | header | namespace | symbol | launch | include | drop (a duplicate #include)
+    kind: str = "rename"  # rename | header | namespace | symbol | launch | include | define | drop (a duplicate #include)
     name: str = ""  # the CUDA name, when there is one
 
 
@@ -517,13 +517,48 @@ def _ref_tail(entry: Entry, roc: bool) -> tuple:
 @functools.cache
 def whole_file_names(roc: bool) -> tuple[bytes, ...]:
     """The CUDA names whose port depends on the whole file, which the review app's region splice
-    declines: those of [complex_include]'s categories (they may need an include) and, under --roc, those
-    a [[roc_by_library]] table renames (their roc* name depends on the libraries the file calls)."""
+    declines: those of [complex_include]'s categories (they may need an include), those whose port is
+    a name of a [[define_before_include]] (they may need a define) and, under --roc, those a
+    [[roc_by_library]] table renames (their roc* name depends on the libraries the file calls)."""
     rules = structure_rules()
     names = {n for lib in rules.get("roc_by_library", ()) for n in lib["names"]} if roc else set()
     categories = set(rules["complex_include"]["categories"])
-    names |= {e.cuda for e in load_database().entries() if e.kind == "identifier" and e.category in categories}
+    defined = _define_rules()
+    names |= {e.cuda for e in load_database().entries()
+              if e.kind == "identifier" and (e.category in categories or e.target(roc) in defined)}
     return tuple(sorted(n.encode() for n in names))
+
+
+@functools.cache
+def _define_rules() -> dict[str, dict]:
+    """rules.toml [[define_before_include]], by the HIP names that call for each one's macro."""
+    return {name: rule for rule in structure_rules().get("define_before_include", ()) for name in rule["names"]}
+
+
+def _defines_macro(source: bytes, macro: str) -> bool:
+    """Whether the file itself #defines ``macro`` (a line-start directive, wherever it stands)."""
+    return any(m.group(1).decode() == macro for _line, m in directives(_DEFINE_FROM_HASH, BLANKS_BEFORE_HASH, source))
+
+
+def _define_insertions(index: SourceIndex, included: list[tuple[IncludePath, str, bool]],
+                       rules: list[dict]) -> list[tuple[int, bytes, str, int]]:
+    """(byte, text, macro, lines added) for each [[define_before_include]] ``rules`` wants: its macro, guarded, at the line of
+    the first #include of one of its ``before`` headers (the path the port includes), unless the file
+    defines the macro itself or includes none of them."""
+    source = index.source
+    nl = _newline(source)
+    out = []
+    for rule in rules:
+        macro = rule["define"]
+        first = next((node for node, name, _known in included if name in rule["before"]), None)
+        if first is None or _defines_macro(source, macro):
+            continue
+        directive = first.directive_byte
+        line_start = source.rfind(b"\n", 0, directive) + 1
+        at = line_start if not source[line_start:directive].strip() else directive
+        text = b"".join(line.encode() + nl for line in (f"#ifndef {macro}", f"#define {macro}", "#endif"))
+        out.append((at, text, macro, 3) if at == line_start else (at, nl + text, macro, 4))
+    return out
 
 
 def _roc_by_library(source: bytes) -> dict[str, str] | None:
@@ -662,6 +697,9 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     # a name of hip/hip_complex.h is emitted where the headers the port includes do not bring it in
     complex_include = rules["complex_include"]
     uses_complex = False
+    # a HIP name whose library header wants a macro defined first ([[define_before_include]])
+    define_rules = _define_rules()
+    wanted_defines: list[dict] = []
     encoded: dict[str, bytes] = {}  # one bytes object per HIP name, shared by its edits
     protected = index.protected_test()  # (index.is_protected without its look-ups: the hot loop's)
     line_col = index.line_col_function()  # (index.line_col without its per-call checks: the hot loop's)
@@ -759,6 +797,9 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
             replacement = encoded.get(target)
             if replacement is None:
                 replacement = encoded[target] = target.encode()
+            rule = define_rules.get(target)
+            if rule is not None and rule not in wanted_defines:
+                wanted_defines.append(rule)
             edits.append(Edit(start, end, replacement, "rename", name))
             converted.append(Reference(name, *line_col(start), *tail))
             if name in arg_plans:
@@ -802,6 +843,12 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
         edits.append(Edit(pos, pos, text, "include", headers[0]))
         after = index.line_of(pos) - 1 if pos == 0 or source[pos - 1:pos] == b"\n" else index.line_of(pos)
         inserted.append((after, len(headers)))
+    if options.add_runtime_include and wanted_defines and only is None:
+        for pos, text, macro, count in _define_insertions(index, included, wanted_defines):
+            edits.append(Edit(pos, pos, text, "define", macro))
+            after = index.line_of(pos) - 1 if pos == 0 or source[pos - 1:pos] == b"\n" else index.line_of(pos)
+            inserted.append((after, count))
+        inserted.sort()
 
     if only is None and parse_warnings and index.looks_broken:  # an unterminated comment or literal, or unbalanced brackets: ask the parser where
         regions = index.parse_errors() or [(pos, pos) for pos, _ in index.unterminated]
