@@ -28,6 +28,24 @@ def amd_compilers() -> None:
 
 
 @pytest.fixture
+def gfx942_device_libs(tmp_path, amd_compilers) -> str:
+    """porter's gfx942 device-library folder for clang++-19 (made under this test's own PORTER_CACHE_DIR)."""
+    from porter.build.devicelibs import find_bitcode_dir, prepare
+
+    old = os.environ.get("PORTER_CACHE_DIR")
+    os.environ["PORTER_CACHE_DIR"] = str(tmp_path / "cache")
+    try:
+        libs = prepare(find_bitcode_dir(), shutil.which("clang++-19"), ("gfx942",)).folder
+    finally:
+        if old is None:
+            os.environ.pop("PORTER_CACHE_DIR", None)
+        else:
+            os.environ["PORTER_CACHE_DIR"] = old
+    assert libs, "no gfx942 device-library folder"
+    return libs
+
+
+@pytest.fixture
 def hipcc_compile(tmp_path):
     """compile(hip_source_bytes, name) -> (returncode, output); skips (or fails under
     PORTER_REQUIRE_HIPCC=1) when hipcc is missing."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 
 import pytest
 
@@ -59,21 +58,9 @@ def test_where_porter175_does_not_apply_port030_still_reports():
 
 
 # ---------------------------------------------------------------- compiled: both compilers, and the IR
-def _ir(tmp_path, source: bytes, name: str) -> dict[str, tuple[int, str]]:
+def _ir(tmp_path, libs: str, source: bytes, name: str) -> dict[str, tuple[int, str]]:
     """{arch: (returncode, LLVM IR or the compiler's output)} of the device code: hipcc 5.2 for gfx90a,
-    clang-19 for gfx942 (porter's device-library folder)."""
-    from porter.build.devicelibs import find_bitcode_dir, prepare
-
-    old = os.environ.get("PORTER_CACHE_DIR")
-    os.environ["PORTER_CACHE_DIR"] = str(tmp_path / "cache")
-    try:
-        libs = prepare(find_bitcode_dir(), shutil.which("clang++-19"), ("gfx942",)).folder
-    finally:
-        if old is None:
-            os.environ.pop("PORTER_CACHE_DIR", None)
-        else:
-            os.environ["PORTER_CACHE_DIR"] = old
-    assert libs, "no gfx942 device-library folder"
+    clang-19 for gfx942 (``libs``: porter's device-library folder)."""
     src = tmp_path / f"{name}.hip"
     src.write_bytes(source)
     cmds = {
@@ -96,16 +83,16 @@ def _ir(tmp_path, source: bytes, name: str) -> dict[str, tuple[int, str]]:
     return out
 
 
-def test_the_port_did_not_compile_before_the_fix(tmp_path, amd_compilers):
+def test_the_port_did_not_compile_before_the_fix(tmp_path, gfx942_device_libs):
     port = translate(SYSTEM, "t.cu", TranslateOptions(target_rocm="5.2")).output + b"\nint main() { return 0; }\n"
-    for arch, (rc, out) in _ir(tmp_path, port, "unfixed").items():
+    for arch, (rc, out) in _ir(tmp_path, gfx942_device_libs, port, "unfixed").items():
         assert rc != 0 and "use of undeclared identifier 'atomicInc_system'" in out, (arch, out[-1500:])
 
 
 @pytest.mark.parametrize("options", TARGETS, ids=["default", "rocm5.2"])
-def test_the_fixed_port_links_and_its_atomics_have_the_system_scope(tmp_path, amd_compilers, options):
+def test_the_fixed_port_links_and_its_atomics_have_the_system_scope(tmp_path, gfx942_device_libs, options):
     port = _fixed_port(SYSTEM, options) + b"\nint main() { return 0; }\n"
-    results = _ir(tmp_path, port, "fixed")
+    results = _ir(tmp_path, gfx942_device_libs, port, "fixed")
     bad = {arch: out[-2000:] for arch, (rc, out) in results.items() if rc != 0}
     assert not bad, bad
     # clang-19: uinc_wrap / udec_wrap; the system ones carry no syncscope, the device-wide one "agent"

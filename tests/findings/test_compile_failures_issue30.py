@@ -7,7 +7,6 @@ atomicInc failure is a device-link one), as `porter convert --target-rocm 5.2 --
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -31,21 +30,10 @@ def _fixed_port(src: bytes, options=R52, safe_only: bool = True) -> bytes:
 
 # ---------------------------------------------------------------- the two compilers
 @pytest.fixture
-def build(tmp_path, amd_compilers):
+def build(tmp_path, gfx942_device_libs):
     """build(hip_source, name) -> {arch: (returncode, output)}: compiled and linked into a program with
     hipcc 5.2 (gfx90a) and clang-19 (gfx942, porter's device-library folder)."""
-    from porter.build.devicelibs import find_bitcode_dir, prepare
-
-    old = os.environ.get("PORTER_CACHE_DIR")
-    os.environ["PORTER_CACHE_DIR"] = str(tmp_path / "cache")
-    try:
-        libs = prepare(find_bitcode_dir(), shutil.which("clang++-19"), ("gfx942",)).folder
-    finally:
-        if old is None:
-            os.environ.pop("PORTER_CACHE_DIR", None)
-        else:
-            os.environ["PORTER_CACHE_DIR"] = old
-    assert libs, "no gfx942 device-library folder"
+    libs = gfx942_device_libs
 
     def run(source: bytes, name: str, libs_: tuple[str, ...] = ()) -> dict[str, tuple[int, str]]:
         src = tmp_path / f"{name}.hip"
