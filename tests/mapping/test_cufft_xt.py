@@ -18,9 +18,8 @@ from pathlib import Path
 import pytest
 
 import killable
-from porter.findings import scan
 from porter.mapping import truth
-from porter.translate import TranslateOptions, translate
+from port_messages import port_with_messages
 
 HIPFFT_INCLUDE = Path("/tmp/r2/x/usr/include")  # hipFFT 6.1.2's headers (Debian 13's libhipfft-dev, extracted)
 
@@ -115,16 +114,6 @@ NO_COUNTERPART = ["cudaLibXtCopyType", "cudaXtCopyType_t", "LIB_XT_COPY_HOST_TO_
 CUDA_NAME = re.compile(r"\b(?:cu[A-Za-z]\w*|CU[A-Z_]\w*|cuda\w+|libFormat\w*|LIB_\w+|MAX_CUDA\w*)\b")
 
 
-def _port(src: str, **options) -> tuple[str, dict[str, list[str]]]:
-    """(the port, messages by rule) of ``src``."""
-    opts = TranslateOptions(**options)
-    out = translate(src.encode(), "t.cu", opts).output.decode()
-    found: dict[str, list[str]] = {}
-    for f in scan(src.encode(), "t.cu", options=opts):
-        found.setdefault(f.rule, []).append(f.message)
-    return out, found
-
-
 @pytest.fixture(scope="module")
 def hipfft_names() -> dict[str, str]:
     """Every name hipFFT 6.1.2's headers declare (the committed snapshot of Debian 13's package)."""
@@ -201,7 +190,7 @@ def test_cudla_is_reported_as_having_no_rocm_counterpart(db):
     for name in ("cudlaCreateDevice", "cudlaSubmitTask", "cudlaDevHandle_t", "CUDLA_CUDA_DLA"):
         assert db.identifiers[name].status == "unsupported", name
     src = '#include "cudla.h"\nint open_dla(cudlaDevHandle *h) { return cudlaCreateDevice(0, h, CUDLA_CUDA_DLA); }\n'
-    out, found = _port(src)
+    out, found = port_with_messages(src)
     assert '#include "cudla.h"' in out
     port030 = found.get("PORT030", [])
     assert any(m.startswith("`cudla.h`") and "DLA" in m for m in port030), found
@@ -209,7 +198,7 @@ def test_cudla_is_reported_as_having_no_rocm_counterpart(db):
 
 
 def test_a_multi_gpu_cufft_program_ports_to_hipffts_descriptors():
-    out, found = _port(MGPU)
+    out, found = port_with_messages(MGPU)
     assert CUDA_NAME.findall(out) == [], CUDA_NAME.findall(out)
     assert "#include <hipfft/hipfftXt.h>" in out
     assert "hipLibXtDesc *d_data;" in out
@@ -219,7 +208,7 @@ def test_a_multi_gpu_cufft_program_ports_to_hipffts_descriptors():
 
 
 def test_the_descriptor_structs_port_member_included():
-    out, found = _port(DESCRIPTORS)
+    out, found = port_with_messages(DESCRIPTORS)
     assert CUDA_NAME.findall(out) == [], CUDA_NAME.findall(out)
     assert "#include <hipfft/hipfftXt.h>" in out
     assert "const hipLibXtDesc *d, hipXtDesc *x" in out and "x->hipXtState" in out
@@ -228,7 +217,7 @@ def test_the_descriptor_structs_port_member_included():
 
 @pytest.mark.parametrize("target", ["5.2", "5.7"])
 def test_below_rocm_6_the_multi_gpu_calls_stay_as_written_with_port032(target):
-    out, found = _port(MGPU, target_rocm=target)
+    out, found = port_with_messages(MGPU, target_rocm=target)
     assert "cufftXtMalloc(plan, &d_data" in out and "cudaLibXtDesc *d_data;" in out
     msgs = found.get("PORT032", [])
     for cuda, hip in (("cufftXtSetGPUs", "hipfftXtSetGPUs"), ("cufftXtMalloc", "hipfftXtMalloc"),
@@ -243,7 +232,7 @@ def test_at_rocm_5_6_the_half_precision_plan_api_ports_and_the_descriptors_do_no
     src = ("#include <cufftXt.h>\nvoid f(cufftHandle p, long long *n, size_t *w, void *in, void *out, cudaLibXtDesc *d) {\n"
            "  cufftXtMakePlanMany(p, 1, n, 0, 1, 1, CUDA_C_16F, 0, 1, 1, CUDA_C_16F, 1, w, CUDA_C_16F);\n"
            "  cufftXtExec(p, in, out, CUFFT_FORWARD);\n  cufftXtFree(d);\n}\n")
-    out, found = _port(src, target_rocm="5.6")
+    out, found = port_with_messages(src, target_rocm="5.6")
     assert "hipfftXtMakePlanMany(" in out and "hipfftXtExec(" in out and "cufftXtFree(d)" in out
     assert any(m.startswith("`cufftXtFree`") and "needs ROCm 6.0" in m for m in found.get("PORT032", []))
 
@@ -258,7 +247,7 @@ def _hipcc() -> str:
 @pytest.mark.skipif(not (HIPFFT_INCLUDE / "hipfft" / "hipfftXt.h").exists(), reason="hipFFT 6.1.2's headers not extracted here")
 @pytest.mark.parametrize("src", [MGPU, DESCRIPTORS], ids=["mgpu", "descriptors"])
 def test_the_port_compiles_against_hipfft_6_1(tmp_path, src):
-    out, _ = _port(src)
+    out, _ = port_with_messages(src)
     (tmp_path / "port.hip").write_text(out, encoding="utf-8")
     code, err = killable.run([_hipcc(), "--offload-arch=gfx90a", "-fsyntax-only", "-isystem", str(HIPFFT_INCLUDE),
                               "port.hip"], 300, env={**os.environ, "HIP_PLATFORM": "amd"}, what="hipcc", cwd=tmp_path)

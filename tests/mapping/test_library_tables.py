@@ -20,9 +20,8 @@ import shutil
 
 import pytest
 
-from porter.findings import scan
 from porter.mapping import build_database, truth
-from porter.translate import TranslateOptions, translate
+from port_messages import port_with_messages
 
 SNAPSHOT = truth.SOURCES / "snapshots" / "rocm_hiptensor.json"
 
@@ -50,16 +49,6 @@ void old(const cutensorHandle_t *h, const cutensorContractionPlan_t *plan, void 
 """
 
 
-def _port(src: str, **options) -> tuple[str, dict[str, list[str]]]:
-    """(the port, messages by rule) of ``src``."""
-    opts = TranslateOptions(**options)
-    out = translate(src.encode(), "t.cu", opts).output.decode()
-    found: dict[str, list[str]] = {}
-    for f in scan(src.encode(), "t.cu", options=opts):
-        found.setdefault(f.rule, []).append(f.message)
-    return out, found
-
-
 @pytest.fixture(scope="module")
 def declared() -> set[str]:
     return set(json.loads(SNAPSHOT.read_text(encoding="utf-8"))["names"])
@@ -79,7 +68,7 @@ def test_the_snapshot_records_where_hiptensors_names_were_read():
 
 
 def test_a_cutensor2_program_converts_to_the_declared_hiptensor_names_and_header_at_rocm_7():
-    out, found = _port(CUTENSOR2, target_rocm="7.0")
+    out, found = port_with_messages(CUTENSOR2, target_rocm="7.0")
     assert "#include <hiptensor/hiptensor.h>" in out and "cutensor.h" not in out
     for name in ("hiptensorHandle_t handle;", "hiptensorStatus_t st = hiptensorCreate(&handle);",
                  "st != HIPTENSOR_STATUS_SUCCESS", "hiptensorTensorDescriptor_t descA;",
@@ -92,14 +81,14 @@ def test_a_cutensor2_program_converts_to_the_declared_hiptensor_names_and_header
 
 
 def test_below_rocm_7_the_hiptensor_2_calls_stay_as_written_with_port032():
-    out, found = _port(CUTENSOR2, target_rocm="6.3")
+    out, found = port_with_messages(CUTENSOR2, target_rocm="6.3")
     assert "cutensorCreate(&handle)" in out and "hiptensorCreate" not in out
     assert "#include <cutensor.h>" in out
     assert any("hiptensorCreate needs ROCm 7.0" in m for m in found["PORT032"])
     assert any("hiptensor/hiptensor.h needs ROCm 7.0" in m for m in found["PORT032"])
     # the status codes are hipTensor 1.0's (ROCm 5.7): emitted
     assert "HIPTENSOR_STATUS_SUCCESS" in out
-    out52, found52 = _port(CUTENSOR2, target_rocm="5.2")
+    out52, found52 = port_with_messages(CUTENSOR2, target_rocm="5.2")
     assert "CUTENSOR_STATUS_SUCCESS" in out52
     assert any("HIPTENSOR_STATUS_SUCCESS needs ROCm 5.7" in m for m in found52["PORT032"])
 
@@ -108,14 +97,14 @@ def test_below_rocm_7_the_hiptensor_2_calls_stay_as_written_with_port032():
 def test_a_pair_whose_hip_name_hiptensor_does_not_declare_is_not_emitted(table, declared, target):
     assert table["cutensorContraction"]["hip"] == "hiptensorContraction"
     assert "hiptensorContraction" not in declared
-    out, found = _port(CUTENSOR1, target_rocm=target)
+    out, found = port_with_messages(CUTENSOR1, target_rocm=target)
     assert "hiptensorContraction" not in out and "cutensorContraction(" in out
     assert any("cutensorContraction" in m and "hiptensorContraction" in m for m in found["PORT030"])
 
 
 def test_a_call_whose_hip_parameters_differ_is_reported_not_renamed(table):
     assert table["cutensorLoggerSetLevel"]["hip"] == "hiptensorLoggerSetLevel"
-    out, found = _port("#include <cutensor.h>\nvoid f() { cutensorLoggerSetLevel(2); }\n", target_rocm="7.0")
+    out, found = port_with_messages("#include <cutensor.h>\nvoid f() { cutensorLoggerSetLevel(2); }\n", target_rocm="7.0")
     assert "cutensorLoggerSetLevel(2)" in out
     assert any("hiptensorLogLevel_t" in m for m in found["PORT030"])
 
@@ -195,7 +184,7 @@ def test_the_hipsparselt_snapshot_records_where_its_names_were_read(sparselt_dec
 
 
 def test_a_cusparselt_program_converts_to_the_declared_hipsparselt_names_and_header(sparselt_declared):
-    out, found = _port(CUSPARSELT, target_rocm="7.10")
+    out, found = port_with_messages(CUSPARSELT, target_rocm="7.10")
     assert "#include <hipsparselt/hipsparselt.h>" in out and "cusparseLt.h" not in out
     for line in ("hipsparseLtHandle_t handle;", "hipsparseLtMatDescriptor_t matA;",
                  "hipsparseLtMatmulDescriptor_t matmul;", "hipsparseLtMatmulAlgSelection_t sel;",
@@ -215,7 +204,7 @@ def test_a_cusparselt_program_converts_to_the_declared_hipsparselt_names_and_hea
 @pytest.mark.parametrize("target", ["5.7", "6.3"])
 def test_below_the_tables_date_the_hipsparselt_names_stay_as_written_with_port032(target):
     # 5.7: before hipSPARSELt's first release (ROCm 6.0); 6.3: hipSPARSELt ships, but AMD's table dates 7.10
-    out, found = _port(CUSPARSELT, target_rocm=target)
+    out, found = port_with_messages(CUSPARSELT, target_rocm=target)
     assert "hipsparseLt" not in out and "HIPSPARSELT" not in out
     assert "#include <cusparseLt.h>" in out and "cusparseLtInit(&handle)" in out
     assert any("hipsparseLtInit needs ROCm 7.10" in m for m in found["PORT032"])
@@ -224,7 +213,7 @@ def test_below_the_tables_date_the_hipsparselt_names_stay_as_written_with_port03
 
 def test_a_cusparselt_name_the_table_pairs_with_nothing_is_reported(sparselt_table):
     assert sparselt_table["CUSPARSELT_INVALID_MODE"]["hip"] == ""
-    out, found = _port("#include <cusparseLt.h>\nint m = CUSPARSELT_INVALID_MODE;\n", target_rocm="7.10")
+    out, found = port_with_messages("#include <cusparseLt.h>\nint m = CUSPARSELT_INVALID_MODE;\n", target_rocm="7.10")
     assert "CUSPARSELT_INVALID_MODE" in out
     assert any("CUSPARSELT_INVALID_MODE" in m and "hipSPARSELt" in m for m in found["PORT030"])
 
@@ -252,7 +241,7 @@ def test_a_torch_pair_declared_by_hipsparselt_but_not_dated_by_amds_table_is_not
     assert "HIPSPARSELT_COMPUTE_32F" in sparselt_declared and "CUSPARSE_COMPUTE_32F" not in sparselt_table
     assert truth.Truth().declared("HIPSPARSELT_COMPUTE_32F") is None
     assert not any(e.renames for e in db.lookup("CUSPARSE_COMPUTE_32F"))
-    out, found = _port("#include <cusparseLt.h>\ncusparseComputeType c = CUSPARSE_COMPUTE_32F;\n", target_rocm="5.2")
+    out, found = port_with_messages("#include <cusparseLt.h>\ncusparseComputeType c = CUSPARSE_COMPUTE_32F;\n", target_rocm="5.2")
     assert "HIPSPARSELT_COMPUTE_32F" not in out
 
 
