@@ -46,6 +46,17 @@ def gfx942_device_libs(tmp_path, amd_compilers) -> str:
 
 
 @pytest.fixture
+def hipblas_include() -> Path:
+    """The include folder holding hipblas/hipblas.h (PORTER_HIPBLAS_INCLUDE, else /usr/include); skips when
+    hipBLAS's headers are absent (Debian 12 does not package them)."""
+    folder = Path(os.environ.get("PORTER_HIPBLAS_INCLUDE", "/usr/include"))
+    if not (folder / "hipblas" / "hipblas.h").exists():
+        pytest.skip("hipBLAS's headers are not installed (not in Debian 12; Debian 13: libhipblas-dev): "
+                    "set PORTER_HIPBLAS_INCLUDE to their include folder")
+    return folder
+
+
+@pytest.fixture
 def hipcc_compile(tmp_path):
     """compile(hip_source_bytes, name) -> (returncode, output); skips (or fails under
     PORTER_REQUIRE_HIPCC=1) when hipcc is missing."""

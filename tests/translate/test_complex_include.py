@@ -6,8 +6,6 @@ ROCM_MATHLIBS_API_USE_HIP_COMPLEX), so a cuBLAS port using the complex type need
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 
 import pytest
 
@@ -42,18 +40,12 @@ def test_no_include_where_the_library_header_brings_it_or_the_file_has_it():
     assert b"hip_complex.h" not in plain  # no complex name used: nothing added
 
 
-HIPBLAS = Path(os.environ.get("PORTER_HIPBLAS_INCLUDE", "/usr/include"))
-
-
 @pytest.mark.hipcc
-def test_the_hipblas_port_compiles(hipcc_compile):
-    if not (HIPBLAS / "hipblas" / "hipblas.h").exists():
-        pytest.skip("hipBLAS's headers are not installed (not in Debian 12; Debian 13: libhipblas-dev): "
-                    "set PORTER_HIPBLAS_INCLUDE to their include folder")
+def test_the_hipblas_port_compiles(hipcc_compile, hipblas_include):
     # hipBLAS 5.5's headers (Debian 13): the port for that release (from 6.0 porter writes the _v2 names)
     port = translate(BLAS, "norm.cpp", TranslateOptions(target_rocm="5.5")).output
-    rc, out = hipcc_compile(port, "norm", flags=("-isystem", str(HIPBLAS)), syntax_only=True)
+    rc, out = hipcc_compile(port, "norm", flags=("-isystem", str(hipblas_include)), syntax_only=True)
     assert rc == 0, out[-3000:]
     rc, out = hipcc_compile(port.replace(b"#include <hip/hip_complex.h>\n", b""), "bare",
-                            flags=("-isystem", str(HIPBLAS)), syntax_only=True)
+                            flags=("-isystem", str(hipblas_include)), syntax_only=True)
     assert rc != 0 and "hipComplex" in out, out[-3000:]
