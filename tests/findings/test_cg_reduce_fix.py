@@ -180,25 +180,25 @@ def test_a_group_of_unknown_kind_gets_the_rank_fold(n, oper):
         assert h.memory["count"] == [n if oper == "plus" else 1] * block
 
 
-def test_a_shfl_down_butterfly_is_caught():
-    """The checker checks: the same port with shfl_down in place of shfl_xor gives lanes partial sums."""
-    src = SUM.replace("<N>", "<32>")
-    hip, _ = port(src)
-    broken = hip.replace("shfl_xor", "shfl_down")
-    assert broken != hip
-    data = _ints(64, 1)
-    c = run(src, "k", platform="cuda", block=(64,), args={"in": list(data), "out": [0] * 64})
-    h = run(broken, "k", platform="hip", block=(64,), args={"in": list(data), "out": [0] * 64})
-    assert c.memory["out"] != h.memory["out"]
+# a broken variant of porter's port must be caught: the checker checks
+BROKEN_VARIANTS = {
+    # shfl_down in place of shfl_xor: lanes get partial sums
+    "shfl_down butterfly": (lambda: SUM.replace("<N>", "<32>"), "shfl_xor", "shfl_down", 1),
+    # less's butterfly written greater's way: the maximum
+    "min with swapped operands": (lambda: OPS.replace("OP", "less").replace("T*", "int*").replace("<T>", "<int>"),
+                                  "porter_b < porter_a ? porter_b : porter_a",
+                                  "porter_a < porter_b ? porter_b : porter_a", 2),
+}
 
 
-def test_a_min_with_the_operands_swapped_is_caught():
-    """And the operand order: less's butterfly written greater's way computes the maximum."""
-    src = OPS.replace("OP", "less").replace("T*", "int*").replace("<T>", "<int>")
+@pytest.mark.parametrize("variant", sorted(BROKEN_VARIANTS))
+def test_a_broken_port_is_caught(variant):
+    source, old, new, seed = BROKEN_VARIANTS[variant]
+    src = source()
     hip, _ = port(src)
-    broken = hip.replace("porter_b < porter_a ? porter_b : porter_a", "porter_a < porter_b ? porter_b : porter_a")
+    broken = hip.replace(old, new)
     assert broken != hip
-    data = _ints(64, 2)
+    data = _ints(64, seed)
     c = run(src, "k", platform="cuda", block=(64,), args={"in": list(data), "out": [0] * 64})
     h = run(broken, "k", platform="hip", block=(64,), args={"in": list(data), "out": [0] * 64})
     assert c.memory["out"] != h.memory["out"]
