@@ -60,8 +60,14 @@ def _file_scope(ctx, at: int) -> bool:
 
 
 def _declared_in_file(ctx, name: str) -> bool:
-    return re.search(rb"\b(?:int|unsigned|long|uint32_t|uint64_t|auto|const|constexpr)\b[^;=(){}]*\b" + re.escape(name.encode())
-                     + rb"\s*[=;,)\[{]", ctx.source) is not None
+    """The file declares ``name`` itself (a variable, a parameter, a template parameter, a member, an
+    enumerator, a function): then it is no macro of another header, and its value is not the name's to say."""
+    from porter.findings.predicates.mask_variables import declared_in
+
+    seen = ctx.cache.setdefault("declared_in_file", {})
+    if name not in seen:
+        seen[name] = declared_in(ctx, 0, len(ctx.source), name)
+    return seen[name]
 
 
 _WIDE = re.compile(r"^(?:0[xX][fF]{16}[uU]?[lL]{0,2}|~0(?:[uU][lL]{2}|[lL]{2}[uU]?)|\(\s*(?:unsigned\s+long\s+long|uint64_t)\s*\)\s*(?:-1|~0\w*)|(?:uint64_t|unsigned\s+long\s+long)\s*\(.*\))$")

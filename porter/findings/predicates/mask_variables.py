@@ -47,7 +47,7 @@ def full_mask_line(ctx, call, mask) -> int | None:
     if _in_macro_body(ctx, name):
         return None
     declaration = None
-    for node in _occurrences(ctx, fn, name):
+    for node in _occurrences(ctx, fn.start_byte, fn.end_byte, name, fn):
         parent = node.parent
         if parent.type == "init_declarator" and _same(parent.child_by_field_name("declarator"), node):
             if declaration is not None:
@@ -72,29 +72,59 @@ def full_mask_line(ctx, call, mask) -> int | None:
     return ctx.line_col(declaration.start_byte)[0] if got == FULL32 else None
 
 
-_DECLARATOR_WRAPS = ("pointer_declarator", "reference_declarator", "array_declarator", "parenthesized_declarator")
-_DECLARES = ("init_declarator", "declaration", "parameter_declaration", "optional_parameter_declaration",
-             "field_declaration")
+# what wraps a declared name inside a declarator (``*p``, ``&r``, ``a[4]``, ``(f)``, ``...xs``, ``ns::x``)
+_DECLARATOR_WRAPS = ("pointer_declarator", "reference_declarator", "array_declarator", "parenthesized_declarator",
+                     "attributed_declarator", "variadic_declarator", "qualified_identifier")
+# what declares the name its declarator (its field named here) holds: a variable, a parameter (a template's
+# too), a member, an enumerator, a function, a range-for variable
+_DECLARES = {"init_declarator": "declarator", "declaration": "declarator", "parameter_declaration": "declarator",
+             "optional_parameter_declaration": "declarator", "variadic_parameter_declaration": "declarator",
+             "field_declaration": "declarator", "function_declarator": "declarator", "for_range_loop": "declarator",
+             "enumerator": "name"}
+# the only child of a wrapper that is the declared name (elsewhere: an array's size, a qualified name's scope)
+_WRAPPED = {"array_declarator": "declarator", "qualified_identifier": "name"}
 
 
 def declares(ctx, fn, name: str) -> bool:
     """``fn`` declares a variable or parameter ``name`` (which then hides any of the file's)."""
-    for node in _occurrences(ctx, fn, name):
-        child, parent = node, node.parent
-        while parent is not None and parent.type in _DECLARATOR_WRAPS:
-            child, parent = parent, parent.parent
-        if parent is not None and parent.type in _DECLARES and _same(parent.child_by_field_name("declarator"), child):
-            return True
-    return False
+    return any(_declared(node) for node in _occurrences(ctx, fn.start_byte, fn.end_byte, name, fn))
 
 
-def _occurrences(ctx, fn, name: str):
-    """The identifier nodes of ``name`` in ``fn`` (not in comments, literals or macro bodies; not members)."""
+def declared_in(ctx, start: int, end: int, name: str) -> bool:
+    """Some occurrence of ``name`` in bytes [start, end) of the file (outside comments, literals and macro
+    bodies) is the name a declaration declares: a variable, a parameter, a template parameter, a member,
+    an enumerator or a function.  Only the nodes at its occurrences are asked for (``ctx.index.node_at``:
+    in a big file, the trees of their regions alone)."""
+    return any(_declared(node) for node in _occurrences(ctx, start, end, name, None, _NAMES))
+
+
+_NAMES = ("identifier", "field_identifier")
+
+
+def _declared(node) -> bool:
+    """``node`` (an identifier) is the name its declarator declares."""
+    child, parent = node, node.parent
+    while parent is not None and parent.type in _DECLARATOR_WRAPS:
+        field = _WRAPPED.get(parent.type)
+        if field is not None and not _same(parent.child_by_field_name(field), child):
+            return False
+        child, parent = parent, parent.parent
+    field = _DECLARES.get(parent.type) if parent is not None else None
+    return field is not None and any(_same(d, child) for d in parent.children_by_field_name(field))
+
+
+def _occurrences(ctx, start: int, end: int, name: str, root=None, kinds=("identifier",)):
+    """The nodes of ``name`` (of one of ``kinds``) in bytes [start, end) of the file: not in comments, literals
+    or macro bodies, not a member after '.'.  ``root``: a node that spans them (a function), whose tree they
+    are taken from; else each from ``ctx.index.node_at``."""
     raw = name.encode()
-    for m in re.finditer(rb"(?<![\w.])" + re.escape(raw) + rb"(?!\w)", ctx.source[fn.start_byte:fn.end_byte]):
-        at = fn.start_byte + m.start()
-        node = fn.descendant_for_byte_range(at, at + len(raw))
-        if node is None or node.type != "identifier" or node.start_byte != at or node.end_byte != at + len(raw):
+    for m in re.compile(rb"(?<![\w.])" + re.escape(raw) + rb"(?!\w)").finditer(ctx.source, start, end):
+        at = m.start()
+        if root is None and ctx.index.is_protected(at):
+            continue  # a comment or a literal (no tree is asked for it)
+        node = root.descendant_for_byte_range(at, at + len(raw)) if root is not None else \
+            ctx.index.node_at(at, at + len(raw))
+        if node is None or node.type not in kinds or node.start_byte != at or node.end_byte != at + len(raw):
             continue
         if node.parent is not None:
             yield node
