@@ -1,0 +1,159 @@
+"""PORT185 older hipBLAS types: without ``--roc``, a cuBLAS call whose hipBLAS function, in the hipBLAS of
+the target ROCm, takes older types than the port passes, so the port does not compile there.
+
+The facts are porter/translate/rules.toml [[hipblas_older_types]] (each table: `kind`, the release `until`
+which the port compiles from, the CUDA functions with their argument counts):
+
+- "half" (below ROCm 5.5): cublasHgemm & co. pass ``__half`` pointers, which hipBLAS declares hipblasHalf,
+  a uint16_t until HIPBLAS_USE_HIP_HALF (which porter defines) came with 5.5.  The fix casts each such
+  argument to hipBLAS's parameter type: the same 16 bits.  An argument that is a null pointer constant
+  (it converts) or already one of hipblasHalf's pointers is left alone; a call with no other is not reported.
+- "datatype" (below ROCm 6.0): cublasDotEx & co. become hipBLAS's hipblasDotEx_v2 & co. (hipDataType), which
+  came with 6.0 (PORT032's finding, which this one replaces at the call); older hipBLAS has hipblasDotEx
+  with cuBLAS's parameters and hipBLAS's own hipblasDatatype_t.  The fix calls that function with the
+  hipblasDatatype_t constant of each CUDA_R_/CUDA_C_ type argument, where every type argument is one.
+
+A call whose argument count is not CUDA's (a macro supplies some) is reported without a fix."""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import NamedTuple
+
+from porter.findings.engine import Hit
+from porter.findings.predicates import file_check
+from porter.findings.predicates.common import LibraryFacts, edit, fix
+
+
+class _Fact(NamedTuple):
+    kind: str  # "half" | "datatype"
+    until: str  # the first ROCm release whose hipBLAS takes the port's call
+    args: int  # CUDA's argument count
+    cast: dict[int, str]  # half: argument -> hipBLAS's parameter type
+    hip: str  # datatype: the hipBLAS function of the older releases
+    types: tuple[int, ...]  # datatype: the data-type arguments
+    constants: dict[str, str]  # datatype: CUDA's constant -> hipBLAS's
+
+
+def _tables() -> list[dict]:
+    from porter.translate.engine import structure_rules
+
+    return list(structure_rules().get("hipblas_older_types", ()))
+
+
+def _load() -> dict[bytes, _Fact]:
+    out = {}
+    for table in _tables():
+        for name, f in table["functions"].items():
+            out[name.encode()] = _Fact(table["kind"], table["until"], f["args"],
+                                       {int(k): v for k, v in f.get("cast", {}).items()}, f.get("hip", ""),
+                                       tuple(f.get("types", ())), table.get("constants", {}))
+    return out
+
+
+@functools.cache
+def _older(target: str, until: str) -> bool:
+    from porter.mapping import version_key
+
+    return version_key(target) < version_key(until)
+
+
+@functools.cache
+def _newest_until() -> str:
+    from porter.mapping import version_key
+
+    return max((t["until"] for t in _tables()), key=version_key, default="0")
+
+
+_CALLS = LibraryFacts(_load, lambda ctx: not ctx.options.roc and b"cublas" in ctx.source
+                      and _older(ctx.options.target, _newest_until()))
+
+_NULL = re.compile(rb"^\(*\s*(?:nullptr|NULL|0)\s*\)*$")
+_HALF_ALREADY = re.compile(rb"^\s*(?:reinterpret_cast\s*<\s*(?:const\s+)?hipblasHalf\b"
+                           rb"|\(\s*(?:const\s+)?hipblasHalf\s*\*)")  # already one of hipblasHalf's pointers
+
+
+def _plain(text: bytes) -> str:
+    text = b"".join(text.split())
+    while text.startswith(b"(") and text.endswith(b")"):
+        text = text[1:-1]
+    return text.decode("utf-8", "replace")
+
+
+def _half(ctx, pos, end, name, hip, spans, fact):
+    source = ctx.source
+    edits, by_type = [], {}
+    for i, typ in sorted(fact.cast.items()):
+        s, e = spans[i]
+        text = source[s:e]
+        if _NULL.match(b"".join(text.split())) or _HALF_ALREADY.match(text):
+            continue  # converts as it is
+        edits += [edit(s, s, f"reinterpret_cast<{typ}>("), edit(e, e, ")")]
+        by_type.setdefault(typ, []).append(f"`{_plain(text)}`")
+    if not edits:
+        return None
+    shown = "; ".join(f"{', '.join(args)} as `{typ}`" for typ, args in by_type.items())
+    problem = (f"hipBLAS before ROCm {fact.until} declares these pointers with hipblasHalf, a uint16_t there "
+               f"(HIPBLAS_USE_HIP_HALF, which porter defines to make it __half, came with {fact.until}), so the __half "
+               f"pointers cuBLAS takes do not convert; pass {shown} (reinterpret_cast: the same 16-bit values)")
+    return Hit(pos, end, {"name": name, "hip": hip, "target": ctx.options.target, "problem": problem},
+               fix("cast the __half pointer arguments to hipBLAS's hipblasHalf pointers (the same bits)", *edits))
+
+
+def _datatype(ctx, pos, end, name, hip, spans, fact):
+    source = ctx.source
+    edits, unknown, pairs = [edit(pos, end, fact.hip)], [], {}
+    known = set(fact.constants.values())
+    for i in fact.types:
+        s, e = spans[i]
+        text = _plain(source[s:e])
+        if text in known:
+            continue
+        value = fact.constants.get(text)
+        if value is None:
+            unknown.append(f"`{text}`")
+        else:
+            edits.append(edit(s, e, value))
+            pairs[text] = value
+    problem = (f"`{hip}` came with ROCm {fact.until}; hipBLAS before it has `{fact.hip}`, which takes cuBLAS's "
+               "arguments with the data types as hipBLAS's own enum hipblasDatatype_t")
+    the_fix = None
+    if unknown:
+        problem += (f"; {', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not a CUDA_R_/CUDA_C_ constant "
+                    "porter knows: call it with the hipblasDatatype_t constant of each type (HIPBLAS_R_16F for "
+                    "CUDA_R_16F, HIPBLAS_R_32F for CUDA_R_32F, ...)")
+    else:
+        problem += ": call it with " + (", ".join(f"{v} for {k}" for k, v in pairs.items()) or "those constants")
+        the_fix = fix(f"call `{fact.hip}` with the hipblasDatatype_t constants of the CUDA data types", *edits)
+    return Hit(pos, end, {"name": name, "hip": hip, "target": ctx.options.target, "problem": problem}, the_fix)
+
+
+@file_check("PORT185", regions=_CALLS.regions)
+def older_hipblas_types(ctx):
+    from porter.mapping import load_database
+
+    ids = load_database().identifiers
+    target = ctx.options.target
+    hits = []
+    for pos, end, word, spans, fact in _CALLS.calls(ctx):
+        if not _older(target, fact.until):
+            continue
+        name = word.decode()
+        entry = ids.get(name)
+        hip = entry.target(False) if entry is not None and entry.renames else None
+        if not hip:
+            continue
+        if len(spans) != fact.args:
+            problem = (f"the call passes {len(spans)} arguments where cuBLAS's list has {fact.args} (a macro supplies "
+                       "some), so porter writes no fix" +
+                       (f"; hipBLAS before ROCm {fact.until} takes its half-precision pointers as hipblasHalf* "
+                        "(uint16_t*): cast each __half pointer with reinterpret_cast" if fact.kind == "half" else
+                        f"; hipBLAS before ROCm {fact.until} has `{fact.hip}`, which takes the data types as "
+                        "hipblasDatatype_t (HIPBLAS_R_16F for CUDA_R_16F, ...)"))
+            hits.append(Hit(pos, end, {"name": name, "hip": hip, "target": target, "problem": problem}))
+            continue
+        hit = (_half if fact.kind == "half" else _datatype)(ctx, pos, end, name, hip, spans, fact)
+        if hit is not None:
+            hits.append(hit)
+    return hits
