@@ -57,6 +57,17 @@ def hipblas_include() -> Path:
 
 
 @pytest.fixture
+def hipsolver_include() -> Path:
+    """The include folder holding hipsolver/hipsolver.h (PORTER_HIPSOLVER_INCLUDE, else /usr/include); skips when
+    hipSOLVER's headers are absent (Debian 12 does not package them)."""
+    folder = Path(os.environ.get("PORTER_HIPSOLVER_INCLUDE", "/usr/include"))
+    if not (folder / "hipsolver" / "hipsolver.h").exists():
+        pytest.skip("hipSOLVER's headers are not installed (not in Debian 12; Debian 13: libhipsolver-dev): "
+                    "set PORTER_HIPSOLVER_INCLUDE to their include folder")
+    return folder
+
+
+@pytest.fixture
 def hipcc_compile(tmp_path):
     """compile(hip_source_bytes, name) -> (returncode, output); skips (or fails under
     PORTER_REQUIRE_HIPCC=1) when hipcc is missing."""

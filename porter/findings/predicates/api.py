@@ -58,13 +58,18 @@ def _present(ctx, names: tuple[bytes, ...], searcher, headers: frozenset[str]) -
     return None
 
 
-@file_check("PORT030", regions=lambda ctx: word_regions(_unsupported_present(ctx) or ()))
+def _port030_words(ctx) -> set[bytes]:
+    return set(_unsupported_present(ctx) or ()) | {w for w in status_cases.alias_words() if w in ctx.source}
+
+
+@file_check("PORT030", regions=lambda ctx: word_regions(_port030_words(ctx)))
 def unsupported_names(ctx):
     from porter.translate import translate
 
     present = _unsupported_present(ctx)
+    duplicates = _duplicate_status_labels(ctx)
     if present is None:
-        return []
+        return duplicates
     result = translate(ctx.source, ctx.path, ctx.options, index=ctx.index, only=present)
     spans = []
     declared: set[str] = set()  # the file declares its own function or member with this name
@@ -82,7 +87,7 @@ def unsupported_names(ctx):
         else:  # a header: the reference points at the opening < or "
             end = start + len(raw) + 2
         spans.append((ref, start, end))
-    hits = []
+    hits = duplicates
     for ref, start, end in spans:
         if ref.name in declared or ctx.covered(start, end):
             continue  # a more specific rule already says what to do
@@ -103,6 +108,22 @@ def unsupported_names(ctx):
                 alternative = alternative + note if ref.alternative else note.removeprefix("; ")
         hits.append(Hit(start, end, {"name": ref.name, "why": why, "alternative": alternative,
                                      "db_category": ref.category or ""}, the_fix))
+    return hits
+
+
+def _duplicate_status_labels(ctx) -> list:
+    """PORT030 on a `case` label of a CUDA status whose HIP status another label of the switch has
+    (status_cases.duplicate_labels: CUSOLVER_STATUS_IRS_PARAMS_INVALID beside CUSOLVER_STATUS_INVALID_VALUE)."""
+    from porter.mapping import load_database
+
+    db = load_database()
+    hits = []
+    for name, start, end, hip, other, the_fix, note in status_cases.duplicate_labels(ctx):
+        if ctx.covered(start, end):
+            continue
+        why = f" of its own (the port writes `{hip}` for it, as for `{other}`)"
+        hits.append(Hit(start, end, {"name": name, "why": why, "alternative": note.removeprefix("; "),
+                                     "db_category": db.identifiers[name].category or ""}, the_fix))
     return hits
 
 
@@ -161,6 +182,11 @@ def newer_than_target(ctx):
         elif ref.name in tile_meta_group.MEMBERS and source[start:end] == raw:
             the_fix, note = tile_meta_group.meta_group_fix(ctx, ref.name, start, end)
             alternative += note
+        elif ref.name in status_cases.status_enums() and source[start:end] == raw:  # a `case` of a status
+            case = status_cases.case_label_fix(ctx, ref.name, start, end, target)
+            if case is not None:
+                the_fix, note = case
+                alternative += note
         hits.append(Hit(start, end, {"name": ref.name, "hip": ref.hip or "", "why": user_note(ref.why or ""),
                                      "target": target, "alternative": alternative}, the_fix))
     return hits
