@@ -11,6 +11,11 @@ original).  The mends model what the preprocessor makes of the file's own macros
   (``#ifdef X`` / ``void f(double a) {`` / ``#else`` / ``void f(float a) {`` / ``#endif`` / body /
   ``}``): read in its first configuration, as if its first condition held (the directives and the
   other branches blanked, line breaks kept);
+* a conditional group each of whose branches ends a function's head, the body's ``{`` after its
+  ``#endif`` (``#if defined(_WIN32)`` / ``DWORD WINAPI f(Job *j)`` / ``#else`` / ``void *f(Job *j)`` /
+  ``#endif`` / ``{``): one head kept, the others and the directives blanked; the head kept is the first
+  branch's unless its condition cannot hold where the port is built (``#ifdef _WIN32``: the macros of
+  ``platform_macros.toml``), as the target's preprocessor keeps the ``#else`` head there;
 * a macro whose body opens a function (``#define KERNEL_BEGIN(name) __global__ void name(...) {``):
   each invocation is read as that function's head, ``KERNEL_BEGIN(copy){`` (a blank after it
   carries the ``{``); a macro whose body only closes braces (``#define KERNEL_END }``): read as ``}``;
@@ -26,7 +31,9 @@ Only the file's own ``#define``s are read; a macro from a header stays as tree-s
 from __future__ import annotations
 
 import bisect
+import functools
 import re
+from pathlib import Path
 
 from porter.parse import lexical
 
@@ -47,6 +54,13 @@ _OPEN = {ord("("): 0, ord("["): 1, ord("{"): 2}
 _CLOSE = {ord(")"): 0, ord("]"): 1, ord("}"): 2}
 _WORD_BYTE = [chr(b).isalnum() or b == 95 for b in range(128)] + [False] * 128
 _MAX_ARGS = 4096  # an invocation's argument list is looked for this far
+# the end of a function's head (the branch's code before its #else/#endif, blanks stripped) and the start
+# of a body after an #endif; how far back a branch's end is looked at for it
+_HEAD_END = re.compile(rb"\)\s*(?:(?:const|noexcept|override|final|volatile)\b\s*)*\Z")
+_BODY_START = re.compile(rb"\s*\{")
+_HEAD_TAIL = 256
+_IF_DEFINED = re.compile(rb"#[ \t]*(ifdef|ifndef|if|elifdef|elifndef|elif)\b(.*)", re.S)
+_DEFINED = re.compile(rb"\s*(?:defined\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)|defined\s+([A-Za-z_][A-Za-z0-9_]*)|([A-Za-z_][A-Za-z0-9_]*))\s*\Z")
 
 
 def mends(source: bytes, code: bytes | bytearray, conditionals, device_heads: list[int] | None = None) -> list[Mend]:
@@ -111,6 +125,7 @@ def _conditional_mends(source: bytes, code, conditionals) -> list[Mend]:
     prev = 0
     top = [0, 0, 0]
     for c in conditionals:
+        seg_start = prev
         brackets = code[prev:c.start_byte].translate(None, lexical.NOT_BRACKETS)  # (one pass, six over a few bytes)
         seg = [brackets.count(b"(") - brackets.count(b")"), brackets.count(b"[") - brackets.count(b"]"),
                brackets.count(b"{") - brackets.count(b"}")]
@@ -121,7 +136,8 @@ def _conditional_mends(source: bytes, code, conditionals) -> list[Mend]:
         prev = min(line_end + 1, len(source))
         kw = c.keyword
         if kw in ("if", "ifdef", "ifndef"):
-            stack.append([c.start_byte, None, [(c.start_byte, line_end)], [0, 0, 0], None, False])
+            # (and whether each branch so far ends a function's head)
+            stack.append([c.start_byte, None, [(c.start_byte, line_end)], [0, 0, 0], None, False, True])
         elif not stack:
             continue  # an #else / #endif with no #if (the rest of a cut file)
         elif kw == "endif":
@@ -132,6 +148,9 @@ def _conditional_mends(source: bytes, code, conditionals) -> list[Mend]:
             if unbalanced:  # the #if line, and the other branches with their directives up to the #endif's end
                 out.append(_blank(source, *group[2][0]))
                 out.append(_blank(source, c.start_byte if group[1] is None else group[1], line_end))
+            elif group[1] is not None and group[6] and _ends_head(code, seg_start, c.start_byte) \
+                    and _BODY_START.match(code, prev):  # a head per branch, then its body
+                out += _one_head(source, code, group[2])
             parent = stack[-1][3] if stack else top
             for i in range(3):
                 parent[i] += first[i]
@@ -139,6 +158,8 @@ def _conditional_mends(source: bytes, code, conditionals) -> list[Mend]:
             group = stack[-1]
             if any(group[3]):
                 group[5] = True
+            if group[6]:
+                group[6] = _ends_head(code, seg_start, c.start_byte)
             if group[4] is None:
                 group[4] = group[3]
                 group[1] = c.start_byte
@@ -154,6 +175,45 @@ def _conditional_mends(source: bytes, code, conditionals) -> list[Mend]:
             continue
         kept.append(m)
     return kept
+
+
+def _ends_head(code, start: int, end: int) -> bool:
+    """The code in [start, end) (a branch's, after its last directive) ends as a function's head does."""
+    return _HEAD_END.search(code, max(start, end - _HEAD_TAIL), end) is not None
+
+
+def _one_head(source: bytes, code, directives: list[tuple[int, int]]) -> list[Mend]:
+    """A group of function heads (``directives``: its directive lines, #if to #endif) read as one: the
+    directives and every branch but the one kept blanked."""
+    keep = next((i for i, (a, b) in enumerate(directives[:-1]) if not _false_on_target(bytes(code[a:b]))), 0)
+    out = [_blank(source, directives[0][0], directives[keep][1])]
+    out.append(_blank(source, directives[keep + 1][0], directives[-1][1]))
+    return out
+
+
+@functools.cache
+def target_undefined() -> frozenset[bytes]:
+    """The macros no compiler of the port's target defines (``platform_macros.toml``)."""
+    import tomllib
+
+    doc = tomllib.loads((Path(__file__).with_name("platform_macros.toml")).read_text(encoding="utf-8"))
+    return frozenset(name.encode() for name in doc["undefined"]["names"])
+
+
+def _false_on_target(directive: bytes) -> bool:
+    """The condition of ``directive`` (``#ifdef _WIN32``, ``#if defined(WIN32) || defined(_WIN64)``)
+    is false where the port is built: it only asks for macros of ``target_undefined``."""
+    m = _IF_DEFINED.match(directive.replace(b"\\\r\n", b" ").replace(b"\\\n", b" "))
+    if m is None:
+        return False  # #else
+    kw, rest = m.group(1), m.group(2)
+    undefined = target_undefined()
+    if kw in (b"ifdef", b"elifdef"):
+        return rest.strip() in undefined
+    if kw in (b"ifndef", b"elifndef"):
+        return False
+    parts = [_DEFINED.match(part) for part in rest.split(b"||")]
+    return all(p is not None and (p.group(1) or p.group(2) or p.group(3)) in undefined for p in parts)
 
 
 def _macro_mends(source: bytes, code, device_heads: list[int]) -> list[Mend]:
