@@ -1,5 +1,5 @@
 ; PORT073: thread-block clusters and distributed shared memory (sm_90+): no AMD GPU has them.
-; The predicate (porter/findings/predicates/features.py) reports each place once.
+; The predicate (porter/findings/predicates/clusters.py) reports each place once.
 
 ; __cluster_dims__(X, Y, Z) on a kernel: the grammar reads it as a call or a declarator
 ((identifier) @name @PORT073

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from porter.findings.predicates.common import edit, fix
-from porter.findings.predicates.features import _INT, _cg_scope, _declared_name, _scopes_of
+from porter.findings.predicates.cooperative_groups import INT_LITERAL, cg_scope, declared_name, scopes_of
 
 MEMBERS = ("meta_group_rank", "meta_group_size")
 
@@ -86,7 +86,7 @@ def _declared_elsewhere(ctx, fn, name: str, positions) -> bool:
         stack.extend(n.named_children)
         if n.type in ("declaration", "parameter_declaration", "optional_parameter_declaration") \
                 and not any(n.start_byte <= p < n.end_byte for p in positions):
-            if any(_declared_name(ctx, d) == name for d in n.children_by_field_name("declarator")):
+            if any(declared_name(ctx, d) == name for d in n.children_by_field_name("declarator")):
                 return True
     return False
 
@@ -94,7 +94,7 @@ def _declared_elsewhere(ctx, fn, name: str, positions) -> bool:
 def _size(ctx, texts) -> int | None:
     sizes = set()
     for text in texts:
-        m = _INT.match(ctx.macro_value(text))
+        m = INT_LITERAL.match(ctx.macro_value(text))
         if m is None:
             return None
         sizes.add(int(m.group(1)))
@@ -140,7 +140,7 @@ def rewrite(ctx, name: str, start: int, end: int) -> tuple[str, str, int, int] |
     if found is None:
         return None
     call, tile = found
-    scopes = _scopes_of(ctx, call)
+    scopes = scopes_of(ctx, call)
     if len(scopes) != 1 or scopes[0].type != "function_definition":
         return None
     fn = scopes[0]
@@ -155,7 +155,7 @@ def rewrite(ctx, name: str, start: int, end: int) -> tuple[str, str, int, int] |
     m, sizes, parent, qualifiers = declarations[0]
     where = position(m)
     n = _size(ctx, sizes)
-    if n is None or where >= call.start_byte or not all(_cg_scope(ctx, q) for q in qualifiers) \
+    if n is None or where >= call.start_byte or not all(cg_scope(ctx, q) for q in qualifiers) \
             or _assigned(body, tile, [m]) or _declared_elsewhere(ctx, fn, tile, [where]):
         return None
     parent = re.sub(r"\s+", "", parent)
@@ -164,7 +164,7 @@ def rewrite(ctx, name: str, start: int, end: int) -> tuple[str, str, int, int] |
         if len(blocks) != 1:
             return TILE_PARENT if next(_tile_declarations(body, parent), None) is not None else None
         b, qualifiers = blocks[0]
-        if not all(_cg_scope(ctx, q) for q in qualifiers) \
+        if not all(cg_scope(ctx, q) for q in qualifiers) \
                 or _assigned(body, parent, [b]) or _declared_elsewhere(ctx, fn, parent, [position(b)]):
             return None
     if name == "meta_group_rank":
