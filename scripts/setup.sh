@@ -37,6 +37,17 @@ if [ $want_test = 1 ]; then
   # and the LLaMA-Factory backend, in .venv-lf (LLaMA-Factory 0.9.3 needs numpy<2): the tests train a tiny
   # model through llamafactory-cli; about 1.5 minutes and 2.3 GB (its own torch of the same version)
   bash scripts/setup_llamafactory.sh .venv-lf
+  # the headers of hipBLAS, hipSOLVER, hipFFT, rocBLAS and rocSOLVER (Debian 12 packages none), for the tests that
+  # compile ports against them: Debian 13's -dev .deb files, pinned by SHA256, extracted into .test-headers/
+  # (nothing installed, no root needed; nothing fetched when present). Under PORTER_REQUIRE_LIBRARY_HEADERS=1 (CI)
+  # a failure stops here; elsewhere those tests skip
+  if ! timeout 600 .venv/bin/python scripts/fetch_library_headers.py; then
+    if [ "${PORTER_REQUIRE_LIBRARY_HEADERS:-}" = 1 ]; then
+      echo "porter: could not fetch the library headers (scripts/fetch_library_headers.py), required here" >&2
+      exit 1
+    fi
+    echo "porter: could not fetch the library headers (scripts/fetch_library_headers.py): their compile checks will skip" >&2
+  fi
 else
   .venv/bin/python -m pip install -q -e .
 fi

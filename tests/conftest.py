@@ -45,26 +45,63 @@ def gfx942_device_libs(tmp_path, amd_compilers) -> str:
     return libs
 
 
+# ---------------------------------------------------------------- AMD library headers Debian 12 lacks
+
+# where scripts/fetch_library_headers.py (run by `scripts/setup.sh --test`) extracts Debian 13's -dev packages
+_ROOT = Path(__file__).resolve().parents[1]
+FETCHED_INCLUDE = _ROOT / ".test-headers" / "usr" / "include"
+
+
+def library_include(markers: tuple[str, ...], env: str, package: str | None) -> Path:
+    """The include folder holding every one of ``markers``: ``$env`` where it is set, else the headers
+    scripts/fetch_library_headers.py extracted (.test-headers/usr/include), else /usr/include (a Debian 13 with
+    the packages).  Skips when none holds them; fails instead under PORTER_REQUIRE_LIBRARY_HEADERS=1 (CI) for a
+    library whose ``package`` the fetch script's list names, so that no such compile check skips there."""
+    folders = [Path(os.environ[env])] if os.environ.get(env) else [FETCHED_INCLUDE, Path("/usr/include")]
+    for folder in folders:
+        if all((folder / m).is_file() for m in markers):
+            return folder
+    why = f"{' and '.join(markers)} not in {' or '.join(map(str, folders))}"
+    pinned = (_ROOT / "scripts" / "fetch_library_headers.tsv").read_text(encoding="utf-8").splitlines()
+    fetched = package is not None and all(any(row.startswith(p + "\t") for row in pinned) for p in package.split())
+    if fetched and os.environ.get("PORTER_REQUIRE_LIBRARY_HEADERS") == "1":
+        pytest.fail(f"{why}: required (PORTER_REQUIRE_LIBRARY_HEADERS=1); `python3 scripts/fetch_library_headers.py` "
+                    f"extracts {package}")
+    how = f"`python3 scripts/fetch_library_headers.py` extracts {package}" if fetched else "not packaged by Debian"
+    pytest.skip(f"{why} ({how}); or set {env} to their include folder")
+
+
 @pytest.fixture
 def hipblas_include() -> Path:
-    """The include folder holding hipblas/hipblas.h (PORTER_HIPBLAS_INCLUDE, else /usr/include); skips when
-    hipBLAS's headers are absent (Debian 12 does not package them)."""
-    folder = Path(os.environ.get("PORTER_HIPBLAS_INCLUDE", "/usr/include"))
-    if not (folder / "hipblas" / "hipblas.h").exists():
-        pytest.skip("hipBLAS's headers are not installed (not in Debian 12; Debian 13: libhipblas-dev): "
-                    "set PORTER_HIPBLAS_INCLUDE to their include folder")
-    return folder
+    """The include folder holding hipblas/hipblas.h (hipBLAS 5.5.1: Debian 13's libhipblas-dev)."""
+    return library_include(("hipblas/hipblas.h",), "PORTER_HIPBLAS_INCLUDE", "libhipblas-dev")
 
 
 @pytest.fixture
 def hipsolver_include() -> Path:
-    """The include folder holding hipsolver/hipsolver.h (PORTER_HIPSOLVER_INCLUDE, else /usr/include); skips when
-    hipSOLVER's headers are absent (Debian 12 does not package them)."""
-    folder = Path(os.environ.get("PORTER_HIPSOLVER_INCLUDE", "/usr/include"))
-    if not (folder / "hipsolver" / "hipsolver.h").exists():
-        pytest.skip("hipSOLVER's headers are not installed (not in Debian 12; Debian 13: libhipsolver-dev): "
-                    "set PORTER_HIPSOLVER_INCLUDE to their include folder")
-    return folder
+    """The include folder holding hipsolver/hipsolver.h (hipSOLVER 5.5.1: Debian 13's libhipsolver-dev)."""
+    return library_include(("hipsolver/hipsolver.h",), "PORTER_HIPSOLVER_INCLUDE", "libhipsolver-dev")
+
+
+@pytest.fixture
+def hipfft_include() -> Path:
+    """The include folder holding hipfft/hipfft.h (hipFFT 6.1.2: Debian 13's libhipfft-dev)."""
+    return library_include(("hipfft/hipfft.h",), "PORTER_HIPFFT_INCLUDE", "libhipfft-dev")
+
+
+@pytest.fixture
+def rocblas_include() -> Path:
+    """The include folder holding rocblas/rocblas.h and rocsolver/rocsolver.h (5.5.1: Debian 13's
+    librocblas-dev and librocsolver-dev)."""
+    return library_include(("rocblas/rocblas.h", "rocsolver/rocsolver.h"), "PORTER_ROCBLAS_INCLUDE",
+                           "librocblas-dev librocsolver-dev")
+
+
+@pytest.fixture
+def miopen_include() -> Path:
+    """The include folder holding miopen/miopen.h (with its generated config.h and export.h): packaged by no
+    Debian release, so it skips (also in CI) unless PORTER_MIOPEN_INCLUDE names one."""
+    return library_include(("miopen/miopen.h",), "PORTER_MIOPEN_INCLUDE", None)
 
 
 @pytest.fixture

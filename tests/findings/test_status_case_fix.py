@@ -21,8 +21,6 @@ from porter.findings import apply_fixes, scan
 from porter.findings.predicates import status_cases
 from porter.translate import TranslateOptions, translate
 
-HIPFFT_INCLUDE = Path("/tmp/r2/x/usr/include")  # hipFFT's headers (Debian 13 libhipfft-dev 6.1.2-3, unpacked)
-
 # cuFFT's status codes in cufft.h's order (value = position): the CUDA original returns each one's name
 CUFFT_STATUS = ["CUFFT_SUCCESS", "CUFFT_INVALID_PLAN", "CUFFT_ALLOC_FAILED", "CUFFT_INVALID_TYPE",
                 "CUFFT_INVALID_VALUE", "CUFFT_INTERNAL_ERROR", "CUFFT_EXEC_FAILED", "CUFFT_SETUP_FAILED",
@@ -67,10 +65,8 @@ def test_the_tables_values_are_cuda_and_hipffts():
     assert enum.cuda == {n: v for v, n in enumerate(CUFFT_STATUS)} and enum.hip == HIPFFT_STATUS
 
 
-def test_the_hip_table_is_the_header_when_it_is_here():
-    header = HIPFFT_INCLUDE / "hipfft" / "hipfft.h"
-    if not header.is_file():
-        pytest.skip(f"{header} not here")
+def test_the_hip_table_is_the_header_when_it_is_here(hipfft_include):
+    header = hipfft_include / "hipfft" / "hipfft.h"
     body = re.search(r"typedef enum hipfftResult_t\s*\{(.*?)\}\s*hipfftResult;", header.read_text(), re.S).group(1)
     body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
     assert {n: int(v, 0) for n, v in re.findall(r"(HIPFFT_\w+)\s*=\s*(\w+)", body)} == HIPFFT_STATUS
@@ -119,16 +115,13 @@ def test_no_fix_where_a_hip_status_has_the_value(monkeypatch):
 
 # ---------------------------------------------------------------- compiled with hipFFT's headers and run
 @pytest.fixture
-def hipfft(tmp_path, hipcc_compile):
-    if not (HIPFFT_INCLUDE / "hipfft" / "hipfft.h").is_file():
-        pytest.skip(f"hipFFT's headers are not in {HIPFFT_INCLUDE}")
-
+def hipfft(tmp_path, hipcc_compile, hipfft_include):
     def build(source: bytes, name: str) -> tuple[int, str, Path]:
         src = tmp_path / f"{name}.hip"
         src.write_bytes(source)
         exe = tmp_path / name
         rc, out = killable.run([shutil.which("hipcc"), "--offload-arch=gfx90a", "-x", "hip", "-isystem",
-                                str(HIPFFT_INCLUDE), str(src), "-o", str(exe)], 300,
+                                str(hipfft_include), str(src), "-o", str(exe)], 300,
                                dict(os.environ, HIP_PLATFORM="amd"), f"hipcc on {name}")
         return rc, out, exe
 

@@ -1,7 +1,7 @@
 """cuFFT's multi-GPU (Xt) API and cudalibxt.h's descriptors -> hipFFT's, and cuDLA (no ROCm counterpart).
 
 Facts, not porter's output: cuFFT 11.4.1.4's cufftXt.h and cudalibxt.h (nvidia-cufft-cu12 wheel), hipFFT 6.1.2's
-hipfftXt.h and hiplibxt.h (Debian 13 libhipfft-dev, extracted to /tmp/r2/x/usr/include where this machine has them),
+hipfftXt.h and hiplibxt.h (Debian 13 libhipfft-dev: the hipfft_include fixture, tests/conftest.py),
 AMD's cuFFT table (ROCm/HIPIFY docs/reference/tables/CUFFT_API_supported_by_HIP.md at 1d08ef50: hipfftXtMalloc & co.
 and hipLibXtDesc added in ROCm 6.0.0, hipfftXtExec/MakePlanMany/GetSizeMany in 5.6.0) and hipFFT's CHANGELOG
 (1.0.13 for ROCm 6.0.0 added the multi-GPU API).  The program below follows cuFFT's documentation of
@@ -20,8 +20,6 @@ import pytest
 import killable
 from porter.mapping import truth
 from port_messages import port_with_messages
-
-HIPFFT_INCLUDE = Path("/tmp/r2/x/usr/include")  # hipFFT 6.1.2's headers (Debian 13's libhipfft-dev, extracted)
 
 MGPU = """#include <cufft.h>
 #include <cufftXt.h>
@@ -154,17 +152,16 @@ def test_cudalibxts_copy_type_and_version_have_no_counterpart(db, cuda):
     assert e.status == "unsupported" and not e.renames and "hipfftXtCopyType" in e.alternative, e
 
 
-def _hipfft_values() -> dict[str, int]:
-    text = "".join(p.read_text(encoding="utf-8") for p in (HIPFFT_INCLUDE / "hipfft").glob("*.h"))
+def _hipfft_values(include: Path) -> dict[str, int]:
+    text = "".join(p.read_text(encoding="utf-8") for p in (include / "hipfft").glob("*.h"))
     values = {m.group(1): int(m.group(2), 0) for m in re.finditer(r"\b([A-Z][A-Z0-9_]+)\s*=\s*(0x[0-9a-fA-F]+|\d+)", text)}
     values.update({m.group(1): int(m.group(2), 0) for m in re.finditer(r"#define\s+(\w+)\s+(\d+)\b", text)})
     return values
 
 
-@pytest.mark.skipif(not (HIPFFT_INCLUDE / "hipfft" / "hiplibxt.h").exists(), reason="hipFFT 6.1.2's headers not extracted here")
-def test_only_enumerators_with_cudas_value_are_renamed(db):
+def test_only_enumerators_with_cudas_value_are_renamed(db, hipfft_include):
     # a renamed enumerator must mean the same number in hipFFT; CUFFT_FORMAT_UNDEFINED (7) is hipFFT's 5: reported
-    hip_values = _hipfft_values()
+    hip_values = _hipfft_values(hipfft_include)
     for cuda, value in CUDA_VALUES.items():
         e = db.identifiers[cuda]
         hip = e.target() if e.renames else None
@@ -244,11 +241,10 @@ def _hipcc() -> str:
     return path
 
 
-@pytest.mark.skipif(not (HIPFFT_INCLUDE / "hipfft" / "hipfftXt.h").exists(), reason="hipFFT 6.1.2's headers not extracted here")
 @pytest.mark.parametrize("src", [MGPU, DESCRIPTORS], ids=["mgpu", "descriptors"])
-def test_the_port_compiles_against_hipfft_6_1(tmp_path, src):
+def test_the_port_compiles_against_hipfft_6_1(tmp_path, src, hipfft_include):
     out, _ = port_with_messages(src)
     (tmp_path / "port.hip").write_text(out, encoding="utf-8")
-    code, err = killable.run([_hipcc(), "--offload-arch=gfx90a", "-fsyntax-only", "-isystem", str(HIPFFT_INCLUDE),
+    code, err = killable.run([_hipcc(), "--offload-arch=gfx90a", "-fsyntax-only", "-isystem", str(hipfft_include),
                               "port.hip"], 300, env={**os.environ, "HIP_PLATFORM": "amd"}, what="hipcc", cwd=tmp_path)
     assert code == 0, err[-3000:]

@@ -7,7 +7,6 @@ and no finding (NVIDIA's conjugateGradient sample).  The presence test now names
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -88,8 +87,6 @@ int main() {
   return 0;
 }
 """
-HIPSOLVER_INCLUDE = Path(os.environ.get("PORTER_HIPSOLVER_INCLUDE", "/usr/include"))
-
 
 def test_the_cusolver_presence_test_names_hipsolver_h_guard():
     out = translate(SOLVER_HELPER, "solver_helper.cu").output.decode()
@@ -98,12 +95,9 @@ def test_the_cusolver_presence_test_names_hipsolver_h_guard():
 
 
 @pytest.mark.hipcc
-def test_the_port_of_the_solver_helper_compiles(hipcc_compile):
-    header = HIPSOLVER_INCLUDE / "hipsolver" / "hipsolver.h"
-    if not header.exists():
-        pytest.skip("hipSOLVER's headers are not installed (not in Debian 12; Debian 13: libhipsolver-dev): "
-                    "set PORTER_HIPSOLVER_INCLUDE to their include folder")
+def test_the_port_of_the_solver_helper_compiles(hipcc_compile, hipsolver_include):
+    header = hipsolver_include / "hipsolver" / "hipsolver.h"
     assert re.search(r"^#ifndef HIPSOLVER_H\n#define HIPSOLVER_H\n", header.read_text(), re.M)
     port = translate(SOLVER_HELPER, "solver_helper.cu", TranslateOptions(target_rocm="5.5")).output
-    rc, out = hipcc_compile(port, "solver_helper", flags=("-isystem", str(HIPSOLVER_INCLUDE)), syntax_only=True)
+    rc, out = hipcc_compile(port, "solver_helper", flags=("-isystem", str(hipsolver_include)), syntax_only=True)
     assert rc == 0, out[-3000:]

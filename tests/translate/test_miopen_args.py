@@ -11,16 +11,10 @@ miopen/config.h and export.h)."""
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
-
-import pytest
 
 from porter.mapping.miopen_args import load_miopen_call_args
 from porter.translate import TranslateOptions, translate
-
-MIOPEN_INCLUDE = os.environ.get("PORTER_MIOPEN_INCLUDE", "")
 
 SRC = b"""#include <cudnn.h>
 void f(cudnnHandle_t handle, cudnnDropoutDescriptor_t d, void* states, size_t stateSize, cudnnTensorDescriptor_t xd,
@@ -103,9 +97,6 @@ def test_every_edit_gives_miopens_parameter_count():
             assert sorted({a["arg"] for a in fact.args if "arg" in a}) == list(range(fact.cuda_args)), name
 
 
-def test_the_port_compiles_against_miopen(hipcc_compile):
-    if not MIOPEN_INCLUDE or not (Path(MIOPEN_INCLUDE) / "miopen" / "miopen.h").is_file():
-        pytest.skip("MIOpen's header (miopen/miopen.h) missing: not packaged for Debian; set PORTER_MIOPEN_INCLUDE "
-                    "to an include folder holding miopen/miopen.h, config.h and export.h")
-    rc, out = hipcc_compile(_port(SRC).encode(), "t", flags=(f"-I{MIOPEN_INCLUDE}",), syntax_only=True)
+def test_the_port_compiles_against_miopen(hipcc_compile, miopen_include):
+    rc, out = hipcc_compile(_port(SRC).encode(), "t", flags=(f"-I{miopen_include}",), syntax_only=True)
     assert rc == 0, out
