@@ -214,16 +214,28 @@ def test_cancel_stops_every_compiler(tmp_path, toolchain90a):
         "r", run_build(root, BuildOptions(arch=ARCH, jobs=2), on_line=on_line, cancel=cancel, toolchain=toolchain90a)))
     t.start()
     assert started.wait(30)
-    time.sleep(0.3)
-    assert _hipcc_children(str(root)), "no compiler was running"
+    # the "[compile]" line comes as a compiler is started: wait until the process table shows one (a loaded
+    # machine may take a while to spawn it; a build that finished first would leave nothing to cancel)
+    assert _eventually(lambda: _hipcc_children(str(root)) or not t.is_alive()) and t.is_alive(), \
+        "no compiler was running"
     cancel.set()
     t.join(30)
     assert not t.is_alive()
     r = result["r"]
     assert r.cancelled and not r.ok and r.exit_code == 130
     assert "cancelled" in {u.status for u in r.units}
-    time.sleep(0.5)
-    assert _hipcc_children(str(root)) == []
+    assert _eventually(lambda: _hipcc_children(str(root)) == [], 10), _hipcc_children(str(root))
+
+
+def _eventually(check, within: float = 30.0) -> bool:
+    """Polls ``check`` until it holds or ``within`` seconds have passed (waits for a state, not a time)."""
+    deadline = time.monotonic() + within
+    while True:
+        if check():
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
 
 
 def test_cli_json_and_missing_compiler(tmp_path, built):
