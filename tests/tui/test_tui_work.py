@@ -65,7 +65,7 @@ async def test_q_while_a_job_runs_asks_before_stopping_it(project_dir):
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         app.start_job("smoke", [sys.executable, "-c", "import time; print('slow', flush=True); time.sleep(60)"], 90)
-        await pilot.pause(0.3)
+        await _until(pilot, lambda: app._job_worker is not None and app._job_worker.is_running, 30)
         await pilot.press("q")
         await pilot.pause()
         assert type(app.screen).__name__ == "ConfirmScreen"
@@ -74,7 +74,7 @@ async def test_q_while_a_job_runs_asks_before_stopping_it(project_dir):
         await pilot.pause()
         assert app.is_running and app._job_worker.is_running
         await pilot.press("q", "y")
-        await pilot.pause(0.3)
+        await _until(pilot, lambda: not app.is_running, 30)
     assert app.return_code == 0
 
 
