@@ -15,6 +15,9 @@
  (#match? @fn "(^|::)reduce$"))
 ((qualified_identifier) @fn @PORT071
  (#match? @fn "^(cg|cooperative_groups)::(plus|less|greater|bit_and|bit_or|bit_xor)$"))
+;    tiled_partition<N>(parent), the parent a tile (HIP partitions a thread_block only): the predicate checks the parent
+((call_expression function: [(template_function) (qualified_identifier)] @part arguments: (argument_list)) @PORT071
+ (#match? @part "(^|::)\\s*tiled_partition\\s*<"))
 ;    block_tile_memory (CUDA's scratch for tiles of more than 32 threads) and this_thread_block(scratch)
 ((template_type name: (type_identifier) @fn) @PORT071
  (#eq? @fn "block_tile_memory"))

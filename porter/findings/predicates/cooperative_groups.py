@@ -153,6 +153,8 @@ def _cg_what(name: str) -> str:
 def cg_unsupported(ctx, node, caps):
     if node.type == "qualified_identifier" and node.parent is not None and node.parent.type == "call_expression":
         return None  # reported as a call
+    if "part" in caps:
+        return _tile_of_tile_hit(ctx, node, caps["part"][0])
     what = ctx.text(caps["path"][0]) if "path" in caps else ctx.text(caps["fn"][0])
     start, end = node.start_byte, node.end_byte
     if "path" in caps and what.strip("<>\"") == "cooperative_groups/reduce.h":
@@ -208,9 +210,11 @@ def _args(call) -> list:
     return [a for a in args.named_children if a.type != "comment"] if args is not None else []
 
 
-def _tile_size_of(ctx, call, name: str) -> int | None:
-    """N where ``name`` is declared in the function around ``call`` (a variable or a parameter) only
-    as a thread_block_tile<N>, or as ``auto`` from tiled_partition<N>(...), N a power of two up to 64.
+def tile_sizes(ctx, call, name: str) -> set | None:
+    """The sizes N (an int, or None for one that is no integer constant) with which ``name`` is declared
+    in the function around ``call`` (a variable or a parameter) as a thread_block_tile<N>, or as ``auto``
+    from tiled_partition<N>(...): an empty set where it is declared neither way, None where it has another
+    declaration there (an int warp, a thread_group warp) or its type is not cooperative_groups'.
     Read from the text: tree-sitter parses ``cg::thread_block_tile<32> t = ...;`` as a comparison."""
     scopes = scopes_of(ctx, call)
     if not scopes:
@@ -218,7 +222,7 @@ def _tile_size_of(ctx, call, name: str) -> int | None:
     fn = scopes[-1]
     body = ctx.source[fn.start_byte:fn.end_byte].decode("utf-8", "replace")
     word = re.escape(name)
-    tile = re.compile(r"(?:\b([A-Za-z_]\w*)\s*::\s*)?\bthread_block_tile\s*<\s*([^<>,]+?)\s*(?:,[^<>]*)?>\s*(?:const\s+)?&?\s*"
+    tile = re.compile(r"(?:\b([A-Za-z_]\w*)\s*::\s*)?\bthread_block_tile\s*<\s*([^<>,]+?)\s*(?:,[^<>]*)?>\s*(?:const\b\s*)?&?\s*"
                       + word + r"\s*[=;,)({]")
     auto = re.compile(r"\bauto\s*(?:const\s*)?&?\s*" + word + r"\s*=\s*(?:([A-Za-z_]\w*)\s*::\s*)?tiled_partition\s*<\s*([^<>,]+?)\s*>\s*\(")
     sizes, where = set(), []
@@ -239,7 +243,14 @@ def _tile_size_of(ctx, call, name: str) -> int | None:
         if n.type in ("declaration", "parameter_declaration") and not any(n.start_byte <= w < n.end_byte for w in where):
             if any(declared_name(ctx, d) == name for d in n.children_by_field_name("declarator")):
                 return None
-    if len(sizes) != 1:
+    return sizes
+
+
+def _tile_size_of(ctx, call, name: str) -> int | None:
+    """N where ``name`` is declared in the function around ``call`` only as a thread_block_tile<N> (or as
+    ``auto`` from tiled_partition<N>), N a power of two up to 64 (``tile_sizes``)."""
+    sizes = tile_sizes(ctx, call, name)
+    if not sizes or len(sizes) != 1:
         return None
     n = sizes.pop()
     return n if n is not None and 1 <= n <= 64 and n & (n - 1) == 0 else None
@@ -348,6 +359,70 @@ def _reduce_header_hit(ctx, node, what):
                fix("drop the include (every cg::reduce of the file is rewritten)" if has_cg else
                    "include <cooperative_groups.h> instead (every cg::reduce of the file is rewritten)",
                    edit(node.start_byte, directive_end, replacement)))
+
+
+# ---------------------------------------------------------------- cooperative-groups: a tile of a tile
+# tiled_partition<N>(t), t a thread_block_tile: HIP's impl::tiled_partition_internal<N, Parent> is specialised
+# for a thread_block parent only (HIP 5.2's amd_hip_cooperative_groups.h, and every ROCm through 6.3: hipcc
+# says "implicit instantiation of undefined template"; AMD's nested tiles came in late 2025).  The fix
+# partitions the block t was partitioned from (tile_meta_group.block_partition: the same threads, ranks and
+# shuffles); safe where nothing reads the new tile's meta_group_rank()/meta_group_size(), which would then
+# count the block's tiles, a suggestion otherwise.
+_PARTITION = re.compile(r"^(?:(.+?)\s*::\s*)?tiled_partition\s*<\s*([^<>]+?)\s*>$", re.S)
+_TILE_CHECKED = ("a tile of the tile {}: HIP 5.2's amd_hip_cooperative_groups.h, like every ROCm release through 6.3, "
+                 "defines tiled_partition<N> for a thread_block parent only (impl::tiled_partition_internal), so hipcc "
+                 "reports an undefined template")
+
+
+def _tile_of_tile_hit(ctx, node, part):
+    """PORT071 at ``tiled_partition<N>(parent)`` where the parent is a tile: a thread_block_tile variable of
+    the function (declared thread_block_tile<M> or from tiled_partition<M>), or a tiled_partition call."""
+    from porter.findings.predicates import tile_meta_group  # it reads this module's helpers
+
+    m = _PARTITION.match(ctx.text(part).strip())
+    args = _args(node)
+    if m is None or not cg_scope(ctx, m.group(1)) or len(args) != 1 or node.has_error:
+        return None
+    arg, size = args[0], INT_LITERAL.match(ctx.macro_value(m.group(2)))
+    tile = "the parent tile" if arg.type == "call_expression" else ctx.text(arg)
+    n = int(size.group(1)) if size else None
+    if arg.type == "call_expression":
+        inner = arg.child_by_field_name("function")
+        im = _PARTITION.match(ctx.text(inner).strip()) if inner is not None else None
+        if im is None or not cg_scope(ctx, im.group(1)):
+            return None
+        parent, sizes = compact(ctx.text(arg), 40), None
+    elif arg.type == "identifier":
+        parent, sizes = ctx.text(arg), tile_sizes(ctx, node, ctx.text(arg))
+        if not sizes:
+            return None  # no tile of the function's (a thread_block, a template parameter)
+    else:
+        return None
+    what, checked = compact(ctx.text(node), 40), _TILE_CHECKED.format(parent)
+    m_text = str(next(iter(sizes))) if sizes and len(sizes) == 1 and None not in sizes else "M"
+    n_text = str(n) if n is not None else "N"
+    found = tile_meta_group.block_partition(ctx, node, parent, n) if n is not None and arg.type == "identifier" else None
+    if found is None:
+        advice = (f"partition the thread_block that {tile} comes from, tiled_partition<{n_text}>(block) (in a "
+                  f"function that only gets the tile, cg::this_thread_block()): where {n_text} divides {m_text} it holds "
+                  f"the same threads with the same thread_rank(), size() and shuffles; only meta_group_rank() and "
+                  f"meta_group_size() then count the block's tiles, so write CUDA's values for them: "
+                  f"{tile}.thread_rank() / {n_text} and {m_text} / {n_text}")
+        return Hit(node.start_byte, node.end_byte, {"what": what, "checked": checked, "advice": advice})
+    block, m_size, unread = found
+    same = (f"tiled_partition<{n}>({block}) holds the same {n} threads, with the same thread_rank(), size() and "
+            f"shuffles ({parent} is a tile of {m_size} threads of {block}, and {n} divides {m_size})")
+    change = edit(arg.start_byte, arg.end_byte, block)
+    if unread:
+        return Hit(node.start_byte, node.end_byte,
+                   {"what": what, "checked": checked, "advice": f"--fix partitions {block} instead: {same}"},
+                   fix(f"partition {block} instead of {parent}: {same}", change))
+    meta = (f"but its meta_group_rank() / meta_group_size() would count {block}'s tiles, where CUDA's are "
+            f"{parent}.thread_rank() / {n} and {m_size // n}: write those")
+    return Hit(node.start_byte, node.end_byte,
+               {"what": what, "checked": checked, "advice": f"partition {block} instead (suggested fix): {same}; {meta}"},
+               fix(f"partition {block} instead of {parent} (review: meta_group_rank() / meta_group_size()): {same}; {meta}",
+                   change, safe=False))
 
 
 @node_check("PORT072")
