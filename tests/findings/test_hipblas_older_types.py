@@ -8,7 +8,12 @@ HIPBLAS_USE_HIP_HALF is defined first.  hipBLAS 5.5.1's header without that defi
 headers declare (uint16_t, the same parameter lists), so it stands in for them in the compile checks.
 
 The BLAS-like extensions: porter writes hipblasDotEx_v2 & co. (hipDataType, ROCm 6.0); hipBLAS 0.42 (ROCm 4.1)
-to 2.x has hipblasDotEx & co. with hipblasDatatype_t, cuBLAS's parameters in cuBLAS's order."""
+to 2.x has hipblasDotEx & co. with hipblasDatatype_t, cuBLAS's parameters in cuBLAS's order.
+
+The GEMM extensions: porter writes hipblasGemmEx_v2 & co. (hipDataType, hipblasComputeType_t, ROCm 6.0); older
+hipBLAS has hipblasGemmEx & co. in cuBLAS's order with the data types and the compute type as hipblasDatatype_t,
+the algorithm as hipblasGemmAlgo_t (HIPBLAS_GEMM_DEFAULT only) and the batched pointer arrays without cuBLAS's
+inner const (hipblas.h at 95105866 and in 5.5.1)."""
 
 from __future__ import annotations
 
@@ -55,6 +60,45 @@ void extensions(cublasHandle_t h, int n, __half* x, __half* y, float* r, const f
   cublasNrm2Ex(h, n, x, CUDA_R_16F, 1, nrm, CUDA_R_32F, CUDA_R_32F);
   cublasRotEx(h, n, x, CUDA_R_16F, 1, y, CUDA_R_16F, 1, c, s, CUDA_R_32F, CUDA_R_32F);
   cublasDotcEx(h, n, zx, CUDA_C_32F, 1, zy, CUDA_C_32F, 1, zr, CUDA_C_32F, CUDA_C_32F);
+}
+"""
+
+# cuBLAS's documentation (cublasGemmEx, cublasGemmStridedBatchedEx, cublasGemmBatchedEx): C = alpha * op(A) * op(B)
+# + beta * C with half-precision matrices accumulated in single precision; bfloat16 matrices at fixed strides into
+# single-precision results; int8 inputs with int32 results and accumulation; arrays of pointers to half matrices
+# (cuBLAS's `const void* const Aarray[]`)
+GEMMS = b"""#include <cstdint>
+#include <cuda_fp16.h>
+#include <cublas_v2.h>
+
+cublasStatus_t gemms(cublasHandle_t h, int m, int n, int k, const __half* A, const __half* B, __half* C,
+                     const void* X, const void* Y, float* Z, int batch, const int8_t* P, const int8_t* Q, int32_t* R,
+                     const void* const* Aarray, const void* const* Barray, void* const* Carray) {
+  const float alpha = 1.0f, beta = 0.0f;
+  cublasStatus_t s = cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, A, CUDA_R_16F, m, B, CUDA_R_16F, k,
+                                  &beta, C, CUDA_R_16F, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP);
+  if (s != CUBLAS_STATUS_SUCCESS) return s;
+  s = cublasGemmStridedBatchedEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, X, CUDA_R_16BF, k, (long long)m * k,
+                                 Y, CUDA_R_16BF, k, (long long)k * n, &beta, Z, CUDA_R_32F, m, (long long)m * n,
+                                 batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  if (s != CUBLAS_STATUS_SUCCESS) return s;
+  const int32_t one = 1, zero = 0;
+  s = cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, P, CUDA_R_8I, k, Q, CUDA_R_8I, k, &zero, R, CUDA_R_32I, m,
+                   CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
+  if (s != CUBLAS_STATUS_SUCCESS) return s;
+  return cublasGemmBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, Aarray, CUDA_R_16F, m, Barray, CUDA_R_16F, k,
+                             &beta, Carray, CUDA_R_16F, m, batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+}
+"""
+
+# a single-precision GEMM whose compute type is `COMPUTE` (cuBLAS's documentation: CUBLAS_COMPUTE_32F_FAST_TF32
+# "allows the library to use Tensor Cores with TF32 compute"; _PEDANTIC: the declared precision in every phase)
+SGEMM_EX = b"""#include <cublas_v2.h>
+
+void sgemm(cublasHandle_t h, int m, int n, int k, const float* A, const float* B, float* C, cublasComputeType_t ct) {
+  const float alpha = 1.0f, beta = 0.0f;
+  cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, A, CUDA_R_32F, m, B, CUDA_R_32F, k, &beta, C, CUDA_R_32F, m,
+               COMPUTE, CUBLAS_GEMM_DEFAULT);
 }
 """
 
@@ -118,6 +162,51 @@ def test_a_type_porter_does_not_know_is_reported_without_a_fix():
     assert len(first) == 1 and first[0].fix is None and "a macro supplies" in first[0].message
 
 
+def test_gemm_extensions_below_6_0_call_hipblas_older_gemm_functions():
+    found = [f for f in _rules(GEMMS, "5.2") if f.rule == "PORT185"]
+    assert len(found) == 4 and all(f.fix and f.fix.safe for f in found)
+    assert "hipblasGemmEx" in found[0].message and "HIPBLAS_R_32F for CUBLAS_COMPUTE_32F" in found[0].message
+    port = _fixed_port(GEMMS, "5.2").decode()
+    assert ("hipblasGemmEx(h, HIPBLAS_OP_N, HIPBLAS_OP_N, m, n, k, &alpha, A, HIPBLAS_R_16F, m, B, HIPBLAS_R_16F, k,\n"
+            "                                  &beta, C, HIPBLAS_R_16F, m, HIPBLAS_R_32F, HIPBLAS_GEMM_DEFAULT)") in port
+    assert ("hipblasGemmStridedBatchedEx(h, HIPBLAS_OP_T, HIPBLAS_OP_N, m, n, k, &alpha, X, HIPBLAS_R_16B, k, "
+            "(long long)m * k,\n                                 Y, HIPBLAS_R_16B, k, (long long)k * n, &beta, Z, "
+            "HIPBLAS_R_32F, m, (long long)m * n,\n                                 batch, HIPBLAS_R_32F, "
+            "HIPBLAS_GEMM_DEFAULT)") in port
+    assert ("&zero, R, HIPBLAS_R_32I, m,\n                   HIPBLAS_R_32I, HIPBLAS_GEMM_DEFAULT)") in port
+    assert ("hipblasGemmBatchedEx(h, HIPBLAS_OP_N, HIPBLAS_OP_N, m, n, k, &alpha, const_cast<const void**>(Aarray), "
+            "HIPBLAS_R_16F, m, const_cast<const void**>(Barray), HIPBLAS_R_16F, k,\n                             "
+            "&beta, const_cast<void**>(Carray), HIPBLAS_R_16F, m, batch, HIPBLAS_R_32F, HIPBLAS_GEMM_DEFAULT)") in port
+    assert "_v2" not in port and "HIPBLAS_COMPUTE_" not in port and "CUBLAS_" not in port
+    # the fixed source is not reported again; at 6.0 porter's own port (hipblasGemmEx_v2) is right; --roc: PORT181
+    fixed = apply_fixes(GEMMS, scan(GEMMS, "blas.cu", options=_at("5.2")))
+    assert [f for f in _rules(fixed, "5.2") if f.rule == "PORT185"] == []
+    assert _rules(GEMMS, "6.0") == []
+    assert [f for f in _rules(GEMMS, "5.2", roc=True) if f.rule == "PORT185"] == []
+
+
+def _gemm_ex(compute: bytes) -> list:
+    return [f for f in _rules(SGEMM_EX.replace(b"COMPUTE", compute), "5.2") if f.rule == "PORT185"]
+
+
+def test_gemm_compute_types_without_a_safe_counterpart():
+    # CUDA 10's form, a cudaDataType: the same hipblasDatatype_t, a safe fix
+    (cuda10,) = _gemm_ex(b"CUDA_R_32F")
+    assert cuda10.fix and cuda10.fix.safe and "HIPBLAS_R_32F for CUDA_R_32F" in cuda10.message
+    # TF32 allowed: full single precision instead, offered for review only
+    (tf32,) = _gemm_ex(b"CUBLAS_COMPUTE_32F_FAST_TF32")
+    assert tf32.fix and not tf32.fix.safe and "full single precision" in tf32.message
+    reviewed = SGEMM_EX.replace(b"COMPUTE", b"CUBLAS_COMPUTE_32F_FAST_TF32")
+    suggested = apply_fixes(reviewed, scan(reviewed, "blas.cu", options=_at("5.2")), safe_only=False).decode()
+    assert "C, HIPBLAS_R_32F, m,\n               HIPBLAS_R_32F, HIPBLAS_GEMM_DEFAULT)" in suggested
+    assert apply_fixes(reviewed, scan(reviewed, "blas.cu", options=_at("5.2"))) == reviewed  # --fix leaves it
+    # pedantic arithmetic, and a compute type held in a variable: reported, no fix
+    (pedantic,) = _gemm_ex(b"CUBLAS_COMPUTE_32F_PEDANTIC")
+    assert pedantic.fix is None and "`CUBLAS_COMPUTE_32F_PEDANTIC`" in pedantic.message
+    (held,) = _gemm_ex(b"ct")
+    assert held.fix is None and "`ct` is not a constant" in held.message
+
+
 def _table(kind: str) -> dict:
     return next(t for t in structure_rules()["hipblas_older_types"] if t["kind"] == kind)
 
@@ -154,10 +243,21 @@ def test_the_table_is_hipblas_own_declarations(hipblas_include):
     enum = re.search(r"typedef enum\s*(?:hipblasDatatype_t\s*)?\{(.*?)\}\s*hipblasDatatype_t;", text, re.S).group(1)
     for value in datatype["constants"].values():
         assert re.search(rf"\b{value}\s*=", enum), value
+    for value in datatype["compute_types"].values():
+        assert re.search(rf"\b{value}\s*=", enum), value
+    algos = re.search(r"\{([^{}]*)\}\s*hipblasGemmAlgo_t;", text).group(1)
+    assert re.findall(r"\b(HIPBLAS_\w+)\s*=", algos) == [datatype["algo_hip"]]
     for name, f in datatype["functions"].items():
         params = decls[f["hip"]]
         assert len(params) == f["args"], name
-        assert [i for i, p in enumerate(params) if p.startswith("hipblasDatatype_t")] == f["types"], name
+        compute = [f["compute"]] if "compute" in f else []
+        assert [i for i, p in enumerate(params) if p.startswith("hipblasDatatype_t")] == f["types"] + compute, name
+        algo = [f["algo"]] if "algo" in f else []
+        assert [i for i, p in enumerate(params) if p.startswith("hipblasGemmAlgo_t")] == algo, name
+        arrays = {i: _param_type(p) for i, p in enumerate(params) if p.endswith("[]")}
+        assert arrays == {int(k): v for k, v in f.get("arrays", {}).items()}, name
+        if name in cuda_args:
+            assert cuda_args[name]["cuda_args"] == f["args"], name
 
 
 @pytest.mark.hipcc
@@ -181,3 +281,12 @@ def test_the_fixed_extension_port_compiles_with_hipblas_datatype(hipcc_compile, 
     rc, out = hipcc_compile(translate(EXTENSIONS, "blas.cu", _at("5.2")).output, "bare", flags=flags,
                             syntax_only=True)
     assert rc != 0 and "undeclared identifier 'cublasDotEx'" in out, out[-3000:]
+
+
+@pytest.mark.hipcc
+def test_the_fixed_gemm_port_compiles_with_hipblas_datatype(hipcc_compile, hipblas_include):
+    flags = ("-isystem", str(hipblas_include))
+    rc, out = hipcc_compile(_fixed_port(GEMMS, "5.2"), "fixed", flags=flags, syntax_only=True)
+    assert rc == 0, out[-3000:]
+    rc, out = hipcc_compile(translate(GEMMS, "blas.cu", _at("5.2")).output, "bare", flags=flags, syntax_only=True)
+    assert rc != 0 and "undeclared identifier 'CUBLAS_COMPUTE_32F'" in out, out[-3000:]

@@ -8,10 +8,14 @@ which the port compiles from, the CUDA functions with their argument counts):
   a uint16_t until HIPBLAS_USE_HIP_HALF (which porter defines) came with 5.5.  The fix casts each such
   argument to hipBLAS's parameter type: the same 16 bits.  An argument that is a null pointer constant
   (it converts) or already one of hipblasHalf's pointers is left alone; a call with no other is not reported.
-- "datatype" (below ROCm 6.0): cublasDotEx & co. become hipBLAS's hipblasDotEx_v2 & co. (hipDataType), which
-  came with 6.0 (PORT032's finding, which this one replaces at the call); older hipBLAS has hipblasDotEx
-  with cuBLAS's parameters and hipBLAS's own hipblasDatatype_t.  The fix calls that function with the
-  hipblasDatatype_t constant of each CUDA_R_/CUDA_C_ type argument, where every type argument is one.
+- "datatype" (below ROCm 6.0): cublasDotEx & co. and cublasGemmEx & co. become hipBLAS's hipblasDotEx_v2 &
+  co. (hipDataType, hipblasComputeType_t), which came with 6.0 (PORT032's finding, which this one replaces at
+  the call); older hipBLAS has hipblasDotEx, hipblasGemmEx & co. with cuBLAS's parameters and hipBLAS's own
+  hipblasDatatype_t.  The fix calls that function with the hipblasDatatype_t constant of each CUDA_R_/CUDA_C_
+  type argument and of the compute type (`compute`: a cublasComputeType_t or, in CUDA 10 code, a cudaDataType),
+  and HIPBLAS_GEMM_DEFAULT for a cublasGemmAlgo_t constant (`algo`), where every type argument is a constant
+  with such a counterpart.  A compute type that only allows reduced precision (FAST_TF32 & co.) gets a fix for
+  review; a pedantic one, or one held in a variable, none.
 
 A call whose argument count is not CUDA's (a macro supplies some) is reported without a fix."""
 
@@ -34,6 +38,14 @@ class _Fact(NamedTuple):
     hip: str  # datatype: the hipBLAS function of the older releases
     types: tuple[int, ...]  # datatype: the data-type arguments
     constants: dict[str, str]  # datatype: CUDA's constant -> hipBLAS's
+    compute: int | None = None  # datatype: the compute-type argument (GEMM), if any
+    algo: int | None = None  # datatype: the algorithm argument (GEMM), if any
+    compute_types: dict[str, str] = {}  # cublasComputeType_t constant -> hipblasDatatype_t
+    compute_review: frozenset[str] = frozenset()  # ... whose fix changes the precision: for review
+    compute_without: frozenset[str] = frozenset()  # compute types no hipblasDatatype_t computes
+    algos: frozenset[str] = frozenset()  # cublasGemmAlgo_t constants
+    algo_hip: str = ""  # hipBLAS's one algorithm
+    arrays: dict[int, str] = {}  # datatype: pointer-array argument -> hipBLAS's parameter type (a const_cast)
 
 
 def _tables() -> list[dict]:
@@ -48,7 +60,12 @@ def _load() -> dict[bytes, _Fact]:
         for name, f in table["functions"].items():
             out[name.encode()] = _Fact(table["kind"], table["until"], f["args"],
                                        {int(k): v for k, v in f.get("cast", {}).items()}, f.get("hip", ""),
-                                       tuple(f.get("types", ())), table.get("constants", {}))
+                                       tuple(f.get("types", ())), table.get("constants", {}),
+                                       f.get("compute"), f.get("algo"), table.get("compute_types", {}),
+                                       frozenset(table.get("compute_review", ())),
+                                       frozenset(table.get("compute_without", ())),
+                                       frozenset(table.get("algos", ())), table.get("algo_hip", ""),
+                                       {int(k): v for k, v in f.get("arrays", {}).items()})
     return out
 
 
@@ -72,6 +89,13 @@ _CALLS = LibraryFacts(_load, lambda ctx: not ctx.options.roc and b"cublas" in ct
 _NULL = re.compile(rb"^\(*\s*(?:nullptr|NULL|0)\s*\)*$")
 _HALF_ALREADY = re.compile(rb"^\s*(?:reinterpret_cast\s*<\s*(?:const\s+)?hipblasHalf\b"
                            rb"|\(\s*(?:const\s+)?hipblasHalf\s*\*)")  # already one of hipblasHalf's pointers
+
+
+def _cast_to(text: bytes, typ: str) -> bool:
+    """Whether ``text`` is already a cast to ``typ`` (a C-style cast or a const_cast/reinterpret_cast)."""
+    flat = b"".join(text.split()).decode("utf-8", "replace")
+    pattern = re.escape("".join(typ.split()))
+    return re.match(rf"^(?:\({pattern}\)|(?:const|reinterpret)_cast<{pattern}>\()", flat) is not None
 
 
 def _plain(text: bytes) -> str:
@@ -103,29 +127,73 @@ def _half(ctx, pos, end, name, hip, spans, fact):
 
 def _datatype(ctx, pos, end, name, hip, spans, fact):
     source = ctx.source
-    edits, unknown, pairs = [edit(pos, end, fact.hip)], [], {}
+    edits, unknown, pairs, review, without = [edit(pos, end, fact.hip)], [], {}, [], []
     known = set(fact.constants.values())
-    for i in fact.types:
+
+    def replace(i, value, text):
         s, e = spans[i]
-        text = _plain(source[s:e])
+        edits.append(edit(s, e, value))
+        pairs[text] = value
+
+    for i in fact.types:
+        text = _plain(source[spans[i][0]:spans[i][1]])
         if text in known:
             continue
         value = fact.constants.get(text)
         if value is None:
             unknown.append(f"`{text}`")
         else:
-            edits.append(edit(s, e, value))
-            pairs[text] = value
+            replace(i, value, text)
+    if fact.compute is not None:
+        text = _plain(source[spans[fact.compute][0]:spans[fact.compute][1]])
+        value = fact.compute_types.get(text) or fact.constants.get(text)
+        if text in known:
+            pass
+        elif value is not None:
+            replace(fact.compute, value, text)
+            if text in fact.compute_review:
+                review.append(text)
+        elif text in fact.compute_without:
+            without.append(text)
+        else:
+            unknown.append(f"`{text}`")
+    if fact.algo is not None:
+        text = _plain(source[spans[fact.algo][0]:spans[fact.algo][1]])
+        if text in fact.algos:  # a variable keeps its value: hipblasGemmAlgo_t is in every hipBLAS
+            replace(fact.algo, fact.algo_hip, text)
+    arrays = []
+    for i, typ in sorted(fact.arrays.items()):
+        s, e = spans[i]
+        if not _cast_to(source[s:e], typ):
+            edits.extend((edit(s, s, f"const_cast<{typ}>("), edit(e, e, ")")))
+            arrays.append(f"`{_plain(source[s:e])}` as `{typ}`")
     problem = (f"`{hip}` came with ROCm {fact.until}; hipBLAS before it has `{fact.hip}`, which takes cuBLAS's "
-               "arguments with the data types as hipBLAS's own enum hipblasDatatype_t")
+               "arguments with the data types" + (" and the compute type" if fact.compute is not None else "") +
+               " as hipBLAS's own enum hipblasDatatype_t" +
+               (f" (and the algorithm as hipblasGemmAlgo_t, whose one value is {fact.algo_hip})"
+                if fact.algo is not None else ""))
     the_fix = None
-    if unknown:
-        problem += (f"; {', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not a CUDA_R_/CUDA_C_ constant "
-                    "porter knows: call it with the hipblasDatatype_t constant of each type (HIPBLAS_R_16F for "
-                    "CUDA_R_16F, HIPBLAS_R_32F for CUDA_R_32F, ...)")
+    if without:
+        problem += (f"; `{without[0]}` asks for the declared precision in every phase of the computation, which no "
+                    "hipblasDatatype_t promises (hipBLAS leaves cuBLAS's pedantic compute types out for rocBLAS), "
+                    "so porter writes no fix: choose the compute type yourself")
+    elif unknown:
+        problem += (f"; {', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not a constant porter can map: "
+                    "call it with the hipblasDatatype_t constant of each type (HIPBLAS_R_16F for CUDA_R_16F, "
+                    "HIPBLAS_R_32F for CUDA_R_32F" + (" or CUBLAS_COMPUTE_32F" if fact.compute is not None else "")
+                    + ", ...)")
     else:
         problem += ": call it with " + (", ".join(f"{v} for {k}" for k, v in pairs.items()) or "those constants")
-        the_fix = fix(f"call `{fact.hip}` with the hipblasDatatype_t constants of the CUDA data types", *edits)
+        if arrays:
+            problem += (f", and pass {', '.join(arrays)} (const_cast: hipBLAS declares its pointer arrays without "
+                        "cuBLAS's const and only reads them)")
+        if review:
+            problem += (f"; `{review[0]}` only allows cuBLAS to round the 32-bit inputs to a narrower type on "
+                        f"tensor cores, and hipBLAS before {fact.until} has no such compute type: {pairs[review[0]]} "
+                        "computes in full single precision, a result cuBLAS allows but not the one an NVIDIA GPU "
+                        "gives, and slower, so the fix is for review")
+        the_fix = fix(f"call `{fact.hip}` with the hipblasDatatype_t constants of the CUDA data types"
+                      + (" and compute type" if fact.compute is not None else ""), *edits, safe=not review)
     return Hit(pos, end, {"name": name, "hip": hip, "target": ctx.options.target, "problem": problem}, the_fix)
 
 
@@ -149,8 +217,9 @@ def older_hipblas_types(ctx):
                        "some), so porter writes no fix" +
                        (f"; hipBLAS before ROCm {fact.until} takes its half-precision pointers as hipblasHalf* "
                         "(uint16_t*): cast each __half pointer with reinterpret_cast" if fact.kind == "half" else
-                        f"; hipBLAS before ROCm {fact.until} has `{fact.hip}`, which takes the data types as "
-                        "hipblasDatatype_t (HIPBLAS_R_16F for CUDA_R_16F, ...)"))
+                        f"; hipBLAS before ROCm {fact.until} has `{fact.hip}`, which takes the data types"
+                        + (" and the compute type" if fact.compute is not None else "") +
+                        " as hipblasDatatype_t (HIPBLAS_R_16F for CUDA_R_16F, ...)"))
             hits.append(Hit(pos, end, {"name": name, "hip": hip, "target": target, "problem": problem}))
             continue
         hit = (_half if fact.kind == "half" else _datatype)(ctx, pos, end, name, hip, spans, fact)
