@@ -10,14 +10,11 @@ cufftXtMalloc/cufftXtMemcpy/cufftXtExecDescriptor (the descriptor's nGPUs, GPUs[
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
-import killable
 from porter.mapping import truth
 from port_messages import port_with_messages
 
@@ -234,17 +231,9 @@ def test_at_rocm_5_6_the_half_precision_plan_api_ports_and_the_descriptors_do_no
     assert any(m.startswith("`cufftXtFree`") and "needs ROCm 6.0" in m for m in found.get("PORT032", []))
 
 
-def _hipcc() -> str:
-    path = shutil.which("hipcc")
-    if not path:
-        pytest.skip("hipcc not installed")
-    return path
-
-
+@pytest.mark.hipcc
 @pytest.mark.parametrize("src", [MGPU, DESCRIPTORS], ids=["mgpu", "descriptors"])
-def test_the_port_compiles_against_hipfft_6_1(tmp_path, src, hipfft_include):
+def test_the_port_compiles_against_hipfft_6_1(src, hipfft_include, hipcc_compile):
     out, _ = port_with_messages(src)
-    (tmp_path / "port.hip").write_text(out, encoding="utf-8")
-    code, err = killable.run([_hipcc(), "--offload-arch=gfx90a", "-fsyntax-only", "-isystem", str(hipfft_include),
-                              "port.hip"], 300, env={**os.environ, "HIP_PLATFORM": "amd"}, what="hipcc", cwd=tmp_path)
+    code, err = hipcc_compile(out.encode(), "port", flags=("-isystem", str(hipfft_include)), syntax_only=True)
     assert code == 0, err[-3000:]
