@@ -59,7 +59,7 @@ def _present(ctx, names: tuple[bytes, ...], searcher, headers: frozenset[str]) -
 
 
 def _port030_words(ctx) -> set[bytes]:
-    return set(_unsupported_present(ctx) or ()) | {w for w in status_cases.alias_words() if w in ctx.source}
+    return set(_unsupported_present(ctx) or ()) | status_cases.clash_words(ctx)
 
 
 @file_check("PORT030", regions=lambda ctx: word_regions(_port030_words(ctx)))
@@ -67,7 +67,7 @@ def unsupported_names(ctx):
     from porter.translate import translate
 
     present = _unsupported_present(ctx)
-    duplicates = _duplicate_status_labels(ctx)
+    duplicates = _clashing_case_labels(ctx)
     if present is None:
         return duplicates
     result = translate(ctx.source, ctx.path, ctx.options, index=ctx.index, only=present)
@@ -111,19 +111,23 @@ def unsupported_names(ctx):
     return hits
 
 
-def _duplicate_status_labels(ctx) -> list:
-    """PORT030 on a `case` label of a CUDA status whose HIP status another label of the switch has
-    (status_cases.duplicate_labels: CUSOLVER_STATUS_IRS_PARAMS_INVALID beside CUSOLVER_STATUS_INVALID_VALUE)."""
+def _clashing_case_labels(ctx) -> list:
+    """PORT030 on a `case` label the port writes as another label of the switch (CUSOLVER_STATUS_IRS_PARAMS_INVALID
+    beside CUSOLVER_STATUS_INVALID_VALUE; under --roc CUBLAS_STATUS_ALLOC_FAILED beside CUBLAS_STATUS_NOT_SUPPORTED),
+    or, under --roc, as a HIP library's name the port has no header for (status_cases.label_clashes)."""
     from porter.mapping import load_database
 
     db = load_database()
     hits = []
-    for name, start, end, hip, other, the_fix, note in status_cases.duplicate_labels(ctx):
-        if ctx.covered(start, end):
+    for c in status_cases.label_clashes(ctx):
+        if ctx.covered(c.start, c.end):
             continue
-        why = f" of its own (the port writes `{hip}` for it, as for `{other}`)"
-        hits.append(Hit(start, end, {"name": name, "why": why, "alternative": note.removeprefix("; "),
-                                     "db_category": db.identifiers[name].category or ""}, the_fix))
+        if c.kind == "duplicate":
+            why = f" of its own (the port writes `{c.port}` for it, as for `{c.other}`)"
+        else:
+            why = f" in the roc* libraries (the port writes `{c.port}` for it)"
+        hits.append(Hit(c.start, c.end, {"name": c.name, "why": why, "alternative": c.note.removeprefix("; "),
+                                         "db_category": db.identifiers[c.name].category or ""}, c.fix))
     return hits
 
 
