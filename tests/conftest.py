@@ -10,6 +10,7 @@ import pytest
 
 import killable
 from collection_guard import empty_folders, folders_with_test_files, message
+from required_tools import require
 
 
 def _hipcc() -> str | None:
@@ -21,10 +22,7 @@ def amd_compilers() -> None:
     """Skips the test unless hipcc (gfx90a) and clang++-19 with ld.lld-19 (gfx942) are installed;
     fails instead under PORTER_REQUIRE_HIPCC=1 (CI), so that no compile check skips there."""
     missing = [t for t in ("hipcc", "clang++-19", "ld.lld-19") if not shutil.which(t)]
-    if missing:
-        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
-            pytest.fail(f"{', '.join(missing)} required (PORTER_REQUIRE_HIPCC=1)")
-        pytest.skip(f"{', '.join(missing)} not installed (apt-get install hipcc clang-19 lld-19 llvm-19)")
+    require(not missing, f"{', '.join(missing)} not installed (apt-get install hipcc clang-19 lld-19 llvm-19)")
 
 
 @pytest.fixture
@@ -109,10 +107,7 @@ def hipcc_compile(tmp_path):
     """compile(hip_source_bytes, name) -> (returncode, output); skips (or fails under
     PORTER_REQUIRE_HIPCC=1) when hipcc is missing."""
     exe = _hipcc()
-    if exe is None:
-        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
-            pytest.fail("hipcc is required (PORTER_REQUIRE_HIPCC=1) but not on PATH")
-        pytest.skip("hipcc not found: the fixed output is not compile-checked")
+    require(exe is not None, "hipcc not found: the fixed output is not compile-checked")
 
     def compile(source: bytes, name: str = "snippet", flags=(), syntax_only: bool = False) -> tuple[int, str]:
         """``flags``: more options (an include folder); ``syntax_only``: check the source without making an

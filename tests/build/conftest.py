@@ -4,14 +4,12 @@ import shutil
 import pytest
 
 from porter_cache_fixture import porter_cache_dir  # noqa: F401  (the session's own PORTER_CACHE_DIR, autouse)
+from required_tools import require
 
 
 def _need_hipcc():
-    if shutil.which("hipcc") or os.path.isfile("/opt/rocm/bin/hipcc"):
-        return
-    if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
-        pytest.fail("hipcc is required (PORTER_REQUIRE_HIPCC=1) but not installed")
-    pytest.skip("hipcc not installed (apt-get install hipcc libamdhip64-dev rocm-device-libs)")
+    require(shutil.which("hipcc") or os.path.isfile("/opt/rocm/bin/hipcc"),
+            "hipcc not installed (apt-get install hipcc libamdhip64-dev rocm-device-libs)")
 
 
 @pytest.fixture
@@ -30,11 +28,7 @@ def toolchain90a():
 def _need_clang19():
     """Debian 12's clang-19 (with lld-19 and llvm-19): porter's gfx942 toolchain."""
     missing = [t for t in ("clang++-19", "ld.lld-19", "llvm-dis-19") if not shutil.which(t)]
-    if not missing:
-        return
-    if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
-        pytest.fail(f"clang-19 is required (PORTER_REQUIRE_HIPCC=1) but {', '.join(missing)} is not installed")
-    pytest.skip(f"{', '.join(missing)} not installed (apt-get install clang-19 lld-19 llvm-19)")
+    require(not missing, f"{', '.join(missing)} not installed (apt-get install clang-19 lld-19 llvm-19)")
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from porter.build import fatbin
+from required_tools import require
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -111,10 +112,7 @@ def _bundle(program: Path, tmp: Path) -> list[str]:
 
 
 def _need_llvm_tools():
-    if not (shutil.which("llvm-objcopy-19") and shutil.which("clang-offload-bundler-19")):
-        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
-            pytest.fail("llvm-objcopy-19 / clang-offload-bundler-19 required (PORTER_REQUIRE_HIPCC=1)")
-        pytest.skip("llvm-19 not installed (apt-get install llvm-19 clang-19)")
+    require(shutil.which("llvm-objcopy-19") and shutil.which("clang-offload-bundler-19"), "llvm-19 not installed (apt-get install llvm-19 clang-19)")
 
 
 # ---------------------------------------------------------------- defect 2: builds keyed by arch

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from porter import doctor
+from required_tools import require
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -105,10 +106,7 @@ def test_cli_smoke_without_torch_is_one_line(tmp_path):
 def test_doctor_names_each_toolchain_and_the_gfx942_one():
     import shutil
 
-    if not (shutil.which("hipcc") and shutil.which("clang++-19")):
-        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
-            pytest.fail("hipcc and clang-19 are required (PORTER_REQUIRE_HIPCC=1)")
-        pytest.skip("needs hipcc and clang-19 (apt-get install hipcc clang-19 lld-19 llvm-19)")
+    require(shutil.which("hipcc") and shutil.which("clang++-19"), "needs hipcc and clang-19 (apt-get install hipcc clang-19 lld-19 llvm-19)")
     info = doctor.collect()
     text = doctor.format_text(info)
     lines = [ln for ln in text.splitlines() if ln.startswith("toolchain")]

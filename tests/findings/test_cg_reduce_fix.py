@@ -28,6 +28,7 @@ from warpmodel import CompileError, run, run_pair  # noqa: E402
 
 from porter.findings import apply_fixes, scan  # noqa: E402
 from porter.translate import translate  # noqa: E402
+from required_tools import require  # noqa: E402
 
 
 def port(cuda: str) -> tuple[str, list]:
@@ -241,10 +242,7 @@ def test_the_fixed_softmax_compiles_for_gfx90a_and_gfx942(hipcc_compile, tmp_pat
     rc, out = hipcc_compile(hip, "softmax", syntax_only=True)
     assert rc == 0, out[-3000:]
     clang = shutil.which("clang++-19")
-    if clang is None:
-        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
-            pytest.fail("clang++-19 required (PORTER_REQUIRE_HIPCC=1)")
-        pytest.skip("clang++-19 not installed")
+    require(clang is not None, "clang++-19 not installed")
     src = tmp_path / "softmax942.hip"
     src.write_bytes(hip)
     r = subprocess.run([clang, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-std=c++17", "-fsyntax-only", str(src)],

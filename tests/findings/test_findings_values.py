@@ -17,6 +17,7 @@ import pytest
 
 from porter.findings import apply_fixes, scan, values
 from porter.translate import translate
+from required_tools import require
 
 PROJECTS = Path(__file__).with_name("projects")
 SOURCES = (".cu", ".cuh", ".h", ".cpp")
@@ -214,12 +215,9 @@ def _fixed_project(project: str, dest: Path) -> None:
 @pytest.mark.parametrize("arch", ["gfx90a", "gfx942"])
 @pytest.mark.parametrize("project", sorted(p.name for p in PROJECTS.iterdir() if p.is_dir()))
 def test_fixed_project_compiles(project, arch, tmp_path, monkeypatch):
-    if not shutil.which("hipcc"):
-        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
-            pytest.fail("hipcc is required (PORTER_REQUIRE_HIPCC=1) but not on PATH")
-        pytest.skip("hipcc not found: the fixed projects are not compile-checked")
-    if arch == "gfx942" and not all(shutil.which(t) for t in ("clang++-19", "ld.lld-19", "llvm-dis-19")):
-        pytest.skip("clang-19 not installed: no gfx942 compile here")
+    require(shutil.which("hipcc"), "hipcc not found: the fixed projects are not compile-checked")
+    require(arch != "gfx942" or all(shutil.which(t) for t in ("clang++-19", "ld.lld-19", "llvm-dis-19")),
+            "clang-19 not installed: no gfx942 compile here")
     from porter.build import BuildOptions, run_build
     from porter.build.toolchain import detect_toolchain
 

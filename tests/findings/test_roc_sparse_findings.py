@@ -18,6 +18,7 @@ import pytest
 import killable
 from porter.findings import scan
 from porter.translate import TranslateOptions, translate
+from required_tools import require
 
 FIXTURES = Path(__file__).with_name("fixtures") / "PORT179"
 ROCSPARSE_HEADER = Path("/usr/include/rocsparse/rocsparse.h")
@@ -31,10 +32,7 @@ def _hipcc_errors(tmp_path, hip: str, name: str) -> dict[int, str]:
     """{line: message} of hipcc's errors on ``hip`` (gfx90a, rocSPARSE's headers); skips (fails
     under PORTER_REQUIRE_HIPCC=1) without hipcc or librocsparse-dev."""
     hipcc = shutil.which("hipcc")
-    if hipcc is None or not ROCSPARSE_HEADER.is_file():
-        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
-            pytest.fail("hipcc and librocsparse-dev are required (PORTER_REQUIRE_HIPCC=1)")
-        pytest.skip("hipcc or rocSPARSE's headers (librocsparse-dev) missing: the prediction is not compile-checked")
+    require(hipcc is not None and ROCSPARSE_HEADER.is_file(), "hipcc or rocSPARSE's headers (librocsparse-dev) missing: the prediction is not compile-checked")
     src = tmp_path / f"{name}.hip"
     src.write_text(hip, encoding="utf-8")
     rc, out = killable.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-ferror-limit=0", "-x", "hip",

@@ -3,19 +3,13 @@
 import os
 import shutil
 
-import pytest
-
 import killable
-
-REQUIRE = os.environ.get("PORTER_REQUIRE_HIPCC") == "1"
+from required_tools import require
 
 
 def _hipcc():
     path = shutil.which("hipcc")
-    if not path:
-        if REQUIRE:
-            pytest.fail("PORTER_REQUIRE_HIPCC=1 but hipcc is not on PATH")
-        pytest.skip("hipcc not installed: cannot compile the mapped names")
+    require(path, "hipcc not installed: cannot compile the mapped names")
     return path
 
 

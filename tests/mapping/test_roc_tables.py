@@ -7,12 +7,12 @@ roc* name is younger than the HIP name the entry's versions describe (porter dat
 import os
 import shutil
 
-import pytest
 
 import killable
 
 from porter.mapping import truth
 from porter.translate import TranslateOptions, translate
+from required_tools import require
 
 # curated on purpose (porter/mapping/curated/cublas.toml: rocBLAS's own status for "not supported")
 CURATED = {"CUBLAS_STATUS_NOT_SUPPORTED"}
@@ -85,10 +85,7 @@ def test_philox_state_struct_name_becomes_rocrands_philox_state_with_roc():
 
 def test_roc_philox_kernel_compiles_with_hipcc_against_rocrand(tmp_path):
     hipcc = shutil.which("hipcc")
-    if not hipcc or not os.path.isdir("/usr/include/rocrand"):
-        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
-            pytest.fail("PORTER_REQUIRE_HIPCC=1 but hipcc or rocRAND's headers are missing")
-        pytest.skip("hipcc / rocRAND headers not installed")
+    require(hipcc and os.path.isdir("/usr/include/rocrand"), "hipcc / rocRAND headers not installed")
     src = tmp_path / "k.hip"
     src.write_text(_roc(CURAND_KERNEL))
     code, log = killable.run([hipcc, "--offload-arch=gfx90a", "-c", str(src), "-o", str(tmp_path / "k.o")], 300,

@@ -8,16 +8,14 @@ import sys
 import warnings
 
 import pytest
+from required_tools import require
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def need(*tools: str) -> None:
     missing = [t for t in tools if not shutil.which(t)]
-    if missing:
-        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
-            pytest.fail(f"{', '.join(missing)} required (PORTER_REQUIRE_HIPCC=1) but not installed")
-        pytest.skip(f"{', '.join(missing)} not installed")
+    require(not missing, f"{', '.join(missing)} not installed")
 
 
 def porter(*args: str, cwd=None, timeout: float = 300, stdout=subprocess.PIPE) -> subprocess.CompletedProcess:

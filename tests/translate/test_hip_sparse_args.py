@@ -10,7 +10,6 @@ cusparseSpSV_solve takes 9; hipsparseSpSV_solve took 10 before hipSPARSE 3.0.0 (
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from pathlib import Path
@@ -19,6 +18,7 @@ import pytest
 
 from porter.findings import scan
 from porter.translate import TranslateOptions, translate
+from required_tools import require
 
 ROOT = Path(__file__).resolve().parents[2]
 HIPSPARSE_HEADER = Path("/usr/include/hipsparse/hipsparse.h")
@@ -97,10 +97,7 @@ def test_roc_keeps_its_own_data():
 
 @pytest.mark.hipcc
 def test_the_port_compiles_against_hipsparse(hipcc_compile):
-    if not HIPSPARSE_HEADER.is_file():
-        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
-            pytest.fail("libhipsparse-dev is required (PORTER_REQUIRE_HIPCC=1)")
-        pytest.skip("hipSPARSE's headers (libhipsparse-dev) missing: the port is not compile-checked")
+    require(HIPSPARSE_HEADER.is_file(), "hipSPARSE's headers (libhipsparse-dev) missing: the port is not compile-checked")
     # Debian 12's hipsparse.h (hipSPARSE of ROCm 5.3) declares hipsparseSpSM_solve with the 11 parameters
     # every release since keeps; the port for ROCm 6.2 passes them (the descriptors as CUDA 11's
     # non-const types: ROCm 5.3 has no hipsparseConst*Descr_t)

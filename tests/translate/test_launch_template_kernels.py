@@ -8,11 +8,11 @@ compile with the installed hipcc.
 import os
 import shutil
 
-import pytest
 
 import killable
 
 from porter.translate import TranslateOptions, translate
+from required_tools import require
 
 SRC = """#include <cuda_runtime.h>
 template <typename T, int N> __global__ void scale(T* p) { p[threadIdx.x] *= T(N); }
@@ -42,10 +42,7 @@ def test_template_kernel_launches_name_the_kernel_with_hip_kernel_name():
 
 def test_template_kernel_launches_compile_with_hipcc(tmp_path):
     hipcc = shutil.which("hipcc")
-    if not hipcc:
-        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
-            pytest.fail("PORTER_REQUIRE_HIPCC=1 but hipcc is not on PATH")
-        pytest.skip("hipcc not installed")
+    require(hipcc, "hipcc not installed")
     src = tmp_path / "t.hip"
     src.write_text(_convert())
     code, log = killable.run([hipcc, "--offload-arch=gfx90a", "-c", str(src), "-o", str(tmp_path / "t.o")], 300,

@@ -22,6 +22,7 @@ import pytest
 import killable
 from porter.translate import TranslateOptions, call_args, translate
 from porter.mapping.roc_sparse_args import CallArgs, load_call_args
+from required_tools import require
 
 FIXTURES = Path(__file__).with_name("fixtures_roc_sparse")
 ROCSPARSE_HEADER = Path("/usr/include/rocsparse/rocsparse.h")
@@ -151,10 +152,7 @@ def test_a_duplicated_wrapped_argument_is_wrapped_both_times(monkeypatch):
 
 def _syntax_check(tmp_path, fixture: str) -> None:
     hipcc = shutil.which("hipcc")
-    if hipcc is None or not ROCSPARSE_HEADER.is_file():
-        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
-            pytest.fail("hipcc and librocsparse-dev are required (PORTER_REQUIRE_HIPCC=1)")
-        pytest.skip("hipcc or rocSPARSE's headers (librocsparse-dev) missing: the port is not compile-checked")
+    require(hipcc is not None and ROCSPARSE_HEADER.is_file(), "hipcc or rocSPARSE's headers (librocsparse-dev) missing: the port is not compile-checked")
     src = tmp_path / Path(fixture).with_suffix(".hip").name
     src.write_text(_port((FIXTURES / fixture).read_bytes()), encoding="utf-8")
     rc, out = killable.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(src)], 180,
@@ -176,10 +174,7 @@ def test_ported_complex_calls_compile_against_rocsparse(tmp_path):
 def _roc_parameter_names(function: str) -> list[str]:
     """rocSPARSE's parameter names of ``function``, read from rocsparse-functions.h itself."""
     header = ROCSPARSE_HEADER.with_name("rocsparse-functions.h")
-    if not header.is_file():
-        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
-            pytest.fail("librocsparse-dev is required (PORTER_REQUIRE_HIPCC=1)")
-        pytest.skip("rocSPARSE's headers (librocsparse-dev) missing")
+    require(header.is_file(), "rocSPARSE's headers (librocsparse-dev) missing")
     text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", header.read_text(encoding="utf-8"), flags=re.S)
     m = re.search(rf"\brocsparse_status\s+{function}\s*\(([^;]*)\)\s*;", text)
     assert m, function

@@ -14,6 +14,7 @@ from header_signatures import template_parameters_hip_lacks, wrap_rule
 
 import killable
 from porter.translate import translate
+from required_tools import require
 
 # written from CUDA's runtime API: a scalar and an array `__device__` variable, a namespaced one, and the
 # forms CUDA's non-template overload takes (a `const void*` variable, an explicit cast)
@@ -49,10 +50,7 @@ def test_a_variable_name_gets_its_address_and_the_non_template_forms_are_left():
 @pytest.mark.hipcc
 def test_the_port_compiles_with_hip(tmp_path):
     hipcc = shutil.which("hipcc")
-    if hipcc is None:
-        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
-            pytest.fail("hipcc is required (PORTER_REQUIRE_HIPCC=1)")
-        pytest.skip("hipcc missing: the port is not compile-checked")
+    require(hipcc is not None, "hipcc missing: the port is not compile-checked")
     src = tmp_path / "graphs.hip"
     src.write_bytes(translate(SOURCE, "g.cu").output)
     rc, out = killable.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(src)], 180,
