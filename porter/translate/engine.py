@@ -535,6 +535,20 @@ def _define_rules() -> dict[str, dict]:
     return {name: rule for rule in structure_rules().get("define_before_include", ()) for name in rule["names"]}
 
 
+def _header_defines(source: bytes, path: str | None, included: list[tuple[IncludePath, str, bool]]) -> list[dict]:
+    """The [[define_before_include]] rules a header wants whatever it calls: those whose ``in_headers``
+    holds its extension, where it includes a CUDA header that the port includes as one of ``before`` and
+    mentions one of the rule's ``half_words`` (its includers, which it cannot see, may call the functions
+    that want the macro)."""
+    if path is None:
+        return []
+    suffix = Path(path).suffix
+    return [rule for rule in structure_rules().get("define_before_include", ())
+            if suffix in rule.get("in_headers", ())
+            and any(w.encode() in source for w in rule.get("half_words", ()))
+            and any(known and name in rule["before"] for _node, name, known in included)]
+
+
 def _defines_macro(source: bytes, macro: str) -> bool:
     """Whether the file itself #defines ``macro`` (a line-start directive, wherever it stands)."""
     return any(m.group(1).decode() == macro for _line, m in directives(_DEFINE_FROM_HASH, BLANKS_BEFORE_HASH, source))
@@ -699,7 +713,7 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     uses_complex = False
     # a HIP name whose library header wants a macro defined first ([[define_before_include]])
     define_rules = _define_rules()
-    wanted_defines: list[dict] = []
+    wanted_defines: list[dict] = _header_defines(source, path, included)
     encoded: dict[str, bytes] = {}  # one bytes object per HIP name, shared by its edits
     protected = index.protected_test()  # (index.is_protected without its look-ups: the hot loop's)
     line_col = index.line_col_function()  # (index.line_col without its per-call checks: the hot loop's)

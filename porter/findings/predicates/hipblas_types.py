@@ -17,7 +17,12 @@ which the port compiles from, the CUDA functions with their argument counts):
   with such a counterpart.  A compute type that only allows reduced precision (FAST_TF32 & co.) gets a fix for
   review; a pedantic one, or one held in a variable, none.
 
-A call whose argument count is not CUDA's (a macro supplies some) is reported without a fix."""
+A call whose argument count is not CUDA's (a macro supplies some) is reported without a fix.
+
+From 5.5 on, a file that calls a half function but includes no hipBLAS header (nor a cuBLAS one the port
+includes as hipblas.h) and does not name HIPBLAS_USE_HIP_HALF relies on another file's include, which may come
+without the define: reported once, at its first such call, without a fix (porter defines it in the headers it
+converts; otherwise the build's flags must).  Only a file that names a half function does this work."""
 
 from __future__ import annotations
 
@@ -83,8 +88,89 @@ def _newest_until() -> str:
     return max((t["until"] for t in _tables()), key=version_key, default="0")
 
 
-_CALLS = LibraryFacts(_load, lambda ctx: not ctx.options.roc and b"cublas" in ctx.source
-                      and _older(ctx.options.target, _newest_until()))
+@functools.cache
+def _half_names() -> tuple[bytes, ...]:
+    """The CUDA names of the "half" tables (cublasHgemm & co.)."""
+    return tuple(name.encode() for t in _tables() if t["kind"] == "half" for name in t["functions"])
+
+
+def _applies(ctx) -> bool:
+    """An older target (the tables' calls), or a newer one in a file that names a half function (the define)."""
+    if ctx.options.roc or b"cublas" not in ctx.source:
+        return False
+    return _older(ctx.options.target, _newest_until()) or any(ctx.mentions(n) for n in _half_names())
+
+
+_CALLS = LibraryFacts(_load, _applies)
+
+
+@functools.cache
+def _half_rule() -> dict:
+    """rules.toml [[define_before_include]] for hipBLAS's half functions ({} where there is none)."""
+    from porter.translate.engine import structure_rules
+
+    return next((rule for rule in structure_rules().get("define_before_include", ()) if "hipblasHgemm" in rule["names"]), {})
+
+
+def _half_define() -> tuple[str, frozenset[str]]:
+    """That rule's macro and the headers it precedes."""
+    rule = _half_rule()
+    return (rule["define"], frozenset(rule["before"])) if rule else ("", frozenset())
+
+
+def _relies_on_another_include(ctx) -> bool:
+    """Whether the file includes no header that is (or whose port is) one the half define precedes, and does
+    not name the macro itself: the hipBLAS include its half calls need comes from another file."""
+    macro, before = _half_define()
+    if not macro or ctx.mentions(macro.encode()):
+        return False
+    from porter.mapping import load_database
+
+    headers = load_database().headers
+
+    def hipblas(inner: str) -> bool:
+        entry = headers.get(inner)
+        return inner in before or (entry is not None and entry.target(False) in before)
+
+    quoted = []
+    for node in ctx.index.includes:
+        inner = ctx.source[node.start_byte + 1:node.end_byte - 1].decode("utf-8", "replace")
+        if hipblas(inner):
+            return False
+        if ctx.source[node.start_byte:node.start_byte + 1] == b'"':
+            quoted.append(inner)
+    # a project header it includes that porter gives the define ([[define_before_include]] in_headers: it
+    # includes cuBLAS and CUDA's half type): the include the call relies on comes after the define
+    if quoted and ctx.file:
+        from porter.findings.values import header_files
+
+        rule = _half_rule()
+        words = [w.encode() for w in rule.get("half_words", ())]
+        suffixes = tuple(rule.get("in_headers", ()))
+        for _shown, path, _facts in header_files(ctx.file, quoted, ctx.path):
+            if not path.endswith(suffixes):
+                continue
+            try:
+                text = open(path, "rb").read()
+            except OSError:
+                continue
+            if any(w in text for w in words) and any(hipblas(m.decode("utf-8", "replace")) for m in _INCLUDED.findall(text)):
+                return False
+    return True
+
+
+_INCLUDED = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]", re.M)
+
+
+def _define_elsewhere(ctx, pos, end, name, hip, fact):
+    macro, _before = _half_define()
+    problem = (f"not where the hipblas.h this call relies on is included without `#define {macro}` before it. This file includes "
+               f"no hipBLAS header, so porter adds no define here; the header or file that includes hipblas.h for it "
+               f"gets hipBLAS's hipblasHalf, a uint16_t unless {macro} is defined first (from ROCm {fact.until} it then "
+               f"is __half), and the __half pointers cuBLAS takes do not convert. porter adds the define, guarded, to "
+               f"the headers it converts that include cuBLAS; for one it does not convert, add -D{macro} to the "
+               f"build's flags (porter build --flag=-D{macro})")
+    return Hit(pos, end, {"name": name, "hip": hip, "target": ctx.options.target, "problem": problem})
 
 _NULL = re.compile(rb"^\(*\s*(?:nullptr|NULL|0)\s*\)*$")
 _HALF_ALREADY = re.compile(rb"^\s*(?:reinterpret_cast\s*<\s*(?:const\s+)?hipblasHalf\b"
@@ -204,13 +290,21 @@ def older_hipblas_types(ctx):
     ids = load_database().identifiers
     target = ctx.options.target
     hits = []
+    elsewhere = None  # a newer target: whether the half calls rely on another file's hipBLAS include
     for pos, end, word, spans, fact in _CALLS.calls(ctx):
-        if not _older(target, fact.until):
+        older = _older(target, fact.until)
+        if not older and fact.kind != "half":
             continue
         name = word.decode()
         entry = ids.get(name)
         hip = entry.target(False) if entry is not None and entry.renames else None
         if not hip:
+            continue
+        if not older:  # reported once, at the file's first half call: the one define serves them all
+            if elsewhere is None:
+                elsewhere = _relies_on_another_include(ctx)
+                if elsewhere:
+                    hits.append(_define_elsewhere(ctx, pos, end, name, hip, fact))
             continue
         if len(spans) != fact.args:
             problem = (f"the call passes {len(spans)} arguments where cuBLAS's list has {fact.args} (a macro supplies "
