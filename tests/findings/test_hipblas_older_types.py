@@ -274,19 +274,12 @@ def test_the_fixed_half_port_compiles_where_hipblas_half_is_uint16(hipcc_compile
 
 
 @pytest.mark.hipcc
-def test_the_fixed_extension_port_compiles_with_hipblas_datatype(hipcc_compile, hipblas_include):
+@pytest.mark.parametrize("family, unfixed_error", [("extensions", "undeclared identifier 'cublasDotEx'"),
+                                                   ("gemms", "undeclared identifier 'CUBLAS_COMPUTE_32F'")])
+def test_the_fixed_port_compiles_with_hipblas_datatype(family, unfixed_error, hipcc_compile, hipblas_include):
+    source = {"extensions": EXTENSIONS, "gemms": GEMMS}[family]
     flags = ("-isystem", str(hipblas_include))
-    rc, out = hipcc_compile(_fixed_port(EXTENSIONS, "5.2"), "fixed", flags=flags, syntax_only=True)
+    rc, out = hipcc_compile(_fixed_port(source, "5.2"), "fixed", flags=flags, syntax_only=True)
     assert rc == 0, out[-3000:]
-    rc, out = hipcc_compile(translate(EXTENSIONS, "blas.cu", _at("5.2")).output, "bare", flags=flags,
-                            syntax_only=True)
-    assert rc != 0 and "undeclared identifier 'cublasDotEx'" in out, out[-3000:]
-
-
-@pytest.mark.hipcc
-def test_the_fixed_gemm_port_compiles_with_hipblas_datatype(hipcc_compile, hipblas_include):
-    flags = ("-isystem", str(hipblas_include))
-    rc, out = hipcc_compile(_fixed_port(GEMMS, "5.2"), "fixed", flags=flags, syntax_only=True)
-    assert rc == 0, out[-3000:]
-    rc, out = hipcc_compile(translate(GEMMS, "blas.cu", _at("5.2")).output, "bare", flags=flags, syntax_only=True)
-    assert rc != 0 and "undeclared identifier 'CUBLAS_COMPUTE_32F'" in out, out[-3000:]
+    rc, out = hipcc_compile(translate(source, "blas.cu", _at("5.2")).output, "bare", flags=flags, syntax_only=True)
+    assert rc != 0 and unfixed_error in out, out[-3000:]
