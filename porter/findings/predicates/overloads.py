@@ -28,15 +28,16 @@ GUARD = "__HIP_PLATFORM_AMD__"
 
 
 @functools.cache
-def _collapsing() -> tuple[dict[bytes, str], tuple[bytes, ...]]:
+def _collapsing(roc: bool = False) -> tuple[dict[bytes, str], tuple[bytes, ...]]:
     """{name: the HIP name it shares with another CUDA name} for every CUDA name of such a group
-    (and the shared HIP name itself), and those names as a tuple for the searcher."""
+    (and the shared HIP name itself), and those names as a tuple for the searcher; ``roc``: the names
+    the port writes under --roc (cublasStatus_t and cusolverStatus_t are both rocblas_status there)."""
     from porter.mapping import load_database
 
     by_hip: dict[str, set[str]] = defaultdict(set)
     for e in load_database().identifiers.values():
         if e.renames and e.context is None:
-            by_hip[e.hip].add(e.cuda)
+            by_hip[e.target(roc)].add(e.cuda)
     group: dict[bytes, str] = {}
     for hip, names in by_hip.items():
         if len(names) > 1:
@@ -46,10 +47,10 @@ def _collapsing() -> tuple[dict[bytes, str], tuple[bytes, ...]]:
 
 
 @functools.cache
-def _searcher():
+def _searcher(roc: bool = False):
     import ahocorasick_rs
 
-    return ahocorasick_rs.BytesAhoCorasick(list(_collapsing()[1]))
+    return ahocorasick_rs.BytesAhoCorasick(list(_collapsing(roc)[1]))
 
 
 # the file is searched a slice at a time: a list of every occurrence of a whole big file (810k matches in
@@ -58,12 +59,14 @@ _SLICE = 1 << 20
 
 
 @functools.cache
-def _longest() -> int:
-    return max(map(len, _collapsing()[1]))
+def _longest(roc: bool = False) -> int:
+    return max(map(len, _collapsing(roc)[1]))
 
 
+@functools.cache
 def _words() -> tuple[bytes, ...]:
-    return _collapsing()[1]
+    """The names of both tables (the trigger words: a superset is enough there)."""
+    return tuple(sorted(set(_collapsing(False)[1]) | set(_collapsing(True)[1])))
 
 
 SHARED_WORDS.append(_words)  # searched with the trigger words (Context.occurrences)
@@ -72,13 +75,14 @@ SHARED_WORDS.append(_words)  # searched with the trigger words (Context.occurren
 def _occurrences(ctx):
     """(position, name) of every whole-identifier occurrence of the collapsing names, in file order: a
     list for a file of one slice, else made slice by slice as they are read."""
-    _group, words = _collapsing()
-    searcher = _searcher()
+    roc = ctx.options.roc
+    _group, words = _collapsing(roc)
+    searcher = _searcher(roc)
     source = ctx.source
     if len(source) <= _SLICE:
         return [(start, words[i]) for i, start, end in ctx.occurrences(words, searcher)
                 if whole_identifier(source, start, end)]
-    return _sliced(source, words, searcher, _longest())
+    return _sliced(source, words, searcher, _longest(roc))
 
 
 def _sliced(source: bytes, words, searcher, longest: int):
@@ -99,7 +103,7 @@ def _present(ctx) -> list[tuple[int, bytes]]:
 
 
 def _find_present(ctx) -> list[tuple[int, bytes]]:
-    group, _words = _collapsing()
+    group, _words = _collapsing(ctx.options.roc)
     source, index = ctx.source, ctx.index
     # the groups are decided on the whole text first, then again without comments and literals:
     # most files have no group with two members anywhere and skip the look-up of each occurrence
@@ -209,9 +213,11 @@ def collapsing_overloads(ctx):
 
     db = load_database()
 
+    roc = ctx.options.roc
+
     def rename(token: str) -> str:
         entry = db.identifiers.get(token)
-        return entry.hip if entry is not None and entry.renames and entry.context is None else token
+        return entry.target(roc) if entry is not None and entry.renames and entry.context is None else token
 
     declarators = {}
     for pos, name in present:
@@ -272,7 +278,7 @@ class _Place(NamedTuple):
 
 def _hit(ctx, fname, place: _Place, cuda, hip, earlier) -> Hit:
     other, other_cuda, _hip = earlier
-    group = _collapsing()[0]
+    group = _collapsing(ctx.options.roc)[0]
     pairs = sorted({(a, b) for pa, pb in zip(cuda, other_cuda) for a, b in zip(pa, pb) if a != b})
     types = "; ".join(f"`{a}` and `{b}` are both `{group.get(a.encode(), b)}`" for a, b in pairs)
     line = ctx.line_col(other.start)[0]
