@@ -16,7 +16,7 @@ DEFAULT_NORECURSE = '["*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_mod
 
 def tree(tmp_path: Path, norecurse: str = DEFAULT_NORECURSE, files: dict | None = None) -> Path:
     (tmp_path / "tests").mkdir()
-    for name in ("conftest.py", "collection_guard.py", "killable.py"):  # conftest.py and what it imports
+    for name in ("conftest.py", "collection_guard.py", "killable.py", "required_tools.py"):  # conftest.py and what it imports
         shutil.copy(HERE / name, tmp_path / "tests" / name)
     (tmp_path / "pytest.ini").write_text(f"[pytest]\ntestpaths = tests\nnorecursedirs = {norecurse[1:-1].replace(',', '')}\n")
     for rel, text in (files or {}).items():
