@@ -535,18 +535,21 @@ def _define_rules() -> dict[str, dict]:
     return {name: rule for rule in structure_rules().get("define_before_include", ()) for name in rule["names"]}
 
 
-def _header_defines(source: bytes, path: str | None, included: list[tuple[IncludePath, str, bool]]) -> list[dict]:
-    """The [[define_before_include]] rules a header wants whatever it calls: those whose ``in_headers``
-    holds its extension, where it includes a CUDA header that the port includes as one of ``before`` and
-    mentions one of the rule's ``half_words`` (its includers, which it cannot see, may call the functions
-    that want the macro)."""
-    if path is None:
-        return []
-    suffix = Path(path).suffix
-    return [rule for rule in structure_rules().get("define_before_include", ())
-            if suffix in rule.get("in_headers", ())
+def header_gets_define(rule: dict, source: bytes, path: str | None, port_headers) -> bool:
+    """A [[define_before_include]] ``rule`` that a header wants whatever it calls: its extension is one of
+    ``in_headers``, it mentions one of ``half_words`` and one of ``port_headers`` (the headers its port
+    includes) is one of ``before`` (its includers, which it cannot see, may call the functions that want
+    the macro).  Also read by PORT185, which asks it of the project headers a file includes."""
+    return (path is not None and Path(path).suffix in rule.get("in_headers", ())
             and any(w.encode() in source for w in rule.get("half_words", ()))
-            and any(known and name in rule["before"] for _node, name, known in included)]
+            and any(name in rule["before"] for name in port_headers))
+
+
+def _header_defines(source: bytes, path: str | None, included: list[tuple[IncludePath, str, bool]]) -> list[dict]:
+    """The [[define_before_include]] rules this header wants whatever it calls (``header_gets_define``)."""
+    port_headers = [name for _node, name, known in included if known]
+    return [rule for rule in structure_rules().get("define_before_include", ())
+            if header_gets_define(rule, source, path, port_headers)]
 
 
 def _defines_macro(source: bytes, macro: str) -> bool:

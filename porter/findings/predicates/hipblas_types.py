@@ -143,18 +143,20 @@ def _relies_on_another_include(ctx) -> bool:
     # includes cuBLAS and CUDA's half type): the include the call relies on comes after the define
     if quoted and ctx.file:
         from porter.findings.values import header_files
+        from porter.translate.engine import header_gets_define
+
+        def port_header(inner: str) -> str:
+            entry = headers.get(inner)
+            return entry.target(False) if entry is not None and entry.target(False) else inner
 
         rule = _half_rule()
-        words = [w.encode() for w in rule.get("half_words", ())]
-        suffixes = tuple(rule.get("in_headers", ()))
         for _shown, path, _facts in header_files(ctx.file, quoted, ctx.path):
-            if not path.endswith(suffixes):
-                continue
             try:
                 text = open(path, "rb").read()
             except OSError:
                 continue
-            if any(w in text for w in words) and any(hipblas(m.decode("utf-8", "replace")) for m in _INCLUDED.findall(text)):
+            includes = [port_header(m.decode("utf-8", "replace")) for m in _INCLUDED.findall(text)]
+            if header_gets_define(rule, text, path, includes):
                 return False
     return True
 
