@@ -136,3 +136,65 @@ def test_a_declaration_in_another_region_of_a_big_file_counts(monkeypatch):
     fixes = _fixes(source, "PORT020", index=index)
     assert fixes and all(x is not None and not x.safe for x in fixes)
     assert not index.parsed
+
+
+# A project header porter reads decides what its name holds: the kernel includes "lanes.h", which declares
+# FULL_MASK (no macro). CUDA runs the intrinsic for the lanes of that mask only: a partial or narrowed mask
+# must leave the fix to a human; a 32-bit all-ones constant keeps the safe fix (as warp_utils.cuh's macro does).
+HEADERS = {
+    "a constexpr of the low half": ("constexpr unsigned FULL_MASK = 0x0000ffffu;\n", False),
+    "an enumerator of the low half": ("enum Lanes { FULL_MASK = 0xffff };\n", False),
+    "an unsigned short all-ones": ("__device__ const unsigned short FULL_MASK = 0xffffffff;\n", False),
+    "a namespaced half mask": ("namespace lanes { constexpr unsigned FULL_MASK = 0x00ff00ffu; }\n"
+                               "using lanes::FULL_MASK;\n", False),
+    "a constexpr all-ones": ("constexpr unsigned FULL_MASK = 0xffffffffu;\n", True),
+    "a uint32_t all-ones of another name": ("#include <cstdint>\nconstexpr uint32_t kWarpAll = 0xffffffff;\n", True),
+}
+
+
+@pytest.mark.parametrize("use", sorted(USES))
+@pytest.mark.parametrize("shape", sorted(HEADERS))
+def test_a_project_headers_declaration_decides_a_mask_name(tmp_path, shape, use):
+    header, full = HEADERS[shape]
+    mask = "kWarpAll" if "kWarpAll" in header else "FULL_MASK"
+    (tmp_path / "lanes.h").write_text("#pragma once\n" + header)
+    source = _file('#include "lanes.h"\n__device__ float f(float v) { {use} return v; }\n', mask, use)
+    (tmp_path / "k.cu").write_bytes(source)
+    _statement, rule, call = USES[use]
+    findings = scan(source, "k.cu", file=str(tmp_path / "k.cu"))
+    fixes = [f.fix for f in findings if f.rule == rule]
+    assert fixes and all(x is not None and x.safe is full for x in fixes), [f.message for f in findings]
+    assert ((call + mask).encode() in apply_fixes(source, findings)) is not full
+
+
+# The file shows its FULL_MASK is no macro of some header, though it declares no variable of that name in
+# its syntax tree: a macro of the file declares it, or a using-declaration brings it from a namespace
+# (``using ns::0xffffffff;`` would not compile). Its value is then not the name's to say.
+NOT_A_MACRO = {
+    "declared by a macro": ("#define LANE_CONSTANTS const unsigned short FULL_MASK = 0xffff;\nLANE_CONSTANTS\n"),
+    "assigned by a macro": ("__device__ unsigned lanes_of_half;\n#define PICK_HALF() (FULL_MASK = 0x0000ffff)\n"),
+    "a using-declaration": ("#include \"half.h\"  // namespace half { constexpr unsigned FULL_MASK = 0xffff; }\n"
+                            "using half::FULL_MASK;\n"),
+}
+
+
+@pytest.mark.parametrize("use", sorted(USES))
+@pytest.mark.parametrize("shape", sorted(NOT_A_MACRO))
+def test_a_mask_name_the_file_shows_is_no_macro_is_not_trusted(shape, use):
+    source = _file(NOT_A_MACRO[shape] + "__device__ float f(float v) { {use} return v; }\n", "FULL_MASK", use)
+    _statement, rule, call = USES[use]
+    findings = scan(source, "k.cu")
+    fixes = [f.fix for f in findings if f.rule == rule]
+    assert fixes and all(x is not None and not x.safe for x in fixes), [f.message for f in findings]
+    assert (call + "FULL_MASK").encode() in apply_fixes(source, findings)
+
+
+@pytest.mark.parametrize("shape", ["a constexpr of the low half", "a constexpr all-ones"])
+def test_a_shuffle_in_a_macro_body_reads_the_headers_declaration_too(tmp_path, shape):
+    header, full = HEADERS[shape]
+    (tmp_path / "lanes.h").write_text("#pragma once\n" + header)
+    source = (b'#include "lanes.h"\n#define BROADCAST(x) __shfl_sync(FULL_MASK, x, 0)\n'
+              b"__device__ float f(float v) { return BROADCAST(v); }\n")
+    (tmp_path / "k.cu").write_bytes(source)
+    findings = [f for f in scan(source, "k.cu", file=str(tmp_path / "k.cu")) if f.rule == "PORT020" and f.line == 2]
+    assert findings and all(f.fix is not None and f.fix.safe is full for f in findings), [f.message for f in findings]

@@ -49,9 +49,67 @@ def is_full_mask(ctx, node: ts.Node) -> bool:
     offsets = ctx.cache["const_masks"].get(name)
     if offsets:
         return any(_file_scope(ctx, at) for at in offsets)
-    # a mask macro from another header (e.g. FULL_MASK in warp_utils.cuh): trust its name, unless the file
-    # declares something of that name itself
-    return name not in ctx.macros and bool(FULL_MASK_NAME.match(name)) and not _declared_in_file(ctx, name)
+    return trusted_mask_name(ctx, name)
+
+
+def trusted_mask_name(ctx, name: str) -> bool:
+    """``name`` (no macro of the file or of the project headers it includes) is the full 32-lane mask.
+
+    A project header's own declaration of it decides (``constexpr unsigned FULL_MASK = 0xffffffff;`` yes,
+    ``= 0x0000ffff`` or an ``unsigned short`` no).  With none, a conventional name (FULL_MASK in
+    warp_utils.cuh, a header porter cannot read) is trusted as that header's macro, unless the file shows it
+    is no macro: it declares the name (a variable, a member, an enumerator ...), a macro of the file
+    declares or assigns it, or ``using ns::NAME;`` brings it in (a macro there would not compile)."""
+    if name in ctx.macros or not re.match(r"^[A-Za-z_]\w*$", name):
+        return False
+    seen = ctx.cache.setdefault("trusted_mask_name", {})
+    if name not in seen:
+        in_headers = _header_declarations(ctx, name)
+        if _declared_in_file(ctx, name) or _declared_by_macro(ctx, name):
+            seen[name] = False
+        elif in_headers:
+            seen[name] = all(full for full in in_headers)
+        else:
+            seen[name] = bool(FULL_MASK_NAME.match(name)) and not _brought_in_by_using(ctx, name)
+    return seen[name]
+
+
+_NARROW = re.compile(r"\b(?:short|char|u?int(?:8|16)_t|bool)\b")
+
+
+def _header_declarations(ctx, name: str) -> list[bool]:
+    """Whether each declaration of ``name`` (no macro) in the project headers the file includes sets the
+    full 32-bit mask in a type that holds it (empty: no header porter read declares it)."""
+    if not ctx.file or not ctx.index.includes:
+        return []
+    from porter.findings.values import header_code, unit_of
+
+    unit = unit_of(ctx)
+    found = []
+    for c in unit.consts.get(name, ()):
+        if c.pos >= 0 or c.kind == "define":
+            continue
+        full = bool(FULL_MASK.match(c.expr.replace(" ", "") if c.expr.startswith("(") else c.expr))
+        if full and c.kind != "enum":
+            path = dict(unit.header_paths).get(c.file)
+            code = header_code(path) if path else None
+            lines = code.decode("utf-8", "replace").splitlines() if code is not None else []
+            head = lines[c.line - 1].split(name)[0] if 0 < c.line <= len(lines) else "short"
+            full = not _NARROW.search(head)  # (a line porter cannot read again: not trusted)
+        found.append(full)
+    return found
+
+
+def _declared_by_macro(ctx, name: str) -> bool:
+    """A ``#define`` of the file declares ``name`` (after a type word) or assigns it."""
+    pattern = re.compile(rb"#[ \t]*define\b(?:[^\n\\]|\\.)*?(?:\b(?:const|constexpr|unsigned|signed|int|long|short|char|"
+                         rb"auto|\w+_t)\s+" + re.escape(name.encode()) + rb"(?!\w)|(?<![\w.>])" + re.escape(name.encode())
+                         + rb"\s*=(?!=))", re.S)
+    return pattern.search(ctx.source) is not None
+
+
+def _brought_in_by_using(ctx, name: str) -> bool:
+    return re.search(rb"\busing\s+[\w:\s]*::\s*" + re.escape(name.encode()) + rb"\s*;", ctx.source) is not None
 
 
 def _file_scope(ctx, at: int) -> bool:

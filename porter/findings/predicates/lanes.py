@@ -20,7 +20,7 @@ from porter.findings.wave.name_regex import name_at, word_at
 from porter.findings.predicates.mask_variables import full_mask_line
 from porter.findings.predicates.warpvalues import logical_hint, logical_note, may_mix, wave_note
 from porter.findings.predicates.common import (FULL_MASK, FULL_MASK_NAME, args_of, compact, edit, fix, function_name,
-                                               is_full_mask, is_wide_mask)
+                                               is_full_mask, is_wide_mask, trusted_mask_name)
 
 SHUFFLES = {"__shfl_sync": "__shfl", "__shfl_up_sync": "__shfl_up", "__shfl_down_sync": "__shfl_down",
             "__shfl_xor_sync": "__shfl_xor"}
@@ -86,7 +86,7 @@ def _in_macro_body(ctx, body):
         mask = text[spans[0][0]:spans[0][1]]
         value = ctx.macro_value(mask)
         full = bool(FULL_MASK.match(value.replace(" ", "") if value.startswith("(") else value)) or \
-            (value not in ctx.macros and bool(FULL_MASK_NAME.match(value)))
+            trusted_mask_name(ctx, value)
         params = {"name": name, "mask": compact(mask, 30)}
         the_fix = None
         if name in SHUFFLES and len(spans) in (3, 4):
