@@ -24,6 +24,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for warpmodel
 from warpmodel import CompileError, run  # noqa: E402
+from required_tools import require  # noqa: E402
 
 from porter.findings import apply_fixes, scan  # noqa: E402
 from porter.translate import TranslateOptions, translate  # noqa: E402
@@ -278,12 +279,9 @@ def test_the_fix_converges():
 
 
 # ------------------------------------------------------------------ the fixed port compiles
-def _clang19(hip: bytes, tmp_path: Path, name: str) -> subprocess.CompletedProcess | None:
+def _clang19(hip: bytes, tmp_path: Path, name: str) -> subprocess.CompletedProcess:
     clang = shutil.which("clang++-19")
-    if clang is None:
-        if os.environ.get("PORTER_REQUIRE_HIPCC") == "1":
-            pytest.fail("clang++-19 required (PORTER_REQUIRE_HIPCC=1)")
-        return None
+    require(clang, "clang++-19 not installed: cannot compile the port for gfx942")
     src = tmp_path / f"{name}.hip"
     src.write_bytes(hip)
     return subprocess.run([clang, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-std=c++17", "-fsyntax-only", str(src)],
@@ -297,8 +295,6 @@ def test_the_fixed_softmax_compiles_for_gfx90a_and_gfx942(hipcc_compile, tmp_pat
     rc, out = hipcc_compile(hip, "softmax", syntax_only=True)
     assert rc == 0, out[-3000:]
     r = _clang19(hip, tmp_path, "softmax942")
-    if r is None:
-        pytest.skip("clang++-19 not installed")
     assert r.returncode == 0, r.stderr[-3000:]
     # and without PORT032's fix (PORT071's applied) it does not compile: the check can fail
     data = SOFTMAX.encode()
