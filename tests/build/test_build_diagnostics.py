@@ -42,6 +42,18 @@ def test_clang_output():
     assert all(d.unit == "u" for d in ds)
 
 
+def test_a_missing_openmp_runtime_is_named_with_its_package():
+    """A Makefile built with -fopenmp (HeCBench's -Xcompiler -fopenmp) on a machine whose compiler has no
+    libomp: the link error names the runtime and the package for each compiler, not a porting problem."""
+    out = ("/usr/bin/ld: cannot find -lomp: No such file or directory\n"
+           "clang++-19: error: linker command failed with exit code 1 (use -v to see invocation)\n"
+           "k.cu:3:10: fatal error: 'omp.h' file not found\n")
+    ds = parse(out, cwd="/p", root="/p")
+    omp = [d for d in ds if d.library]
+    assert [d.library for d in omp] == ["OpenMP runtime", "OpenMP runtime"], [(d.message, d.library) for d in ds]
+    assert all("libomp-19-dev" in d.hint and "libomp-15-dev" in d.hint for d in omp)
+
+
 def test_make_directories_and_paths_outside_the_tree():
     out = ("make[1]: Entering directory '/p/sub'\n"
            "k.cu:3:1: error: expected ';'\n"
