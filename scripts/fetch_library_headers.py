@@ -1,5 +1,5 @@
 """Fetch the headers of the AMD libraries Debian 12 does not package (hipBLAS, hipSOLVER, hipFFT, rocBLAS,
-rocSOLVER) from Debian 13 (trixie)'s development packages, for the tests that compile ports against them.
+rocSOLVER, hipCUB, rocThrust, and the rocPRIM 5.7 hipCUB 5.7 needs) from Debian 13 (trixie)'s development packages, for the tests that compile ports against them.
 
 Nothing is installed: each .deb named in scripts/fetch_library_headers.tsv (version, pool file, size and
 SHA256, copied from trixie's Packages index) is downloaded from Debian's archive with a time limit, checked

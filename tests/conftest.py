@@ -96,6 +96,14 @@ def rocblas_include() -> Path:
 
 
 @pytest.fixture
+def hipcub_include() -> Path:
+    """The include folder holding hipCUB, rocPRIM and rocThrust (5.7.1: Debian 13's libhipcub-dev,
+    librocprim-dev and librocthrust-dev; Debian 12's own rocPRIM 5.2 is older than the hipCUB beside it)."""
+    return library_include(("hipcub/hipcub.hpp", "rocprim/rocprim.hpp", "thrust/device_vector.h"),
+                           "PORTER_HIPCUB_INCLUDE", "libhipcub-dev librocprim-dev librocthrust-dev")
+
+
+@pytest.fixture
 def miopen_include() -> Path:
     """The include folder holding miopen/miopen.h (with its generated config.h and export.h): packaged by no
     Debian release, so it skips (also in CI) unless PORTER_MIOPEN_INCLUDE names one."""
