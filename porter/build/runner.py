@@ -34,7 +34,7 @@ from pathlib import Path
 from porter import proc
 from porter.build import diskspace
 from porter.build.cache import Cache, read_depfile, sha256_bytes
-from porter.build.diagnostics import Diagnostic, SourceMap, parse
+from porter.build.diagnostics import Diagnostic, SourceMap, classify, parse
 from porter.build.report import BuildReport, ProjectResult, UnitResult
 from porter.build.subprojects import SubProject, find_subprojects, project_of
 from porter.build.toolchain import KINDS, Toolchain, detect_toolchain, find_plain_clangs, valid_arch_name
@@ -753,8 +753,9 @@ def _build_make(run: _Runner, report: BuildReport, makefile: str) -> None:
     report.ok = r.ok and not report.write_error
     if not r.ok and not any(d.severity == "error" for d in ds) and not r.cancelled:
         tail = [ln for ln in r.stdout.strip().splitlines() if ln.strip()][-3:]
-        report.diagnostics.append(Diagnostic("", 0, 0, "error", f"make failed (exit {r.returncode}): "
-                                             + " | ".join(tail)[:400], unit="make"))
+        d = Diagnostic("", 0, 0, "error", f"make failed (exit {r.returncode}): " + " | ".join(tail)[:400], unit="make")
+        classify(d)  # (e.g. a file the Makefile names outside the converted folder)
+        report.diagnostics.append(d)
     if not r.ok and diskspace.says_no_space(r.stdout):  # make does not say which file: the folder it built in
         write_failed(report, diskspace.write_failure_line(str(run.root), str(run.root), "", True))
 

@@ -149,6 +149,18 @@ def test_make_build_of_a_migrated_makefile(tmp_path, toolchain90a):
     assert again.ok and {u.status for u in again.units if u.kind == "compile"} == {"up-to-date"}
 
 
+def test_a_makefile_naming_a_file_outside_the_port_says_so(tmp_path, toolchain90a):
+    """HeCBench's wordcount-cuda builds ``../wordcount-sycl/main.cpp``: converted with -o elsewhere, its port's
+    make stops at "No rule to make target" with no word of why; the report says where the file was looked for."""
+    root = _tree(tmp_path / "out" / "wordcount-hip")
+    (root / "Makefile").write_text("HIPCC ?= hipcc\nHIP_ARCH ?= gfx942\nmain: ../wordcount-sycl/main.cpp main.cu\n"
+                                   "\t$(HIPCC) --offload-arch=$(HIP_ARCH) -o $@ $^\n")
+    r = run_build(root, BuildOptions(arch=ARCH), toolchain=toolchain90a)
+    assert not r.ok and r.system == "make"
+    (e,) = [d for d in r.errors if "No rule to make target" in d.message]
+    assert "outside the converted folder" in e.hint and "default output" in e.hint
+
+
 def test_make_build_says_when_compile_commands_cannot_be_written(tmp_path, toolchain90a):
     """A folder where compile_commands.json would go does not fail the build, and the report says why the
     editors' file is missing (it was silent on the Make path)."""
