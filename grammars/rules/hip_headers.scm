@@ -16,3 +16,11 @@
 ; (the global one called by its qualified name: `::umin(a, b)`)
 ((call_expression function: (qualified_identifier !scope name: (identifier) @fn) arguments: (argument_list) @args) @PORT177
  (#match? @fn "^(umin|umax|llmin|llmax|ullmin|ullmax)$"))
+
+; PORT186: __ffs / __ffsll, which HIP declares for a signed and an unsigned argument (CUDA: int, long long)
+((call_expression function: (identifier) @fn arguments: (argument_list) @args) @PORT186
+ (#match? @fn "^(__ffs|__ffsll)$"))
+
+; PORT187: __popc / __popcll / __ffs / __ffsll, int in CUDA and unsigned int in HIP, in arithmetic the type decides
+((call_expression function: (identifier) @fn arguments: (argument_list) @args) @PORT187
+ (#match? @fn "^(__popc|__popcll|__ffs|__ffsll)$"))

@@ -7,6 +7,7 @@ atomicInc failure is a device-link one), as `porter convert --target-rocm 5.2 --
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -273,6 +274,21 @@ def test_atomic_inc_links_for_gfx942_after_the_fix(build):
     _ok(build(_fixed_port(ATOMIC), "atomic"))
 
 
+def test_bit_scans_of_another_type_compile_after_the_fix(build):
+    """HeCBench's langford: ``__ffsll(openings[d])`` with ``int64_t* openings`` (a long on Linux) is ambiguous
+    between HIP's two overloads; the fixture's port fails with both compilers on exactly the lines PORT186
+    flags, and compiles (and links) once --fix casts each argument to CUDA's parameter type."""
+    fixtures = Path(__file__).with_name("fixtures") / "PORT186"
+    src = (fixtures / "positive.cu").read_bytes()
+    flagged = {line for _rule, line in _rules(scan(src, "t.cu", options=R52), "PORT186")}
+    unfixed = build(translate(src, "t.cu", R52).output, "ffs_unfixed")
+    for arch, (rc, out) in unfixed.items():
+        failing = {int(m) for m in re.findall(r"ffs_unfixed\.hip:(\d+):\d+: error: call to '__ffs(?:ll)?' is ambiguous", out)}
+        assert rc != 0 and failing == flagged, (arch, sorted(failing), sorted(flagged), out[-1500:])
+    _ok(build(_fixed_port(src), "ffs"))
+    _ok(build(translate((fixtures / "negative.cu").read_bytes(), "t.cu", R52).output, "ffs_negative"))
+
+
 def test_the_build_error_names_the_rule():
     from porter.build.diagnostics import known_problems
 
@@ -280,6 +296,7 @@ def test_the_build_error_names_the_rule():
     messages = {
         "lld: error: undefined hidden symbol: llvm.amdgcn.atomic.inc.i32.p0i32": "PORT175",
         "call to 'min' is ambiguous": "PORT174",
+        "call to '__ffsll' is ambiguous": "PORT186",
         "use of overloaded operator '+=' is ambiguous (with operand types 'float4')": "PORT176",
         "use of undeclared identifier 'umin'": "PORT177",
         "unknown type name '__grid_constant__'": "PORT030",

@@ -20,6 +20,12 @@ hipcc 5.2 (gfx90a) and clang-19 (gfx942) against the HIP 5.2 headers:
   undeclared identifier" with both compilers); the builtin with the system scope (the empty string) is
   CUDA's operation at CUDA's scope.  PORT030 (an unsupported name) yields to this finding where it
   reports the call (``ctx.covered``), so one finding, with the fix, says that HIP has no such function.
+* PORT186: ``__ffs`` / ``__ffsll`` of an argument of another integer type.  CUDA declares one of each,
+  ``int __ffs(int)`` and ``int __ffsll(long long)``; HIP declares two, for the signed and the unsigned type
+  (amd_device_functions.h, HIP 5.2 to 7), so an argument of any other type (``int64_t``/``uint64_t``/
+  ``size_t``, which are ``long``/``unsigned long`` on LP64 Linux, an int given to __ffsll, a long given to
+  __ffs) converts to both equally: "call to '__ffsll' is ambiguous" (HeCBench's langford).  Casting it to
+  CUDA's parameter type is the conversion CUDA makes implicitly.
 """
 
 from __future__ import annotations
@@ -423,3 +429,32 @@ def integer_min_max(ctx, node, caps):
                                                 "type": ctype},
                fix(f"`{hip}` with both arguments cast to `{ctype}`, as CUDA's `{name}` converts them (HIP's {hip} "
                    f"template then takes `{ctype}`)", *edits))
+
+
+# ------------------------------------------------------------------------ PORT186
+# CUDA's one parameter type -> the argument types that pick one of HIP's two overloads (after the promotions
+# that are no conversion: a short or char promotes to int; HIP 5.2's built-in coordinate converts to unsigned)
+_BIT_SCANS = {"__ffs": ("int", frozenset({"int", "unsigned int", "small", "coord"})),
+              "__ffsll": ("long long", frozenset({"long long", "unsigned long long"}))}
+
+
+@node_check("PORT186")
+def bit_scan_of_another_type(ctx, node, caps):
+    fn = ctx.text(caps["fn"][0])
+    args = args_of(node)
+    if fn not in _BIT_SCANS or len(args) != 1 or _defines_own_function(ctx, fn):
+        return None
+    if ctx.reported.covered(node.start_byte, node.end_byte, {"PORT024"}):
+        return None  # a 64-bit ballot given to __ffs: PORT024's fix makes the call __ffsll of it
+    cuda_type, fine = _BIT_SCANS[fn]
+    kind = _Types(ctx, args[0]).of(args[0])
+    if kind is None or kind[0] in fine:
+        return None  # one overload matches; an unknown type is not guessed at
+    arg = args[0]
+    spelled = "unsigned int" if kind[0] == "coord" else kind[1]
+    return Hit(node.start_byte, node.end_byte,
+               {"call": compact(ctx.text(node), 50), "fn": fn, "arg": compact(ctx.text(arg), 30), "type": spelled,
+                "cuda_type": cuda_type},
+               fix(f"cast the argument to CUDA's parameter type: `{fn}(({cuda_type})({compact(ctx.text(arg), 30)}))` "
+                   "(the conversion CUDA makes implicitly)",
+                   edit(arg.start_byte, arg.start_byte, f"({cuda_type})("), edit(arg.end_byte, arg.end_byte, ")")))
