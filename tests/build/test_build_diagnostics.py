@@ -54,6 +54,23 @@ def test_a_missing_openmp_runtime_is_named_with_its_package():
     assert all("libomp-19-dev" in d.hint and "libomp-15-dev" in d.hint for d in omp)
 
 
+def test_half_arithmetic_on_the_host_says_which_rocm_has_it():
+    """HeCBench's nlll: a host template instantiated with __half; HIP before 6.4 has __half's operators on the
+    device only (hipcc 5.2's output, trimmed)."""
+    out = ("reference.h:20:52: error: invalid operands to binary expression ('const __half' and '__half')\n"
+           "main.cu:196:3: note: in instantiation of function template specialization 'reference<__half, __half, int>' "
+           "requested here\n"
+           "/usr/include/hip/amd_detail/amd_hip_fp16.h:278:24: note: candidate function not viable: call to __device__ "
+           "function from __host__ function\n"
+           "reference.h:21:24: error: no viable overloaded '+='\n"
+           "/usr/include/hip/amd_detail/amd_hip_fp16.h:181:25: note: candidate function not viable: call to __device__ "
+           "function from __host__ function\n"
+           "k.cu:9:3: error: no matching function for call to 'launch'\n"
+           "k.cu:2:6: note: candidate function not viable: call to __device__ function from __host__ function\n")
+    ds = parse(out, cwd="/p", root="/p")
+    assert [("6.4" in d.hint and "__half" in d.hint) for d in ds] == [True, True, False]
+
+
 def test_make_directories_and_paths_outside_the_tree():
     out = ("make[1]: Entering directory '/p/sub'\n"
            "k.cu:3:1: error: expected ';'\n"
