@@ -32,6 +32,26 @@ def _up(node):
     return node, parent
 
 
+_COUNTS = frozenset({"__popc", "__popcll", "__ffs", "__ffsll"})
+# the other operand's types beside which CUDA's int stays signed (or widens with its sign): not unsigned int
+_KEEPS_SIGN = frozenset({"int", "small", "long", "long long", "float", "double", "unsigned long", "unsigned long long"})
+
+
+def _signed_enough(ctx, at, other) -> bool:
+    """``other``, the operand beside the count's expression, has a type beside which CUDA's int does not turn
+    unsigned int itself (an unsigned int, or a built-in coordinate, makes CUDA's expression unsigned as well:
+    then both compute the same; an operand whose type porter cannot read is taken to be such)."""
+    while other is not None and other.type == "parenthesized_expression":
+        inner = [c for c in other.named_children if c.type != "comment"]
+        other = inner[0] if len(inner) == 1 else None
+    if other is None:
+        return False
+    if other.type == "call_expression" and ctx.text(other.child_by_field_name("function")) in _COUNTS:
+        return True  # another count: an int in CUDA
+    found = _Types(ctx, at).of(other)
+    return found is not None and found[0] in _KEEPS_SIGN
+
+
 def _where_it_matters(ctx, node) -> tuple[str, object] | None:
     """(where, the expression) the value of the call ``node`` (unsigned in HIP), once it met a minus on the
     way up, turns into a different value than CUDA's int; None: nowhere (or no minus)."""
@@ -49,6 +69,9 @@ def _where_it_matters(ctx, node) -> tuple[str, object] | None:
             on_left = left is not None and left.start_byte == child.start_byte and left.end_byte == child.end_byte
             if op in ("<<", ">>") and not on_left:
                 return None  # a shift count: the shifted operand's type is the result's
+            if op not in ("<<", ">>") and not _signed_enough(ctx, parent, left if not on_left else
+                                                              parent.child_by_field_name("right")):
+                return None  # beside an unsigned int CUDA's int turns unsigned too (or the type is unknown)
             if op in _DECIDES:
                 return (_DECIDES[op], child) if minus else None
             if op == "-":
