@@ -16,6 +16,11 @@ if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   # iproute2: the two-host smoke test (two network namespaces joined by a veth pair)
   pkgs=(hipcc libamdhip64-dev rocm-device-libs libhipsparse-dev librocsparse-dev libhiprand-dev librocrand-dev librocprim-dev cmake make tmux
         clang-19 lld-19 llvm-19 g++ ninja-build iproute2)
+  # libomp-19-dev: the OpenMP runtime clang-19 links for a Makefile's -fopenmp (HeCBench's host reference
+  # loops); Debian installs one libomp-N-dev at a time, so one already there (e.g. libomp-15-dev, hipcc 5.2's)
+  # is left as it is rather than replaced
+  dpkg-query -W -f='${Status} ${Package}\n' 'libomp-*-dev' 2>/dev/null | grep -q '^install ok installed' \
+    || pkgs+=(libomp-19-dev)
   missing=()
   for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
   if [ ${#missing[@]} -gt 0 ]; then

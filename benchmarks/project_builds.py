@@ -1,0 +1,119 @@
+"""Whole projects through their own build files: what a user with a HeCBench-shaped tree sees.
+
+    .venv/bin/python benchmarks/project_builds.py SRC [NAME ...] [--out DIR] [-I DIR ...] [--target-rocm X.Y]
+        [--json FILE]
+
+SRC holds CUDA projects, one folder each (HeCBench's ``src/NAME-cuda``: a Makefile and the sources; fetch them
+yourself, they are not part of porter); NAME picks some (default: every folder, ``-cuda`` dropped).  Each is
+run as a user would, as whole ``porter`` processes:
+
+1. ``porter convert --target-rocm X.Y --fix SRC/NAME-cuda -o OUT/NAME-hip`` (the migrated Makefile included);
+2. ``porter scan --target-rocm X.Y --format json SRC/NAME-cuda``: the findings a reviewer sees;
+3. ``porter build --json OUT/NAME-hip`` for gfx942 (the default toolchain: hipcc, else clang-19) and
+   ``--arch gfx90a --toolchain hipcc``, each with ``--flag=-isystemDIR`` per ``-I`` (library headers the
+   machine lacks, e.g. the ones scripts/fetch_library_headers.py extracts).
+
+An error of a build is *predicted* when it maps back (porter's manifest) to a CUDA line a finding covers (a
+finding over at most SPAN_LINES lines covers each of them), or names a missing library; *unflagged*
+otherwise (an error with no line, such as a failed link, is unflagged unless it names a library).  Printed:
+one line per project (built or not, per arch, errors, unflagged), the unflagged errors (at their CUDA line), and the totals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+SPAN_LINES = 6
+PORTER = [sys.executable, "-m", "porter"]
+ARCHES = (("gfx942", ()), ("gfx90a", ("--toolchain", "hipcc")))
+
+
+def _porter(args: list[str], timeout: float) -> subprocess.CompletedProcess:
+    return subprocess.run([*PORTER, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def _covered(cuda: Path, target: str) -> set[tuple[str, int]]:
+    """(resolved CUDA file, line) of every line a finding of the scan covers."""
+    r = _porter(["scan", "--format", "json", "--target-rocm", target, str(cuda)], 600)
+    try:
+        findings = json.loads(r.stdout)["findings"]
+    except (ValueError, KeyError):
+        raise SystemExit(f"porter scan of {cuda} printed no report: {r.stderr.strip()[-300:]}")
+    lines = set()
+    for f in findings:
+        if f["end_line"] - f["line"] <= SPAN_LINES:
+            lines.update((str((cuda / f["file"]).resolve()), n) for n in range(f["line"], f["end_line"] + 1))
+    return lines
+
+
+def measure(cuda: Path, out: Path, target: str, includes: list[str]) -> dict:
+    hip = out / (cuda.name.removesuffix("-cuda") + "-hip")
+    shutil.rmtree(hip, ignore_errors=True)
+    r = _porter(["convert", "-q", "--target-rocm", target, "--fix", str(cuda), "-o", str(hip)], 600)
+    if r.returncode:
+        return {"convert": r.stderr.strip()[-300:]}
+    covered = _covered(cuda, target)
+    result = {}
+    for arch, extra in ARCHES:
+        flags = [f"--flag=-isystem{d}" for d in includes]
+        b = _porter(["build", "--arch", arch, *extra, *flags, "--json", str(hip)], 1800)
+        lines = b.stdout.strip().splitlines()
+        try:
+            report = json.loads(lines[-1])
+        except (ValueError, IndexError):
+            result[arch] = {"ok": False, "errors": 1, "unflagged": [f"no build report: {b.stderr.strip()[-200:]}"]}
+            continue
+        errors = [d for d in report.get("diagnostics", []) if d.get("severity") in ("error", "fatal error")]
+        unflagged = [f"{Path(d.get('source_file') or d.get('file') or '?').name}:{d.get('source_line') or d.get('line')}: "
+                     f"{d.get('message', '')[:160]}" for d in errors
+                     if not d.get("library") and (str(Path(d.get("source_file") or "?").resolve()),
+                                                  d.get("source_line")) not in covered]
+        result[arch] = {"ok": bool(report.get("ok")), "errors": len(errors), "unflagged": unflagged,
+                        "code_objects": sorted({t for ts in (report.get("code_objects") or {}).values() for t in ts})}
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("src", type=Path)
+    ap.add_argument("names", nargs="*")
+    ap.add_argument("--out", type=Path, default=Path("/tmp/porter-project-builds"))
+    ap.add_argument("-I", dest="includes", action="append", default=[])
+    ap.add_argument("--target-rocm", default="5.2")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args(argv)
+    folders = [args.src / f"{n}-cuda" for n in args.names] if args.names else sorted(args.src.glob("*-cuda"))
+    args.out.mkdir(parents=True, exist_ok=True)
+    results = {}
+    for cuda in folders:
+        if not cuda.is_dir():
+            print(f"{cuda.name}: not a folder", file=sys.stderr)
+            continue
+        res = results[cuda.name] = measure(cuda, args.out, args.target_rocm, args.includes)
+        if "convert" in res:
+            print(f"{cuda.name:28s} convert failed: {res['convert']}", flush=True)
+            continue
+        print(f"{cuda.name:28s} " + "  ".join(
+            f"{a}: {'built' if r['ok'] else 'FAILED'} ({r['errors']} errors, {len(r['unflagged'])} unflagged)"
+            for a, r in res.items()), flush=True)
+        for a, r in res.items():
+            for u in r["unflagged"][:6]:
+                print(f"    {a} unflagged {u}", flush=True)
+    print()
+    for arch, _extra in ARCHES:
+        runs = [r[arch] for r in results.values() if arch in r]
+        print(f"{arch}: {sum(r['ok'] for r in runs)} of {len(results)} built; "
+              f"{sum(r['errors'] for r in runs)} errors, {sum(len(r['unflagged']) for r in runs)} unflagged, in "
+              f"{sum(1 for r in runs if r['unflagged'])} projects")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
