@@ -290,10 +290,22 @@ def convert_file(pf: ProjectFile, out_root: Path | None, options: ConvertOptions
         else:
             target = dest or (out_root / pf.rel)
             atomic_write(target, out, mode)
+            if pf.kind == "build" and out_root is not None:
+                _warn_outside_paths(pf, out, target, out_root, report)
     except OSError as exc:
         report.status = "error"
         report.message = f"cannot write: {exc.strerror or exc}"
     return report
+
+
+def _warn_outside_paths(pf: ProjectFile, out: bytes, target: Path, out_root: Path, report: FileReport) -> None:
+    """A build file whose ``../`` paths leave the converted folder and are not beside the port (outside_paths)."""
+    from porter.project.outside_paths import missing_beside_port, warning
+
+    source_root = pf.path.parents[len(Path(pf.rel).parts) - 1]
+    paths = missing_beside_port(out.decode("utf-8", "replace"), pf.path, source_root, target)
+    if paths:
+        report.warnings.append(warning(pf.rel, paths, out_root))
 
 
 def _write_streamed(port: Translation, report: FileReport, target: Path, mode: int) -> FileReport:

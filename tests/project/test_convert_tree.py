@@ -247,3 +247,26 @@ def test_converting_again_after_the_output_folder_was_deleted(project, tmp_path)
     assert not report.errors
     assert (out / "src" / "deep" / "util.cuh").read_bytes().startswith(b"#pragma once\n")
     assert (out / ".porter" / "manifest.json").is_file()
+
+
+def test_a_makefile_naming_files_outside_the_folder_warns_where_the_port_cannot_find_them(tmp_path):
+    """HeCBench's wordcount-cuda builds ``../wordcount-sycl/main.cpp``: beside the CUDA folder (the default
+    output) the port finds it; written elsewhere (-o) it does not, and convert says so (a comment, a path
+    inside the folder and one that exists nowhere are not named)."""
+    src = tmp_path / "src"
+    (src / "wordcount-sycl").mkdir(parents=True)
+    (src / "wordcount-sycl" / "main.cpp").write_text("int count();\n")
+    (src / "include").mkdir()
+    project = src / "wordcount-cuda"
+    (project / "sub").mkdir(parents=True)
+    (project / "wc.cu").write_text("__global__ void k() {}\n")
+    (project / "sub" / "x.h").write_text("#pragma once\n")
+    (project / "Makefile").write_text(
+        "# old: ../elsewhere/gone.cpp\nCC = nvcc\nsource = ../wordcount-sycl/main.cpp wc.cu\n"
+        "CFLAGS = -I../include -I../nowhere -Isub/../sub\nmain: $(source)\n\t$(CC) $(CFLAGS) $^ -o $@\n")
+    elsewhere = convert_tree(project, tmp_path / "out" / "wordcount-hip", ConvertOptions())
+    (make,) = [r for r in elsewhere.files if r.rel == "Makefile"]
+    assert len(make.warnings) == 1, make.warnings
+    assert "../wordcount-sycl/main.cpp, ../include, outside the converted folder" in make.warnings[0]
+    beside = convert_tree(project, src / "wordcount-cuda-hip", ConvertOptions())
+    assert not [w for r in beside.files for w in r.warnings if "outside the converted folder" in w]
