@@ -283,3 +283,29 @@ def test_make_arch_variable_of_another_kind_stays():
     text = "ARCH ?= native\napp: a.cpp\n\tg++ -march=$(ARCH) -o app a.cpp\nk: k.cu\n\tnvcc -arch=$(GPU) -c k.cu\n"
     out = migrate("Makefile", text).output
     assert "ARCH ?= native\n" in out and "-arch=$(GPU)" in out
+
+
+def test_make_host_flags_through_addprefix_and_nvcc_threads_run_in_make(tmp_path):
+    """NVIDIA's samples' Makefiles prefix each host flag, `$(addprefix -Xcompiler ,$(CCFLAGS))`, and pass
+    `--threads 0` (nvcc's parallel compile of several GPU archs). The migration wrote `$(addprefix $(CCFLAGS))`,
+    which make rejects ("insufficient number of arguments"), and kept `--threads`, which clang rejects: every
+    sample's build stopped there. Checked by running make on the migrated file."""
+    import shutil
+    import subprocess
+
+    text = ("NVCC ?= nvcc\nCCFLAGS := -fPIC -Wall\nLDFLAGS := --as-needed\nALL_CCFLAGS :=\n"
+            "ALL_CCFLAGS += $(addprefix -Xcompiler ,$(CCFLAGS))\n"
+            "ALL_CCFLAGS += --threads 0 --std=c++11\n"
+            "ALL_LDFLAGS := $(ALL_CCFLAGS) $(addprefix -Xlinker ,$(LDFLAGS))\n"
+            "print:\n\t@echo $(ALL_LDFLAGS)\n"
+            "app.o: app.cu\n\t$(NVCC) $(ALL_CCFLAGS) -arch=sm_80 -c $< -o $@\n")
+    out = migrate("Makefile", text, arch="gfx942").output
+    assert "$(addprefix ,$(CCFLAGS))" in out and "--threads" not in out and "-Xlinker ,$(LDFLAGS)" in out
+    from required_tools import require
+
+    make = shutil.which("make")
+    require(make, "make not installed: cannot run the migrated Makefile")
+    (tmp_path / "Makefile").write_text(out)
+    r = subprocess.run([make, "-s", "print"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["-fPIC", "-Wall", "--std=c++11", "-Xlinker", "--as-needed"]
