@@ -29,3 +29,8 @@
  (#match? @fn "^tiled_partition$"))
 ((template_type name: (type_identifier) @fn arguments: (template_argument_list (_) @size)) @PORT072
  (#match? @fn "^thread_block_tile$"))
+
+; PORT188: a tile's (or coalesced group's) shuffle: HIP's take integer and floating scalars only (the predicate
+; reads the group's and the value's declarations)
+((call_expression function: (field_expression field: (field_identifier) @method) arguments: (argument_list) @args) @PORT188
+ (#match? @method "^(shfl|shfl_up|shfl_down|shfl_xor)$"))

@@ -289,6 +289,21 @@ def test_bit_scans_of_another_type_compile_after_the_fix(build):
     _ok(build(translate((fixtures / "negative.cu").read_bytes(), "t.cu", R52).output, "ffs_negative"))
 
 
+def test_tile_shuffles_of_composite_values_fail_where_port188_says(build):
+    """NVIDIA's shfl_scan: ``tile.shfl_xor(result.y, 1)`` on a ``uint4`` member. HIP's tile shuffles
+    static_assert an integer or floating type; the fixture's port fails (the assertion, instantiated from
+    each call) on exactly the lines PORT188 flags, with both compilers, and its negative compiles."""
+    fixtures = Path(__file__).with_name("fixtures") / "PORT188"
+    src = (fixtures / "positive.cu").read_bytes()
+    assert len(_rules(scan(src, "t.cu", options=R52), "PORT188")) == src.count(b"expect: PORT188")
+    port = translate(src, "t.cu", R52).output
+    marked = {i for i, line in enumerate(port.decode().splitlines(), 1) if "expect: PORT188" in line}
+    for arch, (rc, out) in build(port, "tile_shfl").items():
+        failing = {int(m) for m in re.findall(r"tile_shfl\.hip:(\d+):\d+: (?:error|note: in instantiation)", out)}
+        assert rc != 0 and "Neither an integer or float type" in out and failing == marked, (arch, sorted(failing), out[-1500:])
+    _ok(build(translate((fixtures / "negative.cu").read_bytes(), "t.cu", R52).output, "tile_shfl_negative"))
+
+
 def test_the_build_error_names_the_rule():
     from porter.build.diagnostics import known_problems
 
@@ -297,6 +312,7 @@ def test_the_build_error_names_the_rule():
         "lld: error: undefined hidden symbol: llvm.amdgcn.atomic.inc.i32.p0i32": "PORT175",
         "call to 'min' is ambiguous": "PORT174",
         "call to '__ffsll' is ambiguous": "PORT186",
+        "static assertion failed due to requirement 'integral_constant<bool, false>::value': Neither an integer or float type.": "PORT188",
         "use of overloaded operator '+=' is ambiguous (with operand types 'float4')": "PORT176",
         "use of undeclared identifier 'umin'": "PORT177",
         "unknown type name '__grid_constant__'": "PORT030",

@@ -1,0 +1,94 @@
+"""PORT188: a cooperative-groups tile's (or coalesced group's) shuffle of a value that is not an integer or
+floating-point scalar.
+
+CUDA's ``thread_block_tile::shfl``/``shfl_up``/``shfl_down``/``shfl_xor`` take any type (a ``uint4``, a
+``__half``, a struct); HIP's take what ``std::is_integral`` or ``std::is_floating_point`` accepts
+(``is_valid_type`` in hip_cooperative_groups_helper.h, a ``static_assert`` "Neither an integer or float
+type." in amd_hip_cooperative_groups.h, HIP 5.2 to ROCm 7), so the port does not compile (NVIDIA's
+shfl_scan sample: ``tile.shfl_xor(result.y, 1)`` on a ``uint4`` member).  The value's type is read from its
+declaration in the function or the file (a member through its struct's declaration in the file); a type
+porter cannot read, a template parameter, is not reported."""
+
+from __future__ import annotations
+
+import re
+
+from porter.findings.engine import Hit
+from porter.findings.predicates import node_check
+from porter.findings.predicates.common import args_of, compact
+
+_VECTOR = re.compile(r"^(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]$")
+_HALF = re.compile(r"^(?:__half2?|half2?|__nv_bfloat162?|nv_bfloat162?|__hip_bfloat162?|hip_bfloat16)$")
+_GROUP_TYPES = r"(?:thread_block_tile\s*<[^;{}()]*?>|coalesced_group|thread_group)"
+_GROUP_CALLS = r"(?:tiled_partition|coalesced_threads|binary_partition|labeled_partition)"
+
+
+def _is_group(text: str, name: str) -> bool:
+    n = re.escape(name)
+    return bool(re.search(_GROUP_TYPES + r"\s*&?\s*" + n + r"\b", text)
+                or re.search(r"\bauto\s*&?\s*" + n + r"\s*=[^;]*\b" + _GROUP_CALLS + r"\b", text))
+
+
+def _declared_type(text: str, name: str) -> str | None:
+    """The type word of the last declaration of ``name`` in ``text`` (``uint4 v``, ``const __half& h``)."""
+    found = None
+    for m in re.finditer(r"(?<![\w:.>])([A-Za-z_][\w:]*)\s*(?:const\s*)?&?\s*(?<![\w])" + re.escape(name)
+                         + r"\s*(?=[=;,)\[{(])", text):
+        word = m.group(1).split("::")[-1]
+        if word not in ("return", "const", "else", "case", "goto", "delete", "new", "throw", "typename", "sizeof"):
+            found = word
+    return found
+
+
+def _member_type(code: str, struct: str, member: str) -> str | None:
+    body = re.search(r"\b(?:struct|class)\s+" + re.escape(struct) + r"\s*(?::[^{;]*)?\{([^{}]*)\}", code)
+    if body is None:
+        return None
+    m = re.search(r"(?:^|[;{}:])\s*([A-Za-z_][\w:]*)\s+(?:[A-Za-z_]\w*\s*(?:\[[^\]]*\])?\s*,\s*)*"
+                  + re.escape(member) + r"\s*[,;\[=]", body.group(1))
+    return m.group(1).split("::")[-1] if m else None
+
+
+def _struct_declared(code: str, name: str) -> bool:
+    return re.search(r"\b(?:struct|class)\s+" + re.escape(name) + r"\s*(?::[^{;]*)?\{", code) is not None
+
+
+@node_check("PORT188")
+def tile_shuffle_of_a_composite(ctx, node, caps):
+    fn = node.child_by_field_name("function")
+    args = args_of(node)
+    if fn is None or fn.type != "field_expression" or len(args) < 2:
+        return None
+    group = fn.child_by_field_name("argument")
+    if group is None or group.type != "identifier":
+        return None
+    function = ctx.function_of(node)
+    before = ctx.text(function)[:node.start_byte - function.start_byte] if function is not None else ""
+    code = ctx.source.decode("utf-8", "replace")
+    if not (_is_group(before, ctx.text(group)) or _is_group(code[:node.start_byte], ctx.text(group))):
+        return None
+    value = args[0]
+    kind = None
+    if value.type == "identifier":
+        kind = _declared_type(before, ctx.text(value)) or _declared_type(code[:node.start_byte], ctx.text(value))
+    elif value.type == "field_expression" and ctx.text(value.child_by_field_name("operator")) == ".":
+        base, member = value.child_by_field_name("argument"), value.child_by_field_name("field")
+        if base is not None and base.type == "identifier" and member is not None:
+            owner = _declared_type(before, ctx.text(base)) or _declared_type(code[:node.start_byte], ctx.text(base))
+            if owner is not None and not _VECTOR.match(owner) and not _HALF.match(owner):
+                kind = _member_type(code, owner, ctx.text(member))
+    if kind is None:
+        return None
+    if _VECTOR.match(kind):
+        what, advice = f"a `{kind}` (a vector type)", "shuffle each component (`v.x = t.shfl_xor(v.x, m);` ...)"
+    elif _HALF.match(kind):
+        what = f"a `{kind}` (a struct in HIP)"
+        advice = ("shuffle its bits: `__ushort_as_half(t.shfl(__half_as_ushort(h), src))` (an unsigned int for a "
+                  "__half2: `__half2` from `t.shfl(*reinterpret_cast<unsigned*>(&h2), src)`)")
+    elif _struct_declared(code, kind):
+        what, advice = f"a `{kind}` (a struct of the file)", "shuffle each member"
+    else:
+        return None
+    return Hit(node.start_byte, node.end_byte,
+               {"call": compact(ctx.text(node), 50), "value": compact(ctx.text(value), 30), "what": what,
+                "advice": advice})
