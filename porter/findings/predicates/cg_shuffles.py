@@ -64,17 +64,20 @@ def tile_shuffle_of_a_composite(ctx, node, caps):
         return None
     function = ctx.function_of(node)
     before = ctx.text(function)[:node.start_byte - function.start_byte] if function is not None else ""
-    code = ctx.source.decode("utf-8", "replace")
-    if not (_is_group(before, ctx.text(group)) or _is_group(code[:node.start_byte], ctx.text(group))):
+    code = ctx.cache.get("cg_shuffles.code")
+    if code is None:  # decoded once per file, not per call
+        code = ctx.cache["cg_shuffles.code"] = ctx.source.decode("utf-8", "replace")
+    above = ctx.source[:node.start_byte].decode("utf-8", "replace")  # (a byte offset is no str index)
+    if not (_is_group(before, ctx.text(group)) or _is_group(above, ctx.text(group))):
         return None
     value = args[0]
     kind = None
     if value.type == "identifier":
-        kind = _declared_type(before, ctx.text(value)) or _declared_type(code[:node.start_byte], ctx.text(value))
+        kind = _declared_type(before, ctx.text(value)) or _declared_type(above, ctx.text(value))
     elif value.type == "field_expression" and ctx.text(value.child_by_field_name("operator")) == ".":
         base, member = value.child_by_field_name("argument"), value.child_by_field_name("field")
         if base is not None and base.type == "identifier" and member is not None:
-            owner = _declared_type(before, ctx.text(base)) or _declared_type(code[:node.start_byte], ctx.text(base))
+            owner = _declared_type(before, ctx.text(base)) or _declared_type(above, ctx.text(base))
             if owner is not None and not _VECTOR.match(owner) and not _HALF.match(owner):
                 kind = _member_type(code, owner, ctx.text(member))
     if kind is None:

@@ -64,11 +64,10 @@ def trusted_mask_name(ctx, name: str) -> bool:
         return False
     seen = ctx.cache.setdefault("trusted_mask_name", {})
     if name not in seen:
-        in_headers = _header_declarations(ctx, name)
         if _declared_in_file(ctx, name) or _declared_by_macro(ctx, name):
             seen[name] = False
-        elif in_headers:
-            seen[name] = all(full for full in in_headers)
+        elif in_headers := _header_declarations(ctx, name):  # (read only when the file leaves it open)
+            seen[name] = all(in_headers)
         else:
             seen[name] = bool(FULL_MASK_NAME.match(name)) and not _brought_in_by_using(ctx, name)
     return seen[name]
