@@ -14,7 +14,7 @@ run as a user would, as whole ``porter`` processes:
    machine lacks, e.g. the ones scripts/fetch_library_headers.py extracts).
 
 An error of a build is *predicted* when it maps back (porter's manifest) to a CUDA line a finding covers (a
-finding over at most SPAN_LINES lines covers each of them), or names a missing library; *unflagged*
+finding over at most predicted.SPAN_LINES lines covers each of them), or names a missing library; *unflagged*
 otherwise (an error with no line, such as a failed link, is unflagged unless it names a library).  Printed:
 one line per project (built or not, per arch, errors, unflagged), the unflagged errors (at their CUDA line), and the totals.
 """
@@ -28,7 +28,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-SPAN_LINES = 6
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import predicted  # noqa: E402
+
 PORTER = [sys.executable, "-m", "porter"]
 ARCHES = (("gfx942", ()), ("gfx90a", ("--toolchain", "hipcc")))
 
@@ -46,8 +48,7 @@ def _covered(cuda: Path, target: str) -> set[tuple[str, int]]:
         raise SystemExit(f"porter scan of {cuda} printed no report: {r.stderr.strip()[-300:]}")
     lines = set()
     for f in findings:
-        if f["end_line"] - f["line"] <= SPAN_LINES:
-            lines.update((str((cuda / f["file"]).resolve()), n) for n in range(f["line"], f["end_line"] + 1))
+        lines.update((str((cuda / f["file"]).resolve()), n) for n in predicted.lines_of(f["line"], f["end_line"]))
     return lines
 
 

@@ -15,7 +15,7 @@ options; the port is then compiled:
 
 Each error of the port is mapped back to its CUDA line (lines the translator inserts are skipped over)
 and counted as *predicted* when a finding of the scan is on that line (or spans it: a finding over at most
-SPAN_LINES lines, such as a call written over several), *unflagged* otherwise.  A file
+predicted.SPAN_LINES lines, such as a call written over several), *unflagged* otherwise.  A file
 whose port cannot find a header (a library the machine lacks, a header the test folder does not hold)
 is *skipped* and counted apart: its errors would say nothing about porter.  ``-I`` adds include
 folders (``-isystem``), e.g. library headers extracted from packages this machine does not install.
@@ -38,7 +38,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import predicted  # noqa: E402
 from porter import proc  # noqa: E402
 from porter.build.toolchain import detect_toolchain  # noqa: E402
 from porter.findings import scan  # noqa: E402
@@ -48,13 +50,8 @@ COMPILE_TIMEOUT_S = 300
 RUN = re.compile(r"//\s*RUN:(.*)$", re.M)
 
 
-SPAN_LINES = 5  # a finding over at most this many lines predicts an error on any of them (a call written over
-# several lines: the compiler may point at an argument's line); a longer one only at its first line
-
-
 def _lines_of(finding) -> range:
-    end = finding.end_line if finding.end_line - finding.line < SPAN_LINES else finding.line
-    return range(finding.line, end + 1)
+    return predicted.lines_of(finding.line, finding.end_line)
 
 
 def options_of(text: str, target: str | None) -> TranslateOptions:

@@ -25,7 +25,7 @@ from textual import on, work
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 from textual.markup import escape
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Input, OptionList
 from textual.worker import Worker, WorkerState
 
 from porter.project.file_conversion import finding_key

@@ -63,4 +63,4 @@ def test_a_finding_over_a_few_lines_predicts_an_error_on_any_of_them():
     from types import SimpleNamespace
 
     assert list(bench._lines_of(SimpleNamespace(line=10, end_line=12))) == [10, 11, 12]
-    assert list(bench._lines_of(SimpleNamespace(line=10, end_line=10 + bench.SPAN_LINES))) == [10]
+    assert list(bench._lines_of(SimpleNamespace(line=10, end_line=10 + bench.predicted.SPAN_LINES))) == [10]

@@ -16,6 +16,7 @@ import re
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
 from porter.findings.predicates.common import args_of, compact
+from porter.findings.predicates.expr_types import declared_type_word, member_type_word
 
 _VECTOR = re.compile(r"^(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]$")
 _HALF = re.compile(r"^(?:__half2?|half2?|__nv_bfloat162?|nv_bfloat162?|__hip_bfloat162?|hip_bfloat16)$")
@@ -27,26 +28,6 @@ def _is_group(text: str, name: str) -> bool:
     n = re.escape(name)
     return bool(re.search(_GROUP_TYPES + r"\s*&?\s*" + n + r"\b", text)
                 or re.search(r"\bauto\s*&?\s*" + n + r"\s*=[^;]*\b" + _GROUP_CALLS + r"\b", text))
-
-
-def _declared_type(text: str, name: str) -> str | None:
-    """The type word of the last declaration of ``name`` in ``text`` (``uint4 v``, ``const __half& h``)."""
-    found = None
-    for m in re.finditer(r"(?<![\w:.>])([A-Za-z_][\w:]*)\s*(?:const\s*)?&?\s*(?<![\w])" + re.escape(name)
-                         + r"\s*(?=[=;,)\[{(])", text):
-        word = m.group(1).split("::")[-1]
-        if word not in ("return", "const", "else", "case", "goto", "delete", "new", "throw", "typename", "sizeof"):
-            found = word
-    return found
-
-
-def _member_type(code: str, struct: str, member: str) -> str | None:
-    body = re.search(r"\b(?:struct|class)\s+" + re.escape(struct) + r"\s*(?::[^{;]*)?\{([^{}]*)\}", code)
-    if body is None:
-        return None
-    m = re.search(r"(?:^|[;{}:])\s*([A-Za-z_][\w:]*)\s+(?:[A-Za-z_]\w*\s*(?:\[[^\]]*\])?\s*,\s*)*"
-                  + re.escape(member) + r"\s*[,;\[=]", body.group(1))
-    return m.group(1).split("::")[-1] if m else None
 
 
 def _struct_declared(code: str, name: str) -> bool:
@@ -73,13 +54,13 @@ def tile_shuffle_of_a_composite(ctx, node, caps):
     value = args[0]
     kind = None
     if value.type == "identifier":
-        kind = _declared_type(before, ctx.text(value)) or _declared_type(above, ctx.text(value))
+        kind = declared_type_word(before, ctx.text(value)) or declared_type_word(above, ctx.text(value))
     elif value.type == "field_expression" and ctx.text(value.child_by_field_name("operator")) == ".":
         base, member = value.child_by_field_name("argument"), value.child_by_field_name("field")
         if base is not None and base.type == "identifier" and member is not None:
-            owner = _declared_type(before, ctx.text(base)) or _declared_type(above, ctx.text(base))
+            owner = declared_type_word(before, ctx.text(base)) or declared_type_word(above, ctx.text(base))
             if owner is not None and not _VECTOR.match(owner) and not _HALF.match(owner):
-                kind = _member_type(code, owner, ctx.text(member))
+                kind = member_type_word(code, owner, ctx.text(member))
     if kind is None:
         return None
     if _VECTOR.match(kind):

@@ -34,214 +34,17 @@ import functools
 import re
 from pathlib import Path
 
-from porter.findings import values
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
 from porter.findings.predicates.common import args_of, compact, edit, fix
+from porter.findings.predicates.expr_types import ExprTypes, defines_own_function
 from porter.mapping.cache import load_toml
-from porter.parse.lexical import IDENT_BYTES
 
 # ------------------------------------------------------------------------ PORT174
 COORDINATES_UNTIL = "6.1"  # the first ROCm whose threadIdx & co. are unsigned ints (__hip_builtin_*_t)
-_COORD = re.compile(r"^(?:threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*[xyz]$")
 
-# type names as written -> (canonical type, spelled for a cast)
-_TYPES = {
-    "unsigned": "unsigned int", "unsigned int": "unsigned int", "uint32_t": "unsigned int", "uint": "unsigned int",
-    "int": "int", "signed": "int", "signed int": "int", "int32_t": "int",
-    "long": "long", "long int": "long", "signed long": "long", "int64_t": "long", "ptrdiff_t": "long",
-    "ssize_t": "long", "intptr_t": "long",
-    "unsigned long": "unsigned long", "unsigned long int": "unsigned long", "size_t": "unsigned long",
-    "uint64_t": "unsigned long", "uintptr_t": "unsigned long",
-    "long long": "long long", "long long int": "long long", "signed long long": "long long",
-    "unsigned long long": "unsigned long long", "unsigned long long int": "unsigned long long",
-    "short": "small", "unsigned short": "small", "char": "small", "signed char": "small", "unsigned char": "small",
-    "bool": "small", "int16_t": "small", "uint16_t": "small", "int8_t": "small", "uint8_t": "small",
-    "float": "float", "double": "double",
-}
 # what a coordinate cannot be compared with unambiguously: an integer type of int's rank or above but int
 AMBIGUOUS = frozenset({"unsigned int", "long", "unsigned long", "long long", "unsigned long long"})
-_RANK = {"int": 1, "unsigned int": 1, "long": 2, "unsigned long": 2, "long long": 3, "unsigned long long": 3}
-_TYPE_WORDS = sorted(_TYPES, key=len, reverse=True)
-_TYPES_ALT = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in _TYPE_WORDS)
-_DECL = r"(?<![\w.>])(?:(?:const|volatile|static|register|constexpr|__restrict__)\s+)*({types})\s*(?:const\s*)?(\**)\s*(?:const\s*)?(?:__restrict__\s*)?{name}\s*(?=[=;,)\[{{])"
-
-
-def _canonical(text: str) -> tuple[str, str] | None:
-    text = re.sub(r"\b(?:const|volatile)\b", " ", text)
-    text = re.sub(r"\s+", " ", text).strip().removeprefix("std::")
-    canon = _TYPES.get(text)
-    return (canon, text) if canon else None
-
-
-def _arith(a: str, b: str) -> str | None:
-    """The type of ``a op b`` under C's usual arithmetic conversions (LP64), for the canonical types above."""
-    if a is None or b is None:
-        return None
-    if "double" in (a, b):
-        return "double"
-    if "float" in (a, b):
-        return "float"
-    a, b = ("int" if t == "small" else t for t in (a, b))
-    if a == b:
-        return a
-    ua, ub = a.startswith("unsigned"), b.startswith("unsigned")
-    if ua == ub:
-        return a if _RANK[a] >= _RANK[b] else b
-    uns, sig = (a, b) if ua else (b, a)
-    if _RANK[uns] >= _RANK[sig]:
-        return uns
-    if _RANK[sig] >= 2 and _RANK[uns] == 1:  # a 64-bit signed type holds every unsigned int
-        return sig
-    return "unsigned " + sig
-
-
-def _literal_type(text: str) -> str | None:
-    t = text.replace("'", "")
-    if re.match(r"^0[xX]", t):
-        suffix = re.search(r"([uUlL]*)$", t).group(1).lower()
-    elif re.search(r"[.eEfF]", t):
-        return "float" if t[-1] in "fF" else "double"
-    else:
-        suffix = re.search(r"([uUlL]*)$", t).group(1).lower()
-    unsigned = "u" in suffix
-    longs = suffix.count("l")
-    base = {0: "int", 1: "long", 2: "long long"}[min(longs, 2)]
-    return ("unsigned " + base) if unsigned else base
-
-
-class _Types:
-    """The declared types of names, read from the text of the enclosing function and the file."""
-
-    def __init__(self, ctx, node):
-        self.ctx = ctx
-        fn = ctx.function_of(node)
-        while fn is not None and ctx.function_of(fn) is not None:
-            fn = ctx.function_of(fn)
-        self.scope = ctx.text(fn)[:node.start_byte - fn.start_byte] if fn is not None else ""
-
-    def declared(self, name: str) -> tuple[tuple[str, str], int] | None:
-        decl = _DECL.format(types=_TYPES_ALT, name=re.escape(name))
-        # the function's text before the node, then the file's blanked code (read as bytes, shared with
-        # the value analysis: a whole-file str copy was up to 4 bytes per source byte)
-        for text, pattern in ((self.scope, re.compile(decl)), (self._file(), re.compile(decl.encode()))):
-            found = None
-            for m in pattern.finditer(text):
-                found = m
-            if found is not None:
-                type_text, stars = found.group(1), found.group(2)
-                if isinstance(type_text, bytes):
-                    type_text = type_text.decode("utf-8", "replace")
-                canon = _canonical(type_text)
-                return (canon, len(stars)) if canon else None
-        return None
-
-    def _file(self) -> bytearray:
-        return values.blanked_code(self.ctx)
-
-    def of(self, node) -> tuple[str, str] | None:
-        """(canonical type, spelling) of an expression, "coord" for a built-in coordinate; None: unknown."""
-        ctx = self.ctx
-        t = node.type
-        if t == "parenthesized_expression":
-            inner = [c for c in node.named_children if c.type != "comment"]
-            return self.of(inner[0]) if len(inner) == 1 else None
-        text = ctx.text(node)
-        if t == "field_expression" and _COORD.match(re.sub(r"\s+", "", text)):
-            return ("coord", "unsigned int")
-        if t == "number_literal":
-            canon = _literal_type(text)
-            return (canon, canon) if canon else None
-        if t == "char_literal":
-            return ("small", "char")
-        if t == "sizeof_expression":
-            return ("unsigned long", "size_t")
-        if t == "cast_expression":
-            type_node = node.child_by_field_name("type")
-            return _canonical(ctx.text(type_node)) if type_node is not None else None
-        if t == "identifier":
-            found = self.declared(text)
-            return found[0] if found is not None and found[1] == 0 else None
-        if t == "subscript_expression":
-            base = node.child_by_field_name("argument")
-            if base is not None and base.type == "identifier":
-                found = self.declared(ctx.text(base))
-                return found[0] if found is not None and found[1] == 1 else None
-            return None
-        if t == "unary_expression":
-            arg = node.child_by_field_name("argument")
-            op = ctx.text(node.child_by_field_name("operator"))
-            if op == "!":
-                return ("int", "int")
-            found = self.of(arg) if arg is not None else None
-            if found is None:
-                return None
-            canon = "unsigned int" if found[0] == "coord" else "int" if found[0] == "small" else found[0]
-            return (canon, canon)
-        if t == "binary_expression":
-            op = ctx.text(node.child_by_field_name("operator"))
-            if op in ("<", ">", "<=", ">=", "==", "!=", "&&", "||"):
-                return ("int", "int")
-            left, right = (self.of(node.child_by_field_name(f)) for f in ("left", "right"))
-            if left is None or right is None:
-                return None
-            lt, rt = ("unsigned int" if x[0] == "coord" else x[0] for x in (left, right))
-            if op in ("<<", ">>"):
-                canon = "int" if lt == "small" else lt
-            else:
-                canon = _arith(lt, rt)
-            return (canon, canon) if canon else None
-        if t == "call_expression":  # a function of the file: its declared result type
-            fn = node.child_by_field_name("function")
-            if fn is None or fn.type != "identifier":
-                return None
-            found = None
-            for found in re.finditer(rf"(?<![\w.])({_TYPES_ALT})\s+{re.escape(ctx.text(fn))}\s*\(".encode(), self._file()):
-                pass
-            return _canonical(found.group(1).decode("utf-8", "replace")) if found is not None else None
-        if t == "conditional_expression":
-            a, b = (self.of(node.child_by_field_name(f)) for f in ("consequence", "alternative"))
-            if a is None or b is None:
-                return None
-            canon = _arith(*("unsigned int" if x[0] == "coord" else x[0] for x in (a, b)))
-            return (canon, canon) if canon else None
-        return None
-
-
-def _defines_own_function(ctx, name: str) -> bool:
-    """The file defines its own function (or macro) of this name (``min``, ``atomicInc`` ...): its calls are
-    not HIP's."""
-    key = "hipheaders.own:" + name
-    if key not in ctx.cache:
-        n = re.escape(name.encode())
-        ctx.cache[key] = bool(re.search(rb"#[ \t]*define[ \t]+" + n + rb"\b", ctx.source)
-                              or _defines_function(ctx.source, name.encode()))
-    return ctx.cache[key]
-
-
-_SPACE = frozenset(b" \t\n\r\f\v")  # what \s is in a bytes regex (\w: lexical.IDENT_BYTES)
-
-
-def _defines_function(source: bytes, name: bytes) -> bool:
-    """``re.search(rb"\\b(?:T|auto|int|...|[A-Za-z_]\\w*)\\s+NAME\\s*\\([^;{}]*\\)\\s*\\{", source)``: a word, space,
-    the name and a parameter list opening a body.  That pattern has no literal prefix, so the regex
-    engine tries it at every character of the file (97 ms a call in a 3 MB file that does not define
-    the name; 2 ms so): here each place the name occurs is tested instead, the space before it, the
-    word before that (the pattern's word is a whole run of word characters that starts with a letter
-    or '_'), then the pattern itself from the word's start."""
-    full = re.compile(rb"[A-Za-z_]\w*\s+" + re.escape(name) + rb"\s*\([^;{}]*\)\s*\{")
-    at = source.find(name)
-    while at >= 0:
-        j = at
-        while j > 0 and source[j - 1] in _SPACE:
-            j -= 1
-        k = j
-        while k > 0 and source[k - 1] in IDENT_BYTES:
-            k -= 1
-        if at > j > k and source[k] not in b"0123456789" and full.match(source, k):
-            return True
-        at = source.find(name, at + 1)
-    return False
 
 
 @node_check("PORT174")
@@ -251,9 +54,9 @@ def min_max_of_a_coordinate(ctx, node, caps):
     older = version_key(ctx.options.target) < version_key(COORDINATES_UNTIL)
     fn = ctx.text(caps["fn"][0])
     args = args_of(node)
-    if len(args) != 2 or _defines_own_function(ctx, fn):
+    if len(args) != 2 or defines_own_function(ctx, fn):
         return None
-    types = _Types(ctx, node)
+    types = ExprTypes(ctx, node)
     kinds = [types.of(a) for a in args]
     coords = [i for i, k in enumerate(kinds) if k is not None and k[0] == "coord"]
     if not coords:
@@ -322,7 +125,7 @@ def atomic_inc_dec(ctx, node, caps):
     older = version_key(ctx.options.target) < version_key(ATOMIC_INC_FROM)
     name = ctx.text(caps["fn"][0])
     args = args_of(node)
-    if len(args) != 2 or _defines_own_function(ctx, name):
+    if len(args) != 2 or defines_own_function(ctx, name):
         return None
     builtin, scope = atomic_builtins()[name]
     fn = caps["fn"][0]
@@ -442,12 +245,12 @@ _BIT_SCANS = {"__ffs": ("int", frozenset({"int", "unsigned int", "small", "coord
 def bit_scan_of_another_type(ctx, node, caps):
     fn = ctx.text(caps["fn"][0])
     args = args_of(node)
-    if fn not in _BIT_SCANS or len(args) != 1 or _defines_own_function(ctx, fn):
+    if fn not in _BIT_SCANS or len(args) != 1 or defines_own_function(ctx, fn):
         return None
     if ctx.reported.covered(node.start_byte, node.end_byte, {"PORT024"}):
         return None  # a 64-bit ballot given to __ffs: PORT024's fix makes the call __ffsll of it
     cuda_type, fine = _BIT_SCANS[fn]
-    kind = _Types(ctx, args[0]).of(args[0])
+    kind = ExprTypes(ctx, args[0]).of(args[0])
     if kind is None or kind[0] in fine:
         return None  # one overload matches; an unknown type is not guessed at
     arg = args[0]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
 from porter.findings.predicates.common import compact, edit, fix
-from porter.findings.predicates.hipheaders import _canonical, _Types, _defines_own_function
+from porter.findings.predicates.expr_types import ExprTypes, canonical, defines_own_function
 
 # what keeps a wrapped unsigned difference what CUDA computes: stored into (or cast to) an integer of 32 bits
 # or fewer, the same bits come out
@@ -48,7 +48,7 @@ def _signed_enough(ctx, at, other) -> bool:
         return False
     if other.type == "call_expression" and ctx.text(other.child_by_field_name("function")) in _COUNTS:
         return True  # another count: an int in CUDA
-    found = _Types(ctx, at).of(other)
+    found = ExprTypes(ctx, at).of(other)
     return found is not None and found[0] in _KEEPS_SIGN
 
 
@@ -85,7 +85,7 @@ def _where_it_matters(ctx, node) -> tuple[str, object] | None:
         return None
     kind = parent.type
     if kind == "cast_expression":
-        found = _canonical(ctx.text(parent.child_by_field_name("type")))
+        found = canonical(ctx.text(parent.child_by_field_name("type")))
         return None if found is None or found[0] in _HARMLESS else (f"a cast to `{found[1]}`", child)
     if kind == "init_declarator":
         declaration = parent.parent
@@ -95,20 +95,20 @@ def _where_it_matters(ctx, node) -> tuple[str, object] | None:
         text = ctx.text(type_node)
         if text == "auto":
             return "an `auto` variable (unsigned in HIP)", child
-        found = _canonical(text)
+        found = canonical(text)
         return None if found is None or found[0] in _HARMLESS else (f"a `{found[1]}` variable", child)
     if kind == "assignment_expression" and ctx.text(parent.child_by_field_name("operator")) == "=":
         left = parent.child_by_field_name("left")
         if left is None or left.type != "identifier":
             return None
-        found = _Types(ctx, parent).declared(ctx.text(left))
+        found = ExprTypes(ctx, parent).declared(ctx.text(left))
         if found is None or found[1] != 0 or found[0][0] in _HARMLESS:
             return None
         return f"a `{found[0][1]}` variable", child
     if kind == "return_statement":
         fn = ctx.function_of(parent)
         type_node = fn.child_by_field_name("type") if fn is not None and fn.type == "function_definition" else None
-        found = _canonical(ctx.text(type_node)) if type_node is not None else None
+        found = canonical(ctx.text(type_node)) if type_node is not None else None
         return None if found is None or found[0] in _HARMLESS else (f"a function returning `{found[1]}`", child)
     return None
 
@@ -116,7 +116,7 @@ def _where_it_matters(ctx, node) -> tuple[str, object] | None:
 @node_check("PORT187")
 def unsigned_bit_count(ctx, node, caps):
     fn = ctx.text(caps["fn"][0])
-    if _defines_own_function(ctx, fn):
+    if defines_own_function(ctx, fn):
         return None
     found = _where_it_matters(ctx, node)
     if found is None:

@@ -18,7 +18,7 @@ from porter.findings.predicates import node_check
 from porter.findings.wave import widths
 from porter.findings.wave.name_regex import name_at, word_at
 from porter.findings.predicates.mask_variables import full_mask_line
-from porter.findings.predicates.warpvalues import logical_hint, logical_note, may_mix, wave_note
+from porter.findings.predicates.warpvalues import logical_hint, logical_note, may_mix
 from porter.findings.predicates.common import (FULL_MASK, FULL_MASK_NAME, args_of, compact, edit, fix, function_name,
                                                is_full_mask, is_wide_mask, trusted_mask_name)
 

@@ -104,7 +104,7 @@ def _present(ctx) -> list[tuple[int, bytes]]:
 
 def _find_present(ctx) -> list[tuple[int, bytes]]:
     group, _words = _collapsing(ctx.options.roc)
-    source, index = ctx.source, ctx.index
+    index = ctx.index
     # the groups are decided on the whole text first, then again without comments and literals:
     # most files have no group with two members anywhere and skip the look-up of each occurrence
     found = _occurrences(ctx)
