@@ -40,6 +40,7 @@ def register(sub) -> None:
                         "every per-file compile; in a Makefile build on each hipcc command that compiles a source "
                         "(through HIPCC_COMPILE_FLAGS_APPEND; with a plain clang, through porter's $(HIPCC) front); "
                         "in a CMake build on the project's HIP compiles (C++ when it enables no HIP). Not on links. "
+                        "A relative path (-Idir, -isystemdir, -include f) that exists from here is made absolute. "
                         "Objects built with other flags are built again")
     p.add_argument("--no-link", action="store_true", help="per-file: compile only")
     p.add_argument("--json", action="store_true", help="print the build report as JSON (one line)")
@@ -134,6 +135,7 @@ def _write_report(text: str) -> str:
 
 def run(args) -> int:
     from porter.build import BuildError, BuildOptions, run_build
+    from porter.build.user_flags import anchor_paths
 
     if args.jobs < 0:
         raise UsageError("--jobs must be 0 (all cores) or more")
@@ -144,7 +146,7 @@ def run(args) -> int:
         raise UsageError("--flag needs a compiler flag (e.g. --flag=-DUSE_X), not an empty value")
     target, target_from = _target(args)
     options = BuildOptions(arch=args.arch, jobs=args.jobs, per_file=args.per_file, system=args.system,
-                           timeout=args.timeout, extra_flags=tuple(args.flag), link=not args.no_link,
+                           timeout=args.timeout, extra_flags=anchor_paths(args.flag), link=not args.no_link,
                            toolchain=args.toolchain, target_rocm=target, target_from=target_from,
                            project=args.project)
     cancel = threading.Event()
