@@ -10,11 +10,11 @@ project(x LANGUAGES CXX CUDA)
 add_executable(x main.cu)
 target_compile_options(x PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:-G>")
 set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} -G")
-set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} -maxrregcount=32")
+set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} -Xnvlink=--verbose")
 set(LINK "-Xnvlink=--suppress-stack-size-warning")
 """
 
-MAKE = """NVCCFLAGS = -G -Xptxas="-v" --maxrregcount=32
+MAKE = """NVCCFLAGS = -G -Xptxas="-v" -Xnvlink="--verbose"
 all:
 \tnvcc $(NVCCFLAGS) -dlink a.o -o "b.o"
 """
@@ -31,11 +31,11 @@ def _named(path: str, text: str) -> dict[int, list[str]]:
 def test_cmake_flag_findings_name_the_option_without_quotes_or_brackets():
     named = _named("CMakeLists.txt", CMAKE)
     assert named[4] == ["-G"] and named[5] == ["-G"]  # not `-G>")` / `-G")`
-    assert named[6] == ["-maxrregcount=32"]
+    assert named[6] == ["-Xnvlink=--verbose"]
     assert named[7] == ["-Xnvlink=--suppress-stack-size-warning"]
 
 
 def test_make_flag_findings_keep_a_quoted_value_whole():
     named = _named("Makefile", MAKE)
-    assert "-G" in named[1] and "--maxrregcount=32" in named[1]
+    assert "-G" in named[1] and '-Xnvlink="--verbose"' in named[1]
     assert named[3] == ["-dlink"]

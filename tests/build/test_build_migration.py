@@ -75,9 +75,12 @@ def test_make_unknown_nvcc_flags_are_findings():
     assert {"PORT147", "PORT165", "PORT166"} <= rules
     assert [f.line for f in m.findings if f.rule == "PORT166"] == [4, 4]  # PORT147: the catalogue's "nvcc-only options"
     assert all(f.category == "build-flag" for f in m.findings)
+    # -maxrregcount (clang: "unknown argument") is removed, with what caps registers on AMD; -Xnvlink is reported
+    assert m.output.startswith("F := -Xnvlink")
+    (cap,) = [c for c in m.changes if "flag.maxrregcount" in c.rules]
+    assert cap.line == 1 and "__launch_bounds__" in cap.why
     f = next(f for f in m.findings if f.line == 1)
-    assert (f.rule, f.column) == ("PORT147", 6) and "-maxrregcount" in f.message
-    assert any(f.line == 1 and "-Xnvlink" in f.message for f in m.findings)
+    assert f.rule == "PORT147" and "-Xnvlink" in f.message
 
 
 def test_cmake_modern():
@@ -115,7 +118,8 @@ def test_cmake_legacy_findcuda_and_unknowns():
     assert "target_link_libraries(app hip::host CUDA::nvml)" in m.output
     assert "${KS}" in m.output.split("set_source_files_properties(")[1].split(")")[0]
     by_rule = {f.rule: f for f in m.findings}
-    assert {"PORT161", "PORT163", "PORT164", "PORT147"} <= set(by_rule)
+    assert {"PORT161", "PORT163", "PORT164"} <= set(by_rule)
+    assert "maxrregcount" not in m.output and any("flag.maxrregcount" in c.rules for c in m.changes)
     assert by_rule["PORT164"].line == 4 and "CUDA::nvml" in by_rule["PORT164"].message
     assert by_rule["PORT163"].message.startswith("cuda_compile_ptx:")
 
@@ -287,7 +291,7 @@ def test_make_arch_variable_of_another_kind_stays():
 
 def test_make_host_flags_through_addprefix_and_nvcc_threads_run_in_make(tmp_path):
     """NVIDIA's samples' Makefiles prefix each host flag, `$(addprefix -Xcompiler ,$(CCFLAGS))`, and pass
-    `--threads 0` (nvcc's parallel compile of several GPU archs). The migration wrote `$(addprefix $(CCFLAGS))`,
+    `--threads 0` (nvcc's parallel compile of several GPU archs) and `-maxrregcount=N` (a register cap). The migration wrote `$(addprefix $(CCFLAGS))`,
     which make rejects ("insufficient number of arguments"), and kept `--threads`, which clang rejects: every
     sample's build stopped there. Checked by running make on the migrated file."""
     import shutil
@@ -295,12 +299,13 @@ def test_make_host_flags_through_addprefix_and_nvcc_threads_run_in_make(tmp_path
 
     text = ("NVCC ?= nvcc\nCCFLAGS := -fPIC -Wall\nLDFLAGS := --as-needed\nALL_CCFLAGS :=\n"
             "ALL_CCFLAGS += $(addprefix -Xcompiler ,$(CCFLAGS))\n"
-            "ALL_CCFLAGS += --threads 0 --std=c++11\n"
+            "ALL_CCFLAGS += -maxrregcount=255 --threads 0 --std=c++11\n"
             "ALL_LDFLAGS := $(ALL_CCFLAGS) $(addprefix -Xlinker ,$(LDFLAGS))\n"
             "print:\n\t@echo $(ALL_LDFLAGS)\n"
             "app.o: app.cu\n\t$(NVCC) $(ALL_CCFLAGS) -arch=sm_80 -c $< -o $@\n")
     out = migrate("Makefile", text, arch="gfx942").output
     assert "$(addprefix ,$(CCFLAGS))" in out and "--threads" not in out and "-Xlinker ,$(LDFLAGS)" in out
+    assert "maxrregcount" not in out  # (clang: "unknown argument: '-maxrregcount=255'")
     from required_tools import require
 
     make = shutil.which("make")
