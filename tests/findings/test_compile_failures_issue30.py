@@ -304,6 +304,50 @@ def test_tile_shuffles_of_composite_values_fail_where_port188_says(build):
     _ok(build(translate((fixtures / "negative.cu").read_bytes(), "t.cu", R52).output, "tile_shfl_negative"))
 
 
+def test_host_half_arithmetic_fails_where_port189_says(build):
+    """HeCBench's nlll (ROCm/hip issue 3690): a host reference computed with ``half``. HIP's __half operators
+    are __device__ only before ROCm 6.4; the fixture's port fails with both compilers (HIP 5.2 headers) on
+    exactly the lines PORT189 flags at --target-rocm 5.2, a template's through its instantiation with half;
+    the negative (device code, float on the host, a template instantiated with float) compiles; at 6.4 the
+    rule says nothing."""
+    fixtures = Path(__file__).with_name("fixtures") / "PORT189"
+    src = (fixtures / "positive.cu").read_bytes()
+    flagged = {line for _rule, line in _rules(scan(src, "t.cu", options=R52), "PORT189")}
+    assert flagged and not _rules(scan(src, "t.cu", options=TranslateOptions(target_rocm="6.4")), "PORT189")
+    port = translate(src, "t.cu", R52).output
+    assert port.count(b"\n") == src.count(b"\n")  # (the lines of the port are the fixture's)
+    for arch, (rc, out) in build(port, "host_half").items():
+        failing = {int(m) for m in re.findall(r"host_half\.hip:(\d+):\d+: error:", out)}
+        assert rc != 0 and failing == flagged, (arch, sorted(failing), sorted(flagged), out[-1500:])
+    _ok(build(translate((fixtures / "negative.cu").read_bytes(), "t.cu", R52).output, "host_half_negative"))
+
+
+def test_a_header_template_instantiated_with_half_is_reported_at_the_call(tmp_path):
+    """nlll's shape: the host template is in a project header, the instantiation with half (through another
+    template) in the .cu; the finding is at the call and names the header's lines, the ones the compilers
+    stop at (the same operators as the fixture's template)."""
+    (tmp_path / "reference.h").write_text(
+        "template <typename scalar_t, typename acc_t, typename index_t>\n"
+        "void reference(const scalar_t* in, const index_t* t, scalar_t* out, int n)\n"
+        "{\n"
+        "  acc_t acc = 0;\n"
+        "  for (int i = 0; i < n; i++)\n"
+        "    if (t[i] != 0) acc += static_cast<acc_t>(in[i] * in[i]);\n"
+        "  *out = static_cast<scalar_t>(acc);\n"
+        "}\n")
+    cu = tmp_path / "main.cu"
+    cu.write_bytes(b'#include <cuda_fp16.h>\n#include "reference.h"\n'
+                   b"template <typename scalar_t, typename index_t>\n"
+                   b"void driver(const scalar_t* in, const index_t* t, int n)\n{\n  scalar_t r;\n"
+                   b"  reference<scalar_t, scalar_t, index_t>(in, t, &r, n);\n}\n"
+                   b"int main() { half h[2]; int t[2]; driver<half, int>(h, t, 2);\n"
+                   b"  float f[2]; driver<float, int>(f, t, 2); return 0; }\n")
+    (call,) = [f for f in scan(cu.read_bytes(), str(cu), options=R52) if f.rule == "PORT189"]
+    assert call.line == 7 and "line 6 of reference.h" in call.message and "driver<half, int>" in call.message
+    float_only = cu.read_bytes().replace(b"driver<half, int>(h, t, 2);", b"")
+    assert not [f for f in scan(float_only, str(cu), options=R52) if f.rule == "PORT189"]
+
+
 def test_the_build_error_names_the_rule():
     from porter.build.diagnostics import known_problems
 
@@ -320,6 +364,9 @@ def test_the_build_error_names_the_rule():
         "no member named 'allocFlags' in 'hipMemAllocationProp'": "PORT032",
         "no template named 'block_tile_memory' in namespace 'cooperative_groups'": "PORT071",
         "redefinition of 'atomicMax'": "PORT170",
+        # (hipcc 5.2's message for nlll's reference.h, with its note)
+        "invalid operands to binary expression ('const __half' and '__half')\nnote: candidate function not viable: "
+        "call to __device__ function from __host__ function": "PORT189",
     }
     for message, rule in messages.items():
         hit = next((p for p in problems if p.regex.search(message)), None)

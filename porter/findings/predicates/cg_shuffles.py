@@ -16,7 +16,7 @@ import re
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
 from porter.findings.predicates.common import args_of, compact
-from porter.findings.predicates.expr_types import declared_type_word, member_type_word
+from porter.findings.predicates.expr_types import declared_type_word, member_type_word, struct_open
 
 _VECTOR = re.compile(r"^(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]$")
 _HALF = re.compile(r"^(?:__half2?|half2?|__nv_bfloat162?|nv_bfloat162?|__hip_bfloat162?|hip_bfloat16)$")
@@ -31,7 +31,7 @@ def _is_group(text: str, name: str) -> bool:
 
 
 def _struct_declared(code: str, name: str) -> bool:
-    return re.search(r"\b(?:struct|class)\s+" + re.escape(name) + r"\s*(?::[^{;]*)?\{", code) is not None
+    return struct_open(code, name) is not None
 
 
 @node_check("PORT188")

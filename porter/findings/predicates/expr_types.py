@@ -225,11 +225,49 @@ def declared_type_word(text: str, name: str) -> str | None:
     return found
 
 
+_STRUCT_BEFORE = re.compile(r"(?<![\w])(?:struct|class)\s+$")
+_STRUCT_AFTER = re.compile(r"\s*(?::[^{;]*)?\{")
+
+
+def struct_open(code: str, name: str) -> int | None:
+    """The offset just past the ``{`` of ``struct NAME {`` (or ``class NAME : base {``) in ``code``; None: none.
+    Each place the name occurs is tried (a pattern that starts with ``struct|class`` has no literal prefix:
+    the regex engine would try it at every character of a big file)."""
+    at = code.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if (at == 0 or not (code[at - 1].isalnum() or code[at - 1] == "_")) and \
+                _STRUCT_BEFORE.search(code, max(0, at - 40), at):
+            m = _STRUCT_AFTER.match(code, end)
+            if m is not None:
+                return m.end()
+        at = code.find(name, at + 1)
+    return None
+
+
 def member_type_word(code: str, struct: str, member: str) -> str | None:
-    """The type word of ``member`` in the body of ``struct`` as ``code`` declares it (None: no such body)."""
-    body = re.search(r"\b(?:struct|class)\s+" + re.escape(struct) + r"\s*(?::[^{;]*)?\{([^{}]*)\}", code)
-    if body is None:
+    """The type word of ``member`` in the body of ``struct`` as ``code`` declares it (None: no such body, or one
+    with nested braces)."""
+    start = struct_open(code, struct)
+    close = code.find("}", start) if start is not None else -1
+    if close < 0 or "{" in code[start:close]:
         return None
     m = re.search(r"(?:^|[;{}:])\s*([A-Za-z_][\w:]*)\s+(?:[A-Za-z_]\w*\s*(?:\[[^\]]*\])?\s*,\s*)*"
-                  + re.escape(member) + r"\s*[,;\[=]", body.group(1))
+                  + re.escape(member) + r"\s*[,;\[=]", code[start:close])
     return m.group(1).split("::")[-1] if m else None
+
+
+_ANY_DECL = re.compile(r"(?<![\w:.>])([A-Za-z_][\w:]*)\s*(?:const\s*)?((?:\*\s*(?:const\s*)?(?:__restrict__\s*)?)*)&?\s*"
+                       r"(?<![\w])([A-Za-z_]\w*)\s*([=;,)\[{(])")
+
+
+def declared_types(text: str) -> dict[str, tuple[str, int]]:
+    """name -> (type word, pointer depth) of every declaration in ``text`` (``const half* h``: ("half", 1);
+    ``half h[4]``: ("half", 1); ``scalar_t v``: ("scalar_t", 0); a reference counts as the value it names),
+    in one pass; the last declaration of each name wins."""
+    found = {}
+    for m in _ANY_DECL.finditer(text):
+        word = m.group(1).split("::")[-1]
+        if word not in ("return", "const", "else", "case", "goto", "delete", "new", "throw", "typename", "sizeof"):
+            found[m.group(3)] = (word, m.group(2).count("*") + (m.group(4) == "["))
+    return found
