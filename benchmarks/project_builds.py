@@ -14,7 +14,10 @@ run as a user would, as whole ``porter`` processes:
    machine lacks, e.g. the ones scripts/fetch_library_headers.py extracts).
 
 An error of a build is *predicted* when it maps back (porter's manifest) to a CUDA line a finding covers (a
-finding over at most predicted.SPAN_LINES lines covers each of them), or names a missing library; *unflagged*
+finding over at most predicted.SPAN_LINES lines covers each of them), or one of its "in instantiation of ...
+requested here" notes does (an error inside a template, a header's or HIP's, that a flagged line instantiates;
+clang prints that backtrace with the first error of an instantiation only, so the errors after it in the same
+unit and file are read as under it), or it names a missing library; *unflagged*
 otherwise (an error with no line, such as a failed link, is unflagged unless it names a library).  Printed:
 one line per project (built or not, per arch, errors, unflagged), the unflagged errors (at their CUDA line), and the totals.
 """
@@ -52,6 +55,35 @@ def _covered(cuda: Path, target: str) -> set[tuple[str, int]]:
     return lines
 
 
+def _instantiation_notes(d: dict) -> list[dict]:
+    return [n for n in d.get("notes") or () if "requested here" in n.get("message", "")
+            or n.get("message", "").startswith("in instantiation of")]
+
+
+def _with_contexts(errors: list[dict]) -> list[dict]:
+    """The errors, each with the instantiation notes it is under: clang prints a template's "in instantiation
+    of ... requested here" backtrace once, with the first error inside that instantiation; the errors after it
+    in the same unit and file (nlll's reference.h:21 and :26 after :20) are in the same one."""
+    out, last = [], None
+    for d in errors:
+        notes = _instantiation_notes(d)
+        if notes:
+            last = (d.get("unit"), d.get("source_file") or d.get("file"), notes)
+        elif last is not None and last[:2] == (d.get("unit"), d.get("source_file") or d.get("file")) and d.get("line"):
+            d = dict(d, notes=[*(d.get("notes") or ()), *last[2]])
+        else:
+            last = None
+        out.append(d)
+    return out
+
+
+def _predicted(d: dict, covered: set[tuple[str, int]]) -> bool:
+    """A finding covers the error's CUDA line, or the line that instantiates the template (or HIP header
+    template) it is in: clang's "in instantiation of ... requested here" notes, mapped back like the error."""
+    places = [d, *_instantiation_notes(d)]
+    return any((str(Path(x.get("source_file") or "?").resolve()), x.get("source_line")) in covered for x in places)
+
+
 def measure(cuda: Path, out: Path, target: str, includes: list[str]) -> dict:
     hip = out / (cuda.name.removesuffix("-cuda") + "-hip")
     shutil.rmtree(hip, ignore_errors=True)
@@ -69,11 +101,11 @@ def measure(cuda: Path, out: Path, target: str, includes: list[str]) -> dict:
         except (ValueError, IndexError):
             result[arch] = {"ok": False, "errors": 1, "unflagged": [f"no build report: {b.stderr.strip()[-200:]}"]}
             continue
-        errors = [d for d in report.get("diagnostics", []) if d.get("severity") in ("error", "fatal error")]
+        errors = [d for d in report.get("diagnostics", []) if d.get("severity") in ("error", "fatal error")
+                  and not d.get("message", "").startswith("too many errors emitted")]  # (clang giving up: no error)
         unflagged = [f"{Path(d.get('source_file') or d.get('file') or '?').name}:{d.get('source_line') or d.get('line')}: "
-                     f"{d.get('message', '')[:160]}" for d in errors
-                     if not d.get("library") and (str(Path(d.get("source_file") or "?").resolve()),
-                                                  d.get("source_line")) not in covered]
+                     f"{d.get('message', '')[:160]}" for d in _with_contexts(errors)
+                     if not d.get("library") and not _predicted(d, covered)]
         result[arch] = {"ok": bool(report.get("ok")), "errors": len(errors), "unflagged": unflagged,
                         "code_objects": sorted({t for ts in (report.get("code_objects") or {}).values() for t in ts})}
     return result

@@ -63,3 +63,40 @@ def test_projects_are_built_through_their_makefiles_and_errors_counted(tmp_path,
     assert (tmp_path / "out" / "good-hip" / "Makefile").is_file()
     printed = capsys.readouterr().out
     assert "gfx942: 1 of 2 built" in printed and "gfx90a: 1 of 2 built" in printed
+
+
+def test_an_error_in_a_template_counts_where_a_flagged_line_instantiates_it(tmp_path):
+    """nlll's shape: the error is in a header's template (reference.h:20), the finding at the call that
+    instantiates it with half (main.cu:196, clang's "in instantiation of ... requested here" note)."""
+    main = str((tmp_path / "main.cu").resolve())
+    header = str((tmp_path / "reference.h").resolve())
+    error = {"severity": "error", "message": "invalid operands to binary expression", "source_file": header,
+             "source_line": 20, "notes": [{"message": "in instantiation of function template specialization "
+                                                      "'reference<__half, __half, int>' requested here",
+                                           "source_file": main, "source_line": 196}]}
+    assert bench._predicted(error, {(main, 196)})
+    assert not bench._predicted(error, {(main, 195)})
+    other_note = dict(error, notes=[{"message": "candidate function not viable", "source_file": main,
+                                     "source_line": 196}])
+    assert not bench._predicted(other_note, {(main, 196)})  # only an instantiation's place counts
+    assert bench._predicted(dict(error, notes=[]), {(header, 20)})
+
+
+def test_the_errors_after_the_first_of_an_instantiation_are_under_its_backtrace(tmp_path):
+    """clang prints "in instantiation of ... requested here" with the first error inside an instantiation
+    only (nlll: reference.h:20 has it, :21 and :26 do not); a later error of the same unit and file is under
+    the same instantiation, an error of another file is not."""
+    main = str((tmp_path / "main.cu").resolve())
+    header = str((tmp_path / "reference.h").resolve())
+    note = {"message": "in instantiation of function template specialization 'reference<__half>' requested here",
+            "source_file": main, "source_line": 196}
+
+    def error(file, line, notes=()):
+        return {"severity": "error", "message": "invalid operands", "unit": "main.cu", "source_file": file,
+                "source_line": line, "line": line, "notes": list(notes)}
+
+    errors = [error(header, 20, [note]), error(header, 21), error(header, 26), error(main, 7)]
+    predicted = [bench._predicted(d, {(main, 196)}) for d in bench._with_contexts(errors)]
+    assert predicted == [True, True, True, False]
+    alone = [bench._predicted(d, {(main, 196)}) for d in errors]
+    assert alone == [True, False, False, False]  # (what the errors say without the context carried)
