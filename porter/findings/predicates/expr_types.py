@@ -257,8 +257,13 @@ def member_type_word(code: str, struct: str, member: str) -> str | None:
     return m.group(1).split("::")[-1] if m else None
 
 
-_ANY_DECL = re.compile(r"(?<![\w:.>])([A-Za-z_][\w:]*)\s*(?:const\s*)?((?:\*\s*(?:const\s*)?(?:__restrict__\s*)?)*)&?\s*"
-                       r"(?<![\w])([A-Za-z_]\w*)\s*([=;,)\[{(])")
+# a declaration: a type word, const, pointer stars, a reference, then the name and what may follow it (the
+# groups: type word, stars, name, the next character: '[' makes an array); str and bytes forms of one pattern
+DECLARATION = (r"(?<![\w:.>])([A-Za-z_][\w:]*)\s*(?:const\s*)?((?:\*\s*(?:const\s*)?(?:__restrict__\s*)?)*)&?\s*"
+               r"(?<![\w])([A-Za-z_]\w*)\s*([=;,)\[{(])")
+DECLARATIONS = re.compile(DECLARATION)
+DECLARATION_BYTES = re.compile(DECLARATION.encode())
+NOT_TYPE_WORDS = frozenset({"return", "const", "else", "case", "goto", "delete", "new", "throw", "typename", "sizeof"})
 
 
 def declared_types(text: str) -> dict[str, tuple[str, int]]:
@@ -266,8 +271,8 @@ def declared_types(text: str) -> dict[str, tuple[str, int]]:
     ``half h[4]``: ("half", 1); ``scalar_t v``: ("scalar_t", 0); a reference counts as the value it names),
     in one pass; the last declaration of each name wins."""
     found = {}
-    for m in _ANY_DECL.finditer(text):
+    for m in DECLARATIONS.finditer(text):
         word = m.group(1).split("::")[-1]
-        if word not in ("return", "const", "else", "case", "goto", "delete", "new", "throw", "typename", "sizeof"):
+        if word not in NOT_TYPE_WORDS:
             found[m.group(3)] = (word, m.group(2).count("*") + (m.group(4) == "["))
     return found

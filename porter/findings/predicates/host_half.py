@@ -27,7 +27,7 @@ import re
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
 from porter.findings.predicates.common import compact
-from porter.findings.predicates.expr_types import declared_types
+from porter.findings.predicates.expr_types import DECLARATION_BYTES, DECLARATIONS, NOT_TYPE_WORDS, declared_types
 
 HOST_OPERATORS_FROM = "6.4"  # the first ROCm whose __half operators are __host__ __device__
 _HALF = re.compile(r"^(?:__half2?|half2?)$")
@@ -71,12 +71,7 @@ def operands(src: bytes, node) -> list:
 
 
 _TEMPLATE_HEAD = re.compile(r"template\s*<([^;{}]*?)>")
-_DECL = re.compile(r"(?<![\w:.>])([A-Za-z_][\w:]*)\s*(?:const\s*)?((?:\*\s*(?:const\s*)?(?:__restrict__\s*)?)*)&?\s*"
-                   r"(?<![\w])([A-Za-z_]\w*)\s*([=;,)\[{(])")
-_DECL_B = re.compile(rb"(?<![\w:.>])([A-Za-z_][\w:]*)\s*(?:const\s*)?((?:\*\s*(?:const\s*)?(?:__restrict__\s*)?)*)&?\s*"
-                     rb"(?<![\w])([A-Za-z_]\w*)\s*([=;,)\[{(])")
-_LISTED_B = re.compile(rb",\s*(?:\*\s*)*([A-Za-z_]\w*)\s*[=;,\[]")
-_NOT_TYPES = frozenset({"return", "const", "else", "case", "goto", "delete", "new", "throw", "typename", "sizeof"})
+_LISTED_B = re.compile(rb",\s*(?:\*\s*)*([A-Za-z_]\w*)\s*[=;,\[]")  # a name listed after a comma
 
 
 class Declarations:
@@ -90,9 +85,9 @@ class Declarations:
         self.decls: dict[str, list[tuple[int, tuple[str, int]]]] = {}
         self.listed: dict[str, int] = {}
         text, base = src[fn.start_byte:fn.end_byte], fn.start_byte
-        for m in _DECL_B.finditer(text):
+        for m in DECLARATION_BYTES.finditer(text):
             word = m.group(1).decode("utf-8", "replace").split("::")[-1]
-            if word not in _NOT_TYPES:
+            if word not in NOT_TYPE_WORDS:
                 depth = m.group(2).count(b"*") + (m.group(4) == b"[")
                 self.decls.setdefault(m.group(3).decode(), []).append((base + m.start(3), (word, depth)))
         for m in _LISTED_B.finditer(text):
@@ -148,15 +143,6 @@ def type_word(src: bytes, operand, decls: Declarations, names: frozenset[str] | 
             args = fn.child_by_field_name("arguments")
             return _text(src, args)[1:-1].replace("const", "").strip() if args is not None else None
     return None
-
-
-def outer_function(node):
-    fn = None
-    while node is not None:
-        if node.type == "function_definition":
-            fn = node
-        node = node.parent
-    return fn
 
 
 def function_name(src: bytes, fn) -> str | None:
@@ -246,19 +232,25 @@ def file_scope_types(code: str) -> dict[str, tuple[str, int]]:
     return declared_types("".join(out))
 
 
+def template_heads(code: str):
+    """Each ``template <...>`` of ``code`` (group 1: the parameters), found by its word, not by a pattern
+    the regex engine would try at every character."""
+    at = code.find("template")
+    while at >= 0:
+        m = _TEMPLATE_HEAD.match(code, at)
+        if m is not None and not (at and (code[at - 1].isalnum() or code[at - 1] == "_")):
+            yield m
+        at = code.find("template", at + 8)
+
+
 def declared_names(code: str, halves: re.Pattern) -> frozenset[str]:
     """Every name ``code`` declares with a half type or a template's type parameter: the only operands whose
     declaration the rule reads (one pass over the file, not one per operator)."""
     words = {"__half", "__half2"} | ({"half", "half2"} if halves is _HALF else set())
-    at = code.find("template")
-    while at >= 0:  # (each `template <...>`: found by its word, not by a pattern tried at every character)
-        m = _TEMPLATE_HEAD.match(code, at)
-        at = code.find("template", at + 8)
-        if m is None or (m.start() and (code[m.start() - 1].isalnum() or code[m.start() - 1] == "_")):
-            continue
+    for m in template_heads(code):
         words.update(re.findall(r"\b(?:typename|class)\s+([A-Za-z_]\w*)", m.group(1)))
     found = set()
-    for m in _DECL.finditer(code):  # (one pass of one pattern: an alternation of the words has no prefix to find)
+    for m in DECLARATIONS.finditer(code):  # (one pass of one pattern: an alternation of the words has no prefix to find)
         if m.group(1).split("::")[-1] in words:
             found.add(m.group(3))
     return frozenset(found)
@@ -364,12 +356,7 @@ def _function_templates(code: str) -> list[tuple[int, int, str, list[str | None]
     """(body start, body end, name, type parameter names) of each function template ``code`` defines, by
     body start (``template <...> R name(...) {...}``; a class template has no parameter list before its ``{``)."""
     out = []
-    at = code.find("template")
-    while at >= 0:
-        head = _TEMPLATE_HEAD.match(code, at)
-        at = code.find("template", at + 8)
-        if head is None or (head.start() and (code[head.start() - 1].isalnum() or code[head.start() - 1] == "_")):
-            continue
+    for head in template_heads(code):
         fn = _TEMPLATE_FUNCTION.match(code, head.end())
         if fn is None:
             continue
