@@ -17,7 +17,8 @@ An error of a build is *predicted* when it maps back (porter's manifest) to a CU
 finding over at most predicted.SPAN_LINES lines covers each of them), or one of its "in instantiation of ...
 requested here" notes does (an error inside a template, a header's or HIP's, that a flagged line instantiates;
 clang prints that backtrace with the first error of an instantiation only, so the errors after it in the same
-unit and file are read as under it), or it names a missing library; *unflagged*
+unit and file are read as under it), or it follows from a predicted error (porter build's ``cause``: a call
+clang rejects because the template it names failed to compile at that error), or it names a missing library; *unflagged*
 otherwise (an error with no line, such as a failed link, is unflagged unless it names a library).  Printed:
 one line per project (built or not, per arch, errors, unflagged), the unflagged errors (at their CUDA line), and the totals.
 """
@@ -103,9 +104,12 @@ def measure(cuda: Path, out: Path, target: str, includes: list[str]) -> dict:
             continue
         errors = [d for d in report.get("diagnostics", []) if d.get("severity") in ("error", "fatal error")
                   and not d.get("message", "").startswith("too many errors emitted")]  # (clang giving up: no error)
+        errors = _with_contexts(errors)
+        at = {f"{d.get('file')}:{d.get('line')}": d for d in errors}
         unflagged = [f"{Path(d.get('source_file') or d.get('file') or '?').name}:{d.get('source_line') or d.get('line')}: "
-                     f"{d.get('message', '')[:160]}" for d in _with_contexts(errors)
-                     if not d.get("library") and not _predicted(d, covered)]
+                     f"{d.get('message', '')[:160]}" for d in errors
+                     if not d.get("library") and not _predicted(d, covered)
+                     and not (d.get("cause") in at and _predicted(at[d["cause"]], covered))]
         result[arch] = {"ok": bool(report.get("ok")), "errors": len(errors), "unflagged": unflagged,
                         "code_objects": sorted({t for ts in (report.get("code_objects") or {}).values() for t in ts})}
     return result

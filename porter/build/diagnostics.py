@@ -11,7 +11,6 @@ missing ROCm library becomes one named diagnostic.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import tomllib
@@ -20,7 +19,6 @@ from functools import lru_cache
 from pathlib import Path
 
 KNOWN_ERRORS = Path(__file__).with_name("known_errors.toml")
-MANIFEST = os.path.join(".porter", "manifest.json")
 
 _LOC = re.compile(r"^(?P<file>[^:\n]+?):(?P<line>\d+):(?:(?P<col>\d+):)?\s*"
                   r"(?P<sev>fatal error|error|warning|note|remark):\s*(?P<msg>.*)$")
@@ -31,7 +29,7 @@ _TOOL = re.compile(r"^(?P<tool>clang(?:\+\+)?(?:-\d+)?|ld(?:\.lld)?|lld|/usr/bin
 # clang's own errors without a place (cc1: "fatal error: cannot open file '…/ocml.bc': Invalid encoding")
 _BARE = re.compile(r"^(?P<sev>fatal error|error): (?P<msg>.+)$")
 _MAKE_DIR = re.compile(r"^make(?:\[\d+\])?: (?P<what>Entering|Leaving) directory ['`](?P<dir>.*)'$")
-_UNDEF = re.compile(r"undefined (?:reference to|symbol:?)\s*[`']?(?P<sym>[^'`\n]+)")
+UNDEFINED = re.compile(r"undefined (?:reference to|symbol:?)\s*[`']?(?P<sym>[^'`\n]+)")
 
 
 @dataclass(slots=True)
@@ -49,6 +47,7 @@ class Diagnostic:
     rule: str = ""  # findings rule that fixes it
     hint: str = ""
     library: str = ""  # a missing ROCm library, by name
+    cause: str = ""  # "file:line" of the earlier error this one follows from (a template that did not compile)
 
     def key(self) -> tuple:
         return (self.file, self.line, self.column, self.severity, self.message)
@@ -65,7 +64,7 @@ class Diagnostic:
             d["included_from"] = [{"file": f, "line": n} for f, n in self.included_from]
         if self.notes:
             d["notes"] = [n.as_dict() for n in self.notes]
-        for k in ("rule", "hint", "library"):
+        for k in ("rule", "hint", "library", "cause"):
             if getattr(self, k):
                 d[k] = getattr(self, k)
         return d
@@ -179,7 +178,7 @@ def parse(output: str, *, cwd: str, root: str, unit: str = "") -> list[Diagnosti
                 continue
             sev = "warning" if m.group("sev") == "warning" else "error"
             d = Diagnostic("", 0, 0, sev, msg, unit=unit)
-            u = _UNDEF.search(msg)
+            u = UNDEFINED.search(msg)
             if u:
                 d.hint = "a function defined in a file that did not compile, or a library missing from the link"
             classify(d)
@@ -193,7 +192,7 @@ def parse(output: str, *, cwd: str, root: str, unit: str = "") -> list[Diagnosti
             keep(d)
             last, last_kept, chain = d, True, []
             continue
-        m = _UNDEF.search(line)
+        m = UNDEFINED.search(line)
         if m and "undefined" in line:
             d = Diagnostic("", 0, 0, "error", line.strip(), unit=unit,
                            hint="a function defined in a file that did not compile, or a library missing from the link")
@@ -201,7 +200,40 @@ def parse(output: str, *, cwd: str, root: str, unit: str = "") -> list[Diagnosti
     for d in out:
         if d.line and not d.rule and not d.library:
             classify(d)
+    _follow_failed_templates(out)
     return out
+
+
+_NO_MATCH = re.compile(r"no matching (?:function|member function|constructor) for call to '(?:[\w:]*::)?(?P<name>\w+)'")
+_SUBSTITUTION = re.compile(r"candidate template ignored: substitution failure")
+_INSTANTIATION = re.compile(r"in instantiation of (?:function|member function) template specialization "
+                            r"'(?:[\w:]*::)?(?P<name>\w+)<")
+
+
+def _follow_failed_templates(ds: list[Diagnostic]) -> None:
+    """A call clang rejects only because the template it names failed to compile earlier ("no matching
+    function for call to 'f'" with "candidate template ignored: substitution failure": clang marks a function
+    template whose instantiation had an error as invalid, and ignores it at the later calls) follows from that
+    error: it gets that error's rule and says where it is.  The earlier error is the one clang printed inside
+    an instantiation of ``f`` (its "in instantiation of function template specialization 'f<...>'" note)."""
+    failed: dict[str, Diagnostic] = {}
+    for d in ds:
+        if d.severity != "error":
+            continue
+        m = _NO_MATCH.search(d.message)
+        if m and not d.rule and any(_SUBSTITUTION.search(n.message) for n in d.notes):
+            cause = failed.get(m.group("name"))
+            if cause is not None:
+                d.rule, d.cause = cause.rule, f"{cause.file}:{cause.line}"
+                d.hint = (f"a consequence of the error at {d.cause}: {m.group('name')} did not compile there, so "
+                          f"clang ignores it at this call; {cause.hint}" if cause.hint else
+                          f"a consequence of the error at {d.cause}")
+                continue
+        for n in d.notes:
+            i = _INSTANTIATION.search(n.message)
+            if i and d.rule:
+                failed.setdefault(i.group("name"), d)
+                break
 
 
 # ---------------------------------------------------------------- mapping back
@@ -209,20 +241,27 @@ def parse(output: str, *, cwd: str, root: str, unit: str = "") -> list[Diagnosti
 @dataclass(slots=True)
 class SourceMap:
     root: str
-    files: dict  # rel -> {"source": abs path, "inserted_lines": [[after, count], ...]}
+    files: dict  # rel (to the converted tree's root) -> {"source": abs path, "inserted_lines": [[after, count], ...]}
+    tree: str = ""  # the converted tree's root (absolute), where the manifest is: ``root`` or a folder above
 
     @classmethod
     def load(cls, root: str | os.PathLike) -> "SourceMap":
+        """The map of the converted tree ``root`` is in (its manifest may be in a parent folder: a sub-project
+        of a converted tree built from its own folder)."""
+        from porter.build.tree_kind import port_record
+
         root = str(root)
-        try:
-            with open(os.path.join(root, MANIFEST), encoding="utf-8") as fh:
-                data = json.load(fh)
-            files = data.get("files", {}) if isinstance(data, dict) else {}
-        except (OSError, ValueError):
-            files = {}
-        return cls(root, files if isinstance(files, dict) else {})
+        found = port_record(root)
+        files = found[1].get("files", {}) if found else {}
+        if not found or not isinstance(files, dict) or not files:
+            return cls(root, {})
+        return cls(root, files, str(found[0]))
 
     def map_line(self, rel: str, line: int) -> tuple[str, int] | None:
+        """(CUDA source, line) of ``line`` of ``rel`` (relative to the folder built, or absolute)."""
+        if self.tree:
+            full = os.path.normpath(rel if os.path.isabs(rel) else os.path.join(os.path.abspath(self.root), rel))
+            rel = os.path.relpath(full, self.tree).replace(os.sep, "/")
         entry = self.files.get(rel)
         if not isinstance(entry, dict) or not entry.get("source"):
             return None
@@ -236,8 +275,7 @@ class SourceMap:
                 if x.file and x.line:
                     hit = self.map_line(x.file, x.line)
                     if hit is None and os.path.isabs(x.file):
-                        site = next(((f, n) for f, n in x.included_from if not os.path.isabs(f)), None)
-                        hit = self.map_line(*site) if site else None
+                        hit = next(filter(None, (self.map_line(f, n) for f, n in x.included_from)), None)
                     if hit:
                         x.source_file, x.source_line = hit
 

@@ -34,7 +34,7 @@ from pathlib import Path
 from porter import proc
 from porter.build import diskspace
 from porter.build.cache import Cache, read_depfile, sha256_bytes
-from porter.build.diagnostics import Diagnostic, SourceMap, classify, parse
+from porter.build.diagnostics import UNDEFINED, Diagnostic, SourceMap, classify, parse
 from porter.build.report import BuildReport, ProjectResult, UnitResult
 from porter.build.subprojects import SubProject, find_subprojects, project_of
 from porter.build.toolchain import KINDS, Toolchain, detect_toolchain, find_plain_clangs, valid_arch_name
@@ -271,6 +271,7 @@ class _Runner:
         from porter.build.devicelibs import damaged_library_note
 
         ds = parse(text, cwd=str(cwd or self.root), root=str(self.root), unit=unit)
+        self.explain_missing_runtime(ds, Path(cwd or self.root))
         self.smap.apply(ds)
         for d in ds:  # clang cannot read a device library: which file, and what to do
             note = damaged_library_note(d.message) if d.severity == "error" else ""
@@ -278,12 +279,52 @@ class _Runner:
                 d.notes.append(Diagnostic("", 0, 0, "note", note, unit=unit))
         return ds
 
+    def explain_missing_runtime(self, ds: list[Diagnostic], cwd: Path) -> None:
+        """A link error on a HIP function this toolchain's runtime library does not export (its headers
+        declare it): say so, at the first call of it in the source the linker names."""
+        from porter.build.runtime_exports import missing_note, runtime_library
+
+        library = None
+        for d in ds:
+            m = UNDEFINED.search(d.message) if d.severity == "error" and not d.line else None
+            if not m:
+                continue
+            symbol = m.group("sym").strip()
+            if library is None:
+                library = runtime_library(self.tc.rocm_path, self.tc.hip_lib_dir)
+            note = missing_note(symbol, library, self.tc.hip_version)
+            if note:
+                d.hint = note
+                at = _call_site(d.message, symbol, cwd, self.root)
+                if at:
+                    d.file, d.line, d.column = at
+
     def failed_step(self, r: proc.Result, what: str) -> Diagnostic | None:
         if r.error:
             return Diagnostic("", 0, 0, "error", f"{what}: {r.error}")
         if r.timed_out:
             return Diagnostic("", 0, 0, "error", f"{what}: timed out after {self.options.timeout:g} s and was stopped")
         return None
+
+
+def _call_site(message: str, symbol: str, cwd: Path, root: Path) -> tuple[str, int, int] | None:
+    """(file relative to ``root``, line, column) of the first call of ``symbol`` in the source file a link
+    error names (GNU ld: "k.cu:(.text+0x14ca): undefined reference to ..."; lld: "referenced by k.cu")."""
+    m = re.search(r"(?:^|\s)([\w./+-]+\.(?:cu|hip|cpp|cc|cxx|c))(?::\(|\s|$)", message)
+    if not m:
+        return None
+    path = (cwd / m.group(1)).resolve()
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return None
+    call = re.search(rf"\b{re.escape(symbol)}\s*\(", text)
+    if not call:
+        return None
+    line = text.count("\n", 0, call.start()) + 1
+    column = call.start() - (text.rfind("\n", 0, call.start()) + 1) + 1
+    rel = os.path.relpath(path, root.resolve())
+    return (str(path) if rel.startswith("..") else rel.replace(os.sep, "/")), line, column
 
 
 # ---------------------------------------------------------------- per file
@@ -1002,6 +1043,9 @@ def _rebase(rep: BuildReport, root: Path, sub: str, smap: SourceMap) -> None:
     for d in diags:
         d.file = _rebase_path(d.file, root, sub)
         d.included_from = [(_rebase_path(f, root, sub), n) for f, n in d.included_from]
+        if d.cause:
+            where, _, line = d.cause.rpartition(":")
+            d.cause = f"{_rebase_path(where, root, sub)}:{line}"
     smap.apply(rep.diagnostics)
     for u in rep.units:
         u.file = _rebase_path(u.file, root, sub) if u.kind == "compile" else f"{sub}: {u.file}"

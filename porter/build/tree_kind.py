@@ -75,14 +75,34 @@ def cuda_source(root: Path) -> str | None:
     return None
 
 
+def port_record(directory: str | os.PathLike) -> tuple[Path, dict] | None:
+    """The manifest porter convert left in the port ``directory`` is in: (the converted tree's root, the
+    manifest), looked up from ``directory`` through its parents, so a sub-project of a converted tree (one
+    sample of a samples tree, built from its own folder) has its tree's record; None when there is none or
+    the nearest one cannot be read."""
+    here = Path(os.path.abspath(directory))
+    for folder in (here, *here.parents):
+        path = folder / MANIFEST
+        if not path.is_file():
+            continue
+        try:
+            with open(path, encoding="utf-8") as fh:
+                record = json.load(fh)
+        except (OSError, ValueError):
+            return None
+        return (folder, record) if isinstance(record, dict) else None
+    return None
+
+
 def recorded_target(directory: str | os.PathLike) -> str | None:
-    """The ROCm release porter convert converted the tree for (its manifest's ``convert.target_rocm``),
-    None when it recorded none or the manifest cannot be read."""
+    """The ROCm release porter convert converted the tree for (its manifest's ``convert.target_rocm``; the
+    manifest of the converted tree ``directory`` is in), None when it recorded none or the manifest cannot
+    be read."""
     from porter.mapping import parse_target
 
+    found = port_record(directory)
     try:
-        with open(os.path.join(directory, MANIFEST), encoding="utf-8") as fh:
-            record = json.load(fh).get("convert")
+        record = found[1].get("convert") if found else None
         return parse_target(record["target_rocm"]) if isinstance(record, dict) and record.get("target_rocm") else None
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+    except (ValueError, TypeError, KeyError, AttributeError):
         return None

@@ -82,7 +82,7 @@ def _target(args) -> tuple[str, str]:
     """(the ROCm release the port targets, where that comes from, "" for porter's default): --target-rocm,
     else what porter convert recorded in the tree (.porter/manifest.json), else the tree's porter.toml
     (copied from the CUDA project), else the default."""
-    from porter.build.tree_kind import recorded_target
+    from porter.build.tree_kind import port_record, recorded_target
     from porter.cli.target import project_options, target_from
 
     given = target_from(args)
@@ -90,7 +90,10 @@ def _target(args) -> tuple[str, str]:
         return given, "--target-rocm"
     recorded = recorded_target(args.directory)
     if recorded:
-        return recorded, "as porter convert recorded in .porter/manifest.json"
+        where = port_record(args.directory)[0]
+        up = os.path.relpath(where, os.path.abspath(args.directory))
+        manifest = os.path.join(up, ".porter", "manifest.json") if up != "." else ".porter/manifest.json"
+        return recorded, f"as porter convert recorded in {manifest}"
     options = project_options(args.directory, args)
     return options.target, "from porter.toml" if options.target_rocm else ""
 

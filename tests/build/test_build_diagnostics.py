@@ -90,7 +90,14 @@ def test_source_map(tmp_path):
     assert (ds[0].source_file, ds[0].source_line) == ("/src/k.cu", 4)
     assert (ds[1].source_file, ds[1].source_line) == ("/src/k.cu", 3)  # the include line, mapped
     assert ds[2].source_file is None
-    assert SourceMap.load(tmp_path / "nowhere").files == {}
+    # a folder inside the converted tree maps its paths through the tree's manifest; one outside has none
+    sub = parse("k.cu:5:1: error: e\n", cwd=str(tmp_path / "sub"), root=str(tmp_path / "sub"))
+    SourceMap.load(tmp_path / "sub").apply(sub)
+    assert sub[0].source_file is None  # sub/k.cu is not the tree's k.cu
+    up = parse("../k.cu:5:1: error: e\n", cwd=str(tmp_path / "sub"), root=str(tmp_path / "sub"))
+    SourceMap.load(tmp_path / "sub").apply(up)
+    assert (up[0].source_file, up[0].source_line) == ("/src/k.cu", 4)
+    assert SourceMap.load(tmp_path.parent / "elsewhere").files == {}
 
 
 def test_texture_reference_calls_point_to_their_rule():

@@ -139,3 +139,25 @@ def test_a_project_path_not_in_the_folder_is_one_line_and_writes_nothing(tmp_pat
     assert r.stderr.strip().splitlines() == [f"porter: error: --project Samples/no_such_sample: no such file or "
                                              f"folder in {out.resolve()}"]
     assert sorted(p for p in out.rglob("*")) == before
+
+
+def test_one_sample_built_from_its_own_folder_has_the_trees_target_and_cuda_lines(tmp_path, toolchain942):
+    # A user converts the whole samples tree for ROCm 5.2, then builds one sample from its folder (cd into it,
+    # `porter build .`): the tree's record (target, CUDA source lines) is in the tree's root, two folders up.
+    src = tmp_path / "cuda"
+    shutil.copytree(TREE, src)
+    out = tmp_path / "hip"
+    r = subprocess.run([sys.executable, "-m", "porter", "convert", "-q", "--target-rocm", "5.2", str(src), "-o",
+                        str(out)], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert r.returncode in (0, 1), r.stdout + r.stderr
+    r = _porter_build(str(out / BAD), "--arch", "gfx942", "--json")
+    assert r.returncode == 1, r.stdout + r.stderr
+    rep = json.loads(r.stdout.strip().splitlines()[-1])
+    assert rep["target_rocm"] == "5.2"
+    ptx_line = next(i for i, ln in enumerate((TREE / BAD / "laneIdPtx.cu").read_text().splitlines(), 1)
+                    if "asm volatile" in ln)
+    errors = [d for d in rep["diagnostics"] if d["severity"] == "error"]
+    assert errors and errors[0]["file"] == "laneIdPtx.cu"
+    assert (errors[0]["source_file"], errors[0]["source_line"]) == (str(src / BAD / "laneIdPtx.cu"), ptx_line)
+    r = _porter_build(str(out / BAD), "--arch", "gfx942")
+    assert "note: the port targets ROCm 5.2 (as porter convert recorded in ../../../.porter/manifest.json)" in r.stdout
