@@ -29,6 +29,7 @@ _TOOL = re.compile(r"^(?P<tool>clang(?:\+\+)?(?:-\d+)?|ld(?:\.lld)?|lld|/usr/bin
 # clang's own errors without a place (cc1: "fatal error: cannot open file '…/ocml.bc': Invalid encoding")
 _BARE = re.compile(r"^(?P<sev>fatal error|error): (?P<msg>.+)$")
 _MAKE_DIR = re.compile(r"^make(?:\[\d+\])?: (?P<what>Entering|Leaving) directory ['`](?P<dir>.*)'$")
+_GENERATED = re.compile(r"\d+ (?:errors?|warnings?)(?: and \d+ errors?)? generated")
 UNDEFINED = re.compile(r"undefined (?:reference to|symbol:?)\s*[`']?(?P<sym>[^'`\n]+)")
 
 
@@ -129,6 +130,10 @@ def parse(output: str, *, cwd: str, root: str, unit: str = "") -> list[Diagnosti
     dirs = [cwd]
     last: Diagnostic | None = None
     last_kept = True
+    # a header's include stack as clang last printed it: clang prints "In file included from" only when the
+    # stack changes, so the next diagnostic in the same header comes without one (forgotten at the end of a
+    # compile's output, "N errors generated", and when make changes folder)
+    stacks: dict[str, list[tuple[str, int]]] = {}
 
     def keep(d: Diagnostic) -> None:  # once per key: a diagnostic repeated by several compile steps is one
         if d.key() not in seen:
@@ -143,7 +148,10 @@ def parse(output: str, *, cwd: str, root: str, unit: str = "") -> list[Diagnosti
                 dirs.append(m.group("dir"))
             elif len(dirs) > 1:
                 dirs.pop()
+            stacks.clear()
             continue
+        if _GENERATED.search(line):
+            stacks.clear()
         here = dirs[-1]
         m = _INCLUDED.match(line) or (_INCLUDED_MORE.match(line) if chain else None)
         if m:
@@ -153,8 +161,12 @@ def parse(output: str, *, cwd: str, root: str, unit: str = "") -> list[Diagnosti
         if m and not line.startswith(" "):
             sev = m.group("sev")
             sev = "error" if sev == "fatal error" else ("note" if sev == "remark" else sev)
-            d = Diagnostic(_rel(m.group("file"), here, root), int(m.group("line")), int(m.group("col") or 0), sev,
-                           m.group("msg").strip(), unit=unit, included_from=list(reversed(chain)))
+            file = _rel(m.group("file"), here, root)
+            stack = list(reversed(chain)) if chain else list(stacks.get(file, ()))
+            if chain:
+                stacks[file] = stack
+            d = Diagnostic(file, int(m.group("line")), int(m.group("col") or 0), sev,
+                           m.group("msg").strip(), unit=unit, included_from=stack)
             chain = []
             if sev == "note":
                 if last is not None and last_kept:

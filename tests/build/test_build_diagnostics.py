@@ -104,3 +104,30 @@ def test_texture_reference_calls_point_to_their_rule():
     ds = parse("t.cu:55:11: error: use of undeclared identifier 'cudaUnbindTexture'; did you mean 'hipUnbindTexture'?\n",
                cwd="/p", root="/p")
     assert ds[0].rule == "PORT080"
+
+
+def test_errors_after_the_first_in_an_outside_header_keep_its_include_stack(tmp_path):
+    # clang prints "In file included from" only when the include stack changes: the second error in the same
+    # header comes without it, and must still map back to the project's line that includes the header
+    import shutil
+    import subprocess
+
+    from required_tools import require
+
+    require(shutil.which("clang++-19"), "clang++-19 not installed (apt-get install clang-19)")
+    inc, proj = tmp_path / "inc", tmp_path / "proj"
+    inc.mkdir()
+    proj.mkdir()
+    (inc / "lib.h").write_text("inline int f() { return undeclared_a; }\ninline int g() { return undeclared_b; }\n")
+    (proj / "k.cpp").write_text("// a comment\n#include \"lib.h\"\nint main() { return f() + g(); }\n")
+    (proj / ".porter").mkdir()
+    (proj / ".porter" / "manifest.json").write_text(
+        '{"files": {"k.cpp": {"source": "/src/k.cu", "inserted_lines": [[0, 1]]}}}')
+    r = subprocess.run(["clang++-19", "-fsyntax-only", f"-I{inc}", "k.cpp"], cwd=proj, capture_output=True,
+                       text=True, timeout=120)
+    assert r.stderr.count("In file included from") == 1 and r.stderr.count("error:") == 2, r.stderr
+    ds = parse(r.stderr, cwd=str(proj), root=str(proj))
+    assert [(d.file, d.line, d.included_from) for d in ds] == [
+        (str(inc / "lib.h"), 1, [("k.cpp", 2)]), (str(inc / "lib.h"), 2, [("k.cpp", 2)])]
+    SourceMap.load(proj).apply(ds)
+    assert [(d.source_file, d.source_line) for d in ds] == [("/src/k.cu", 1), ("/src/k.cu", 1)]
