@@ -48,7 +48,10 @@ def tile_shuffle_of_a_composite(ctx, node, caps):
     code = ctx.cache.get("cg_shuffles.code")
     if code is None:  # decoded once per file, not per call
         code = ctx.cache["cg_shuffles.code"] = ctx.source.decode("utf-8", "replace")
-    above = ctx.source[:node.start_byte].decode("utf-8", "replace")  # (a byte offset is no str index)
+    # the text above the call: a slice of the decoded file where every character is one byte (ASCII source),
+    # else decoded (a byte offset is no str index then)
+    above = (code[:node.start_byte] if len(code) == len(ctx.source)
+             else ctx.source[:node.start_byte].decode("utf-8", "replace"))
     if not (_is_group(before, ctx.text(group)) or _is_group(above, ctx.text(group))):
         return None
     value = args[0]
