@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass, field
 
 from porter.translate.source_index import index_source
+from porter.parse.brackets import call_arguments, top_level_pieces
 
 WARP_VALUES = (32, 31, 16, 5)
 _WARPISH = re.compile(r"[Ww][Aa][Rr][Pp]|[Ll][Aa][Nn][Ee]")
@@ -517,44 +518,16 @@ def _pending_width(fn: str, args: list[str]) -> str | None:
 
 
 def _split_commas(text: str, base: int) -> list[tuple[str, int]]:
-    out = []
-    depth = 0
-    start = 0
-    for i, ch in enumerate(text):
-        if ch in "([<":
-            depth += 1
-        elif ch in ")]>":
-            depth = max(0, depth - 1)
-        elif ch == "," and depth == 0:
-            out.append((text[start:i], base + start))
-            start = i + 1
-    if text[start:].strip():
-        out.append((text[start:], base + start))
-    return out
+    pieces = top_level_pieces(text)
+    if not text[pieces[-1][0]:].strip():
+        pieces.pop()
+    return [(text[s:e], base + s) for s, e in pieces]
 
 
 def _call_args(text: str, pos: int) -> tuple[list[str], int]:
     """Top-level arguments of a call whose '(' ends just before ``pos``."""
-    depth = 1
-    args = []
-    start = pos
-    i = pos
-    n = min(len(text), pos + 4000)
-    while i < n:
-        ch = text[i]
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-            if depth == 0:
-                if text[start:i].strip():
-                    args.append(text[start:i])
-                return args, i + 1
-        elif ch == "," and depth == 1:
-            args.append(text[start:i])
-            start = i + 1
-        i += 1
-    return args, i
+    spans, end = call_arguments(text, pos, limit=4000)
+    return [text[s:e] for s, e in spans], end
 
 
 # ------------------------------------------------------------------------ headers

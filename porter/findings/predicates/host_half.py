@@ -28,6 +28,7 @@ from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
 from porter.findings.predicates.common import compact
 from porter.findings.predicates.expr_types import DECLARATION_BYTES, DECLARATIONS, NOT_TYPE_WORDS, declared_types
+from porter.parse.brackets import top_level_pieces
 
 HOST_OPERATORS_FROM = "6.4"  # the first ROCm whose __half operators are __host__ __device__
 _HALF = re.compile(r"^(?:__half2?|half2?)$")
@@ -174,20 +175,8 @@ def is_host(src: bytes, fn) -> bool:
 
 def split_args(text: str) -> list[str]:
     """A template argument list's top-level arguments."""
-    out, depth, cur = [], 0, []
-    for ch in text:
-        if ch in "<([":
-            depth += 1
-        elif ch in ">)]":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    if "".join(cur).strip():
-        out.append("".join(cur).strip())
-    return out
+    args = [text[s:e].strip() for s, e in top_level_pieces(text)]
+    return args[:-1] if not args[-1] else args
 
 
 def half_ops(src: bytes, fn, code: str, halves: re.Pattern, bound: frozenset[str]) -> list:

@@ -18,6 +18,7 @@ from porter.findings.predicates import node_check
 from porter.findings.wave import widths
 from porter.findings.wave.name_regex import name_at, word_at
 from porter.findings.predicates.mask_variables import full_mask_line
+from porter.parse.brackets import call_arguments
 from porter.findings.predicates.warpvalues import logical_hint, logical_note, may_mix
 from porter.findings.predicates.common import (FULL_MASK, FULL_MASK_NAME, args_of, compact, edit, fix, function_name,
                                                is_full_mask, is_wide_mask, trusted_mask_name)
@@ -41,25 +42,6 @@ _SYNC_IN_TEXT = re.compile(r"(?<![\w])(__(?:shfl|shfl_up|shfl_down|shfl_xor|ball
                            r"reduce_min|reduce_max|reduce_and|reduce_or|reduce_xor)_sync)\s*\(")
 
 
-def _text_args(text: str, pos: int) -> tuple[list[tuple[int, int]], int]:
-    """(start, end) of each top-level argument of the call whose '(' ends at ``pos``, and the end of the call."""
-    depth, start, out = 1, pos, []
-    for i in range(pos, len(text)):
-        ch = text[i]
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-            if depth == 0:
-                if text[start:i].strip():
-                    out.append((start, i))
-                return out, i + 1
-        elif ch == "," and depth == 1:
-            out.append((start, i))
-            start = i + 1
-    return out, len(text)
-
-
 def _strip_span(text: str, span: tuple[int, int]) -> tuple[int, int]:
     s, e = span
     while s < e and text[s].isspace():
@@ -78,7 +60,7 @@ def _in_macro_body(ctx, body):
     hits = []
     for m in _SYNC_IN_TEXT.finditer(text):
         name = m.group(1)
-        spans, end = _text_args(text, m.end())
+        spans, end = call_arguments(text, m.end())
         spans = [_strip_span(text, sp) for sp in spans]
         if not spans:
             continue

@@ -21,6 +21,8 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from porter.parse.brackets import top_level_pieces
+
 _DIRECTIVE = re.compile(rb"(?m)^[ \t]*#(?:[^\n\\]|\\\n|\\)*")
 _FN_MACRO = re.compile(rb"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)\n]*)\)")
 _NOT_NEWLINE = re.compile(rb"[^\n]")
@@ -139,18 +141,7 @@ def _function_head(code: bytearray, brace: int):
 
 def _params(text: bytes) -> tuple[str, ...]:
     out = []
-    depth = 0
-    start = 0
-    pieces = []
-    for i, ch in enumerate(text):
-        if ch in b"(<[":
-            depth += 1
-        elif ch in b")>]":
-            depth -= 1
-        elif ch == 0x2C and depth == 0:
-            pieces.append(text[start:i])
-            start = i + 1
-    pieces.append(text[start:])
+    pieces = [text[s:e] for s, e in top_level_pieces(text)]
     for p in pieces:
         p = p.split(b"=")[0]
         m = re.search(rb"([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*$", p)
