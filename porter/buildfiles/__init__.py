@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 from porter.buildfiles.rewrite import (Context, _variables, apply_edits, arch_foreach_once, arch_set_once,
                                        cmake_insertions, collect_edits, comment_spans, compile_arch_added,
-                                       compiler_indirection, empty_genex_goes, make_insertions, unused_nv_arch_goes,
-                                       unused_rocm_path_goes)
+                                       compiler_indirection, empty_genex_goes, make_insertions, rdc_link_added,
+                                       unused_nv_arch_goes, unused_rocm_path_goes)
 from porter.buildfiles.rules import load_rules
 from porter.findings.model import Finding
 
@@ -155,6 +155,7 @@ def migrate(path: str, text: str, arch: str = "gfx942") -> Migration:
         edits = arch_foreach_once(text, edits, f"--offload-arch={arch_ref}")
         edits = compiler_indirection(text, edits)
         edits = compile_arch_added(text, edits, ctx, arch_ref)
+        edits = rdc_link_added(text, edits)
         edits = unused_nv_arch_goes(text, edits)
         edits += make_insertions(text, ctx, ruleset, edits)
         edits = unused_rocm_path_goes(text, edits)

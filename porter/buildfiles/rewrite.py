@@ -573,6 +573,65 @@ def unused_nv_arch_goes(text: str, edits: list[Edit]) -> list[Edit]:
     return sorted(out, key=lambda x: (x.start, x.end))
 
 
+_OBJECT = re.compile(r"\.(?:o|obj|a)\b")
+_RDC = re.compile(r"(?<![\w-])-fgpu-rdc(?![\w-])")
+
+
+def rdc_link_added(text: str, edits: list[Edit]) -> list[Edit]:
+    """nvcc links objects compiled with -dc / -rdc=true and device-links them by itself; clang device-links
+    only when the link says -fgpu-rdc (without it: "undefined reference to `__hip_gpubin_handle_...'"). When a
+    recipe of the migrated file compiles relocatable device code with hipcc, each recipe that runs hipcc to link
+    (its prerequisites are objects or archives and no source, no -c) and does not say -fgpu-rdc itself gets it
+    after the compiler.  (A link's variables are not followed: NVIDIA's ALL_LDFLAGS copies ALL_CCFLAGS with :=
+    before -dc is appended, which the all-values expansion here cannot tell; a second -fgpu-rdc is harmless.)"""
+    probe = apply_edits(text, edits)
+    if not _RDC.search(probe):
+        return edits
+    comments = comment_spans(text)
+    variables = _variables(probe)
+    variables.setdefault("HIPCC", ["hipcc"])
+    recipes = []  # (start, end, prerequisites of its rule) of each recipe line
+    prereqs = ""
+    for a, b in _logical_lines(text):
+        line = text[a:b]
+        if line.startswith("\t"):
+            recipes.append((a, b, prereqs))
+        elif line.strip() and not line.lstrip().startswith("#") and not _ASSIGN.match(line):
+            rule = re.match(r"^([^:=#]+):(?!=)([^;#]*)", line.replace("\\\n", " "))
+            prereqs = rule.group(2) if rule else ""
+
+    def runs_hipcc(a: int, b: int):
+        for m in re.finditer(r"\$[({][A-Za-z_][\w.-]*[)}]|" + _COMPILER_WORD.pattern, text[a:b]):
+            if not _in_spans(a + m.start(), comments):
+                word = edited(text, edits, a + m.start(), a + m.end())
+                first = _expand(word, variables).split()
+                if first and re.search(r"(?:^|/)hipcc$", first[0]):
+                    return a + m.start(), a + m.end(), word
+        return None
+
+    def compiles(command: str, prereqs: str) -> bool:
+        return bool(re.search(r"(?<![\w-])-c(?![\w-])", command) or _SOURCE.search(command)
+                    or re.search(r"\$[<^+?]", command) and _SOURCE.search(_SUBSTITUTION.sub(" ", prereqs)))
+
+    if not any(runs_hipcc(a, b) and compiles(cmd := _expand(edited(text, edits, a, b), variables), p)
+               and _RDC.search(cmd) for a, b, p in recipes):
+        return edits
+    out = list(edits)
+    for a, b, p in recipes:
+        recipe = edited(text, edits, a, b)
+        if (_RDC.search(recipe) or re.search(r"(?<![\w-])(?:-c|--emit-static-lib)(?![\w-])", recipe)
+                or not _OBJECT.search(p) or _SOURCE.search(_SUBSTITUTION.sub(" ", p))):
+            continue
+        hit = runs_hipcc(a, b)
+        if hit:
+            s, e, word = hit
+            out = [x for x in out if not (s <= x.start and x.end <= e)]
+            out.append(Edit(s, e, f"{word} -fgpu-rdc", "make.rdc-link",
+                            "the objects hold relocatable device code (-fgpu-rdc): clang device-links them only "
+                            "when the link says -fgpu-rdc too (nvcc did it by itself)"))
+    return sorted(out, key=lambda x: (x.start, x.end))
+
+
 def compile_arch_added(text: str, edits: list[Edit], ctx: Context, arch_ref: str) -> list[Edit]:
     """A recipe that compiles with hipcc and names no AMD target builds for the build machine's
     GPU, or for a fallback when it has none (ROCm 5.2's hipcc: gfx803, after a Python traceback
