@@ -3,7 +3,9 @@
 Run as ``python -SE hipdriver.py CONFIG.json ARGS...`` (the small ``hipcc``
 script porter writes beside CONFIG.json does it; ``make HIPCC=that-script``).
 Like hipcc it compiles every C/C++/CUDA source as HIP, adds the ROCm paths,
-and, when it links, ``--hip-link`` and the HIP runtime.  ``porter build --flag``'s
+and, when it links, ``--hip-link`` and the HIP runtime; a command that names no
+optimization level gets ``-O3``, hipcc's default (at -O0 a device link can need what -O3 folds away: a
+``static constexpr`` member a C++14 header odr-uses, rocPRIM 5.7's ``radix_bits_per_pass``).  ``porter build --flag``'s
 extra flags (CONFIG's "compile_flags") go to every command that compiles a
 source, after porter's own flags and before the Makefile's, as hipcc places
 HIPCC_COMPILE_FLAGS_APPEND (a link of objects only gets none, as with hipcc).
@@ -32,6 +34,8 @@ def argv_for(cfg: dict, args: list[str]) -> list[str]:
     if link:
         out.append("--hip-link")
     out += cfg["flags"]
+    if not any(a.startswith("-O") for a in args):
+        out.append("-O3")  # hipcc's default for hip-clang when the command names no level (hipcc.pl, ROCm 5.2)
     if _compiles(args):
         out += cfg.get("compile_flags", [])
     prev = ""

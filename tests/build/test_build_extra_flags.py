@@ -113,8 +113,19 @@ def test_driver_adds_the_extra_flags_to_each_compile_and_not_to_a_link_of_object
     assert not any(f in link for f in cfg["compile_flags"])
     # a config written before the key existed: no extra flags
     old = {k: v for k, v in cfg.items() if k != "compile_flags"}
-    assert hipdriver.argv_for(old, ["-c", "k.cu"]) == ["/usr/bin/clang++-19", "--rocm-path=/usr", "-c", "-x", "hip",
-                                                       "k.cu"]
+    assert hipdriver.argv_for(old, ["-c", "k.cu"]) == ["/usr/bin/clang++-19", "--rocm-path=/usr", "-O3", "-c", "-x",
+                                                       "hip", "k.cu"]
+
+
+def test_driver_optimizes_as_hipcc_does_when_the_command_names_no_level():
+    # hipcc (hipcc.pl: "Set default optimization level to -O3 for hip-clang") compiles and links at -O3 unless
+    # told otherwise; the front does the same, and leaves a level the Makefile names alone
+    cfg = {"clang": "clang++-19", "flags": [], "link": ["-lamdhip64"]}
+    assert hipdriver.argv_for(cfg, ["-c", "k.cu", "-o", "k.o"]).count("-O3") == 1
+    assert hipdriver.argv_for(cfg, ["-o", "app", "k.o"]).count("-O3") == 1
+    for level in ("-O0", "-O2", "-Os", "-Ofast"):
+        argv = hipdriver.argv_for(cfg, [level, "-c", "k.cu"])
+        assert "-O3" not in argv and level in argv
 
 
 # ---------------------------------------------------------------- make
