@@ -309,7 +309,8 @@ class _Runner:
 
 def _call_site(message: str, symbol: str, cwd: Path, root: Path) -> tuple[str, int, int] | None:
     """(file relative to ``root``, line, column) of the first call of ``symbol`` in the source file a link
-    error names (GNU ld: "k.cu:(.text+0x14ca): undefined reference to ..."; lld: "referenced by k.cu")."""
+    error names (GNU ld, which links the host code of both toolchains here: "k.cu:(.text+0x14ca): undefined
+    reference to ..."); None when the message names no source or the source has no such call."""
     m = re.search(r"(?:^|\s)([\w./+-]+\.(?:cu|hip|cpp|cc|cxx|c))(?::\(|\s|$)", message)
     if not m:
         return None
