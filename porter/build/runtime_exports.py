@@ -15,24 +15,19 @@ from functools import lru_cache
 from pathlib import Path
 
 from porter import proc
+from porter.build.toolchain import hip_lib_dir
 
 RUNTIME = "libamdhip64.so"
 # a HIP runtime function as a link error names it (a C name: hipLaunchHostFunc, hipGraphAddHostNode)
 HIP_FUNCTION = re.compile(r"^hip[A-Z]\w*$")
-_FOLDERS = ("lib", "lib64")
-_SYSTEM = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu")
 
 
 def runtime_library(rocm_path: str, lib_dir: str = "") -> str:
-    """The HIP runtime library the toolchain links (its -L folder, else under its ROCm), "" when none is found."""
-    folders = [lib_dir] if lib_dir else []
-    folders += [os.path.join(rocm_path, d) for d in _FOLDERS] if rocm_path else []
-    folders += list(_SYSTEM) if rocm_path in ("", "/usr") else []
-    for folder in folders:
-        path = os.path.join(folder, RUNTIME)
-        if os.path.isfile(path):
-            return os.path.realpath(path)
-    return ""
+    """The HIP runtime library the toolchain links (its -L folder, else the one its ROCm has: the folders
+    toolchain.hip_lib_dir looks in), "" when none is found."""
+    folder = lib_dir or hip_lib_dir(rocm_path)
+    path = os.path.join(folder, RUNTIME) if folder else ""
+    return os.path.realpath(path) if path and os.path.isfile(path) else ""
 
 
 def exported(library: str) -> frozenset[str] | None:

@@ -335,7 +335,8 @@ def _hip_header_version(root: str) -> str:
     return ".".join(m.group(1) for m in parts if m)
 
 
-def _hip_lib_dir(root: str) -> str:
+def hip_lib_dir(root: str) -> str:
+    """The folder holding the HIP runtime library (libamdhip64.so) of the ROCm at ``root``, "" when none."""
     for d in (os.path.join(root, "lib"), os.path.join(root, "lib64"), "/usr/lib/x86_64-linux-gnu",
               "/usr/lib/aarch64-linux-gnu", "/opt/rocm/lib"):
         if os.path.isfile(os.path.join(d, "libamdhip64.so")):
@@ -358,7 +359,7 @@ def _detect_plain(clang: str, env: dict[str, str]) -> Toolchain:
         tc.problems.append("no HIP headers (include/hip/hip_runtime.h): apt-get install libamdhip64-dev")
     else:
         tc.hip_version = _hip_header_version(tc.rocm_path)
-        tc.hip_lib_dir = _hip_lib_dir(tc.rocm_path)
+        tc.hip_lib_dir = hip_lib_dir(tc.rocm_path)
     backend = _supported_archs(tc, env)
     src = devicelibs.find_bitcode_dir(tc.rocm_path)
     if src is None:

@@ -573,6 +573,33 @@ def unused_nv_arch_goes(text: str, edits: list[Edit]) -> list[Edit]:
     return sorted(out, key=lambda x: (x.start, x.end))
 
 
+def _recipes(text: str):
+    """(start, end, the prerequisites of its rule) of each recipe line of a Makefile."""
+    prereqs = ""
+    for a, b in _logical_lines(text):
+        line = text[a:b]
+        if line.startswith("\t"):
+            yield a, b, prereqs
+        elif line.strip() and not line.lstrip().startswith("#") and not _ASSIGN.match(line):
+            rule = re.match(r"^([^:=#]+):(?!=)([^;#]*)", line.replace("\\\n", " "))
+            prereqs = rule.group(2) if rule else ""
+
+
+def _hipcc_words(text: str, edits: list[Edit], variables: dict[str, list[str]], comments, a: int,
+                 b: int) -> list[tuple[int, int, str]]:
+    """(start, end, text as edited) of each word of the recipe line ``text[a:b]`` that runs hipcc (``nvcc``
+    migrated, ``$(HIPCC)``, a variable whose value is hipcc), outside comments."""
+    out = []
+    for m in re.finditer(r"\$[({][A-Za-z_][\w.-]*[)}]|" + _COMPILER_WORD.pattern, text[a:b]):
+        if _in_spans(a + m.start(), comments):
+            continue
+        word = edited(text, edits, a + m.start(), a + m.end())
+        first = _expand(word, variables).split()
+        if first and re.search(r"(?:^|/)hipcc$", first[0]):
+            out.append((a + m.start(), a + m.end(), word))
+    return out
+
+
 _OBJECT = re.compile(r"\.(?:o|obj|a)\b")
 _RDC = re.compile(r"(?<![\w-])-fgpu-rdc(?![\w-])")
 
@@ -590,24 +617,11 @@ def rdc_link_added(text: str, edits: list[Edit]) -> list[Edit]:
     comments = comment_spans(text)
     variables = _variables(probe)
     variables.setdefault("HIPCC", ["hipcc"])
-    recipes = []  # (start, end, prerequisites of its rule) of each recipe line
-    prereqs = ""
-    for a, b in _logical_lines(text):
-        line = text[a:b]
-        if line.startswith("\t"):
-            recipes.append((a, b, prereqs))
-        elif line.strip() and not line.lstrip().startswith("#") and not _ASSIGN.match(line):
-            rule = re.match(r"^([^:=#]+):(?!=)([^;#]*)", line.replace("\\\n", " "))
-            prereqs = rule.group(2) if rule else ""
+    recipes = list(_recipes(text))
 
     def runs_hipcc(a: int, b: int):
-        for m in re.finditer(r"\$[({][A-Za-z_][\w.-]*[)}]|" + _COMPILER_WORD.pattern, text[a:b]):
-            if not _in_spans(a + m.start(), comments):
-                word = edited(text, edits, a + m.start(), a + m.end())
-                first = _expand(word, variables).split()
-                if first and re.search(r"(?:^|/)hipcc$", first[0]):
-                    return a + m.start(), a + m.end(), word
-        return None
+        words = _hipcc_words(text, edits, variables, comments, a, b)
+        return words[0] if words else None
 
     def compiles(command: str, prereqs: str) -> bool:
         return bool(re.search(r"(?<![\w-])-c(?![\w-])", command) or _SOURCE.search(command)
@@ -647,22 +661,8 @@ def compile_arch_added(text: str, edits: list[Edit], ctx: Context, arch_ref: str
     variables = _variables(probe)
     variables.setdefault("HIPCC", ["hipcc"])  # HIPCC ?= hipcc comes with the insertions
     out = list(edits)
-    prereqs = ""
-    for a, b in _logical_lines(text):
-        line = text[a:b]
-        if not line.startswith("\t"):
-            if line.strip() and not line.lstrip().startswith("#") and not _ASSIGN.match(line):
-                rule = re.match(r"^([^:=#]+):(?!=)([^;#]*)", line.replace("\\\n", " "))
-                prereqs = rule.group(2) if rule else ""
-            continue
-        compilers = []  # (start, end) in the original text of each word that runs hipcc
-        for m in re.finditer(r"\$[({][A-Za-z_][\w.-]*[)}]|" + _COMPILER_WORD.pattern, line):
-            if _in_spans(a + m.start(), comments):
-                continue
-            word = edited(text, out, a + m.start(), a + m.end())
-            first = _expand(word, variables).split()
-            if first and re.search(r"(?:^|/)hipcc$", first[0]):
-                compilers.append((a + m.start(), a + m.end(), word))
+    for a, b, prereqs in _recipes(text):
+        compilers = _hipcc_words(text, out, variables, comments, a, b)
         for i, (s, e, word) in enumerate(compilers):
             stop = compilers[i + 1][0] if i + 1 < len(compilers) else b
             command = _expand(edited(text, out, s, stop), variables)

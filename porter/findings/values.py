@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 
 from porter.translate.source_index import index_source
-from porter.parse.brackets import call_arguments, top_level_pieces
+from porter.parse.brackets import call_arguments, closing, top_level_pieces
 
 WARP_VALUES = (32, 31, 16, 5)
 _WARPISH = re.compile(r"[Ww][Aa][Rr][Pp]|[Ll][Aa][Nn][Ee]")
@@ -411,17 +411,8 @@ def _template_body(text: str, pos: int, limit: int = 20000) -> str:
     semi = text.find(";", pos, brace if brace >= 0 else pos + 2000)
     if brace < 0 or 0 <= semi < brace and "(" not in text[pos:semi]:
         return ""
-    depth = 0
-    end = min(len(text), brace + limit)
-    for i in range(brace, end):
-        ch = text[i]
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return text[brace:i + 1]
-    return text[brace:end]
+    end = closing(text, brace, "{", "}", limit=limit)
+    return text[brace:end + 1] if end is not None else text[brace:min(len(text), brace + limit)]
 
 
 def _param_role(body: str, name: str) -> str | None:

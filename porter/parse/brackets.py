@@ -9,6 +9,9 @@ Comments and literals are not skipped: callers pass code whose commas in literal
 
 from __future__ import annotations
 
+import re
+from functools import lru_cache
+
 
 def _chars(text, chars: str):
     """``chars`` as ``text`` yields them: characters of a str, byte values of bytes."""
@@ -53,3 +56,27 @@ def call_arguments(text, pos: int, limit: int | None = None) -> tuple[list[tuple
             out.append((start, i))
             start = i + 1
     return out, end
+
+
+@lru_cache(maxsize=16)
+def _marks(open_: str, close: str, stop: str) -> re.Pattern:
+    return re.compile("[" + re.escape(open_ + close + stop) + "]")
+
+
+def closing(text: str, at: int, open_: str, close: str, limit: int | None = None, stop: str = "") -> int | None:
+    """The offset of the ``close`` that closes the ``open_`` at ``at`` (one character each), looking at most
+    ``limit`` characters on; None when it does not close there, or when one of ``stop`` comes first at any
+    depth (``;{}`` ends the search for a template argument list's '>')."""
+    end = len(text) if limit is None else min(len(text), at + limit)
+    depth = 0
+    for m in _marks(open_, close, stop).finditer(text, at, end):
+        ch = m.group()
+        if ch == open_:
+            depth += 1
+        elif ch == close:
+            depth -= 1
+            if depth == 0:
+                return m.start()
+        else:
+            return None
+    return None

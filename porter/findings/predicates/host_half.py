@@ -28,7 +28,7 @@ from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
 from porter.findings.predicates.common import compact
 from porter.findings.predicates.expr_types import DECLARATION_BYTES, DECLARATIONS, NOT_TYPE_WORDS, declared_types
-from porter.parse.brackets import top_level_pieces
+from porter.parse.brackets import closing, top_level_pieces
 
 HOST_OPERATORS_FROM = "6.4"  # the first ROCm whose __half operators are __host__ __device__
 _HALF = re.compile(r"^(?:__half2?|half2?)$")
@@ -349,28 +349,18 @@ def _function_templates(code: str) -> list[tuple[int, int, str, list[str | None]
         fn = _TEMPLATE_FUNCTION.match(code, head.end())
         if fn is None:
             continue
-        close = _matching(code, fn.end() - 1, "(", ")")
+        close = closing(code, fn.end() - 1, "(", ")")
         brace = code.find("{", close) if close is not None else -1
         semi = code.find(";", close) if close is not None else -1
         if brace < 0 or (0 <= semi < brace):
             continue  # a declaration, not a definition
-        end = _matching(code, brace, "{", "}")
+        end = closing(code, brace, "{", "}")
         if end is None:
             continue
         params = [(m.group(1) if (m := re.match(r"\s*(?:typename|class)\s+([A-Za-z_]\w*)", a)) else None)
                   for a in split_args(head.group(1))]
         out.append((brace, end, fn.group(1), params))
     return sorted(out)
-
-
-def _matching(code: str, at: int, open_: str, close: str) -> int | None:
-    """The offset of the bracket that closes the one at ``at``."""
-    depth = 0
-    for m in re.compile(re.escape(open_) + "|" + re.escape(close)).finditer(code, at):
-        depth += 1 if m.group() == open_ else -1
-        if depth == 0:
-            return m.start()
-    return None
 
 
 _BODY_AFTER = re.compile(r"\s*\([^;{}]*\)\s*(?:const\s*)?\{")
@@ -390,17 +380,8 @@ def _defines(code: str, name: str) -> bool:
 
 def _angle(code: str, at: int) -> str | None:
     """The text between the '<' at ``at`` and its matching '>' (None: none on the line's statement)."""
-    depth = 0
-    for i in range(at, min(len(code), at + 400)):
-        ch = code[i]
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth -= 1
-            if depth == 0:
-                return code[at + 1:i]
-        elif ch in ";{}":
-            return None
+    end = closing(code, at, "<", ">", limit=400, stop=";{}")
+    return code[at + 1:end] if end is not None else None
     return None
 
 
