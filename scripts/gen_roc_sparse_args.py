@@ -103,7 +103,17 @@ def type_map() -> dict[str, str]:
             if row["hip"]:
                 out[row["hip"]] = row["roc"]
     out.update({"int": "rocsparse_int", "int64_t": "int64_t"})
+    out.update(curated_roc())
     return out
+
+
+def curated_roc() -> dict[str, str]:
+    """CUDA name -> rocSPARSE name of porter's curated entries that correct AMD's tables
+    (porter/mapping/curated/rocsparse.toml: csrsv2Info_t), so the plans see the types porter writes."""
+    import tomllib
+
+    doc = tomllib.loads((ROOT / "porter" / "mapping" / "curated" / "rocsparse.toml").read_text(encoding="utf-8"))
+    return {e["cuda"]: e["roc"] for e in doc.get("entry", []) if e.get("roc")}
 
 
 def roc_names() -> dict[str, str]:
@@ -222,6 +232,36 @@ def index_permutation(cname: str, rname: str, cparams, rparams, ct: list[str], r
     return [{"arg": i} for i in perm], why
 
 
+def _policy_plan(cparams, rparams, ct: list[str], rt: list[str]) -> tuple[list | None, str]:
+    """The plan of a call that passes cuSPARSE's ``cusparseSolvePolicy_t`` (the triangular solves and
+    incomplete factorizations: csrsv2, csrsm2, bsrsv2, bsrsm2, csric02, csrilu02, bsric02, bsrilu02):
+    the policy becomes ``rocsparse_solve_policy_auto``, an analysis call gets
+    ``rocsparse_analysis_policy_force`` before it, and csrsm2's ``algo`` is not passed.  (None,
+    "differs") when the list does not fit rocSPARSE's after these."""
+    plan = [{"arg": i} for i in range(len(ct))]
+    types = list(ct)
+    why = []
+    algo = [i for i, (t, n) in enumerate(cparams) if n == "algo" and t == "int"]
+    if algo and not any(n in ("alg", "algo") for _t, n in rparams):
+        del plan[algo[0]], types[algo[0]]
+        why.append("cuSPARSE's `algo` picks the non-block (0) or block (1) implementation of the same solve; "
+                   "rocSPARSE takes no such choice, so it is not passed")
+    j = types.index("rocsparse_solve_policy")
+    if rt[j:j + 2] == ["rocsparse_analysis_policy", "rocsparse_solve_policy"]:
+        plan.insert(j, {"text": "rocsparse_analysis_policy_force"})
+        types.insert(j, "rocsparse_analysis_policy")
+        j += 1
+        why.append("cuSPARSE's analysis call always analyses the matrix; rocsparse_analysis_policy_force has "
+                   "rocSPARSE build that meta data anew (_reuse would keep what an earlier analysis left in info)")
+    plan[j] = {"text": "rocsparse_solve_policy_auto", "replaces": plan[j]["arg"]}
+    why.append("rocSPARSE's rocsparse_solve_policy has one value, rocsparse_solve_policy_auto "
+               "(rocsparse-types.h), which AMD's tables pair with both of cuSPARSE's (CUSPARSE_SOLVE_POLICY_NO_LEVEL, "
+               "_USE_LEVEL): the policy chooses whether level information is used, not the solution")
+    if not _fits(types, rt):
+        return None, "differs"
+    return plan, "; ".join(why)
+
+
 def _edits_for(cname: str, rname: str, cparams, rparams, nullable: set[str], types,
                cuda_header: str = "cusparse.h") -> tuple[list | None, str]:
     corder, rorder = _index_order(cparams), _index_order(rparams)
@@ -229,6 +269,8 @@ def _edits_for(cname: str, rname: str, cparams, rparams, nullable: set[str], typ
     rt = [_norm(t, types) for t, _ in rparams]
     if corder and len(corder) == len(rorder) and corder != rorder:
         return index_permutation(cname, rname, cparams, rparams, ct, rt, cuda_header)
+    if "rocsparse_solve_policy" in ct:
+        return _policy_plan(cparams, rparams, ct, rt)
     if _fits(ct, rt):
         return [], ""
     keep = [{"arg": i} for i in range(len(ct))]
@@ -313,6 +355,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             entry["args"] = plan
             entry["why"] = why
+            used = [a["arg"] for a in plan if "arg" in a]  # (a "replaces" argument is not passed: pure)
+            pure = sorted(i for i in range(len(cparams)) if used.count(i) != 1)
+            if pure:  # dropped or passed twice: porter.translate.call_args leaves a call whose one has a side effect
+                entry["pure"] = pure
             counts["edit"] += 1
             counts["complex_cast"] += any("keep_null" in a for a in plan)
             firsts = list(dict.fromkeys(a["arg"] for a in plan if "arg" in a))
@@ -323,9 +369,10 @@ def main(argv: list[str] | None = None) -> int:
         args.output,
         about=("cuSPARSE calls whose rocSPARSE counterpart (porter convert --roc) takes other arguments. "
                "'args': rocSPARSE's arguments in order, each the call's argument 'arg' (0-based) or a "
-               "constant 'text' ('format' wraps the argument: '{}' is its text; 'keep_null': a null pointer constant "
+               "constant 'text' (written in the place of the call's argument 'replaces', if given; 'format' wraps the argument: '{}' is its text; 'keep_null': a null pointer constant "
                "is passed unwrapped; an 'arg' out of CUDA's order moves that argument's text into the slot: the index "
-               "arrays rocSPARSE takes in another order); 'why' says why each edit keeps the meaning. 'differs': "
+               "arrays rocSPARSE takes in another order); 'why' says why each edit keeps the meaning; 'pure': the call's "
+               "arguments dropped or passed twice, which must be free of side effects (else the call is left). 'differs': "
                "no rewrite, the call is reported with 'roc_params' ('int_size': CUDA's int* where rocSPARSE writes "
                "a size_t; 'order': the row and column index arrays in another order that porter could not pair, "
                "so the renamed call compiles). "

@@ -177,6 +177,13 @@ def call_edits(index: SourceIndex, name: str, name_end: int, edits, plans: dict)
         pending.clear()
 
     for a in args:
+        if "text" in a and "replaces" in a:  # a constant written over an argument (in its place, its layout kept)
+            flush(last[1] if last else None)
+            at = spans[a["replaces"]]
+            seen.add(a["replaces"])
+            out.append(Edit(at[0], at[1], a["text"].encode(), "arguments", name))
+            last = at
+            continue
         if "text" in a:
             pending.append(a["text"].encode())
             continue

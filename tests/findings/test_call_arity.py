@@ -264,3 +264,43 @@ def test_the_committed_facts_are_what_the_generator_makes_of_the_conventions(tmp
     gen.transform(repo / "porter" / "mapping" / "sources", tmp_path)
     committed = repo / "porter" / "mapping" / "data" / "calls" / "arity.json"
     assert (tmp_path / "calls" / "arity.json").read_text() == committed.read_text(), "run scripts/gen_mappings.py"
+
+
+# CUDA 13's unified-memory calls (cuda_runtime_api.h 13.0): cudaMemPrefetchAsync(devPtr, count, cudaMemLocation
+# location, unsigned flags, cudaStream_t stream = 0) and cudaMemAdvise(devPtr, count, advice, cudaMemLocation
+# location); nvcc 13 compiles this.  HIP's hipMemPrefetchAsync and hipMemAdvise take an int device there.
+_LOCATION_SOURCE = b"""#include <cuda_runtime.h>
+void prefetch(float* data, size_t bytes, int device, cudaStream_t s) {
+    cudaMemLocation where;
+    where.type = cudaMemLocationTypeDevice;
+    where.id = device;
+    cudaMemPrefetchAsync(data, bytes, where, 0, s);
+    cudaMemPrefetchAsync(data, bytes, where, 0);
+    cudaMemAdvise(data, bytes, cudaMemAdviseSetPreferredLocation, where);
+    cudaMemPrefetchAsync(data, bytes, device, s);
+    cudaMemAdvise(data, bytes, cudaMemAdviseSetReadMostly, device);
+}
+"""
+
+
+def test_a_memory_location_where_hip_takes_the_device_is_reported_whatever_the_count():
+    found = _port034(_LOCATION_SOURCE)
+    # the three calls passing the cudaMemLocation (5 and 4 arguments); the int device calls (CUDA 12's form,
+    # HIP's) are not reported
+    assert [f.line for f in found] == [6, 7, 8]
+    assert "argument 3 is a cudaMemLocation (CUDA 13's signature)" in found[1].message
+    assert "pass the location's `id` for a device location, hipCpuDeviceId for the host" in found[1].message
+    assert "argument 4 is a cudaMemLocation" in found[2].message and "hipMemAdvise(" in found[2].message
+    assert all(f.fix is None for f in found)
+
+
+def test_the_memory_location_finding_predicts_hipccs_failures_and_its_advice_compiles(hipcc_compile):
+    rc, out = hipcc_compile(translate(_LOCATION_SOURCE, "t.cu", OLD).output, "location")
+    failing = sorted({int(m) for m in re.findall(r"location\.hip:(\d+):\d+: error", out)})
+    assert rc != 0 and failing == [f.line for f in _port034(_LOCATION_SOURCE)]
+    # the message's advice: the location's id for a device location, no flags
+    advised = (_LOCATION_SOURCE.replace(b"where, 0, s)", b"where.id, s)").replace(b"where, 0)", b"where.id)")
+               .replace(b"SetPreferredLocation, where)", b"SetPreferredLocation, where.id)"))
+    assert _port034(advised) == []
+    rc, out = hipcc_compile(translate(advised, "t.cu", OLD).output, "advised")
+    assert rc == 0, out

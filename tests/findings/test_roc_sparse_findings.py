@@ -83,12 +83,15 @@ def test_messages_name_rocsparse_function_parameters_and_fix():
     size = found["cusparseDcsrilu02_bufferSize"]
     assert "`rocsparse_dcsrilu0_buffer_size(rocsparse_handle handle, " in size and "size_t* buffer_size)`" in size
     assert "declare the size variable `size_t`" in size and "reinterpret_cast" not in size
-    analysis = found["cusparseDcsric02_analysis"]
+    # the analysis call porter would write with rocSPARSE's two policies, left because the policy argument
+    # it replaces is a call
+    analysis = found["cusparseDcsrilu02_analysis"]
     assert "rocsparse_analysis_policy analysis, rocsparse_solve_policy solve" in analysis
-    assert "porter keeps cuSPARSE's 10 arguments" in analysis
-    assert "cusparseZcsrmv" not in found  # rewritten by porter, complex pointers cast
-    both = found["cusparseZcsrilu02_analysis"]  # left with CUDA's arguments: its complex pointer too
-    assert "porter keeps cuSPARSE's 10 arguments" in both and "(csr_val)" in both
+    assert "porter keeps cuSPARSE's 10 arguments (argument 9 (`policy_for(m)`) would be dropped" in analysis
+    assert "cusparseDcsric02_analysis" not in found  # rewritten: both policies written
+    assert "cusparseZcsrmv" not in found and "cusparseZcsrilu02_analysis" not in found  # rewritten, pointers cast
+    both = found["cusparseZcsrilu02_bufferSize"]  # left with CUDA's arguments: its complex pointer too
+    assert "declare the size variable `size_t`" in both and "(csr_val)" in both
     assert "reinterpret_cast<const rocsparse_double_complex*>" in both
     tol = found["cusparseZnnz_compress"]  # the pointers are cast, the value is not
     assert "complex value (tol)" in tol and "rocsparse_double_complex(t.x, t.y)" in tol
@@ -113,8 +116,6 @@ void f(rocsparse_handle handle, rocsparse_mat_descr descr, rocsparse_mat_info in
 {
     size_t bufferSize;
     rocsparse_dcsrilu0_buffer_size(handle, m, nnz, descr, val, rowPtr, colInd, info, &bufferSize);
-    rocsparse_dcsric0_analysis(handle, m, nnz, descr, val, rowPtr, colInd, info,
-                               rocsparse_analysis_policy_reuse, rocsparse_solve_policy_auto, buffer);
     using zc = rocsparse_double_complex;
     rocsparse_zcsrmv(handle, rocsparse_operation_none, m, n, nnz,
                      reinterpret_cast<const zc*>(alpha), descr, reinterpret_cast<const zc*>(zval),

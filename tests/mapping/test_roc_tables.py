@@ -14,8 +14,9 @@ from porter.mapping import truth
 from porter.translate import TranslateOptions, translate
 from required_tools import require
 
-# curated on purpose (porter/mapping/curated/cublas.toml: rocBLAS's own status for "not supported")
-CURATED = {"CUBLAS_STATUS_NOT_SUPPORTED"}
+# curated on purpose (porter/mapping/curated/cublas.toml: rocBLAS's own status for "not supported";
+# porter/mapping/curated/rocsparse.toml: every csrsv2 call's rocSPARSE counterpart takes rocsparse_mat_info)
+CURATED = {"CUBLAS_STATUS_NOT_SUPPORTED", "csrsv2Info_t"}
 
 
 def _rows():

@@ -171,6 +171,50 @@ def test_ported_complex_calls_compile_against_rocsparse(tmp_path):
     _syntax_check(tmp_path, "complex_calls.cu")
 
 
+def test_triangular_solves_pass_rocsparse_policies_and_info():
+    cuda = (FIXTURES / "triangular_solves.cu").read_text(encoding="utf-8")
+    out = _port(cuda.encode())
+    # csrsv2's info object is rocSPARSE's rocsparse_mat_info (AMD's tables say rocsparse_mat_descr, which no
+    # csrsv call takes), created and destroyed as one
+    assert "rocsparse_mat_info info;" in out and "rocsparse_mat_descr info" not in out
+    assert "rocsparse_create_mat_info(&info);" in out and "rocsparse_destroy_mat_info(info);" in out
+    # the analysis analyses (force), the one solve policy is rocSPARSE's only value
+    assert _call(out, "rocsparse_scsrsv_analysis") == [
+        "handle, rocsparse_operation_none, m, nnz, descr, val, rowPtr, colInd, info, "
+        "rocsparse_analysis_policy_force, rocsparse_solve_policy_auto, buffer"]
+    assert _call(out, "rocsparse_scsrsv_solve")[0].endswith("info, f, x, rocsparse_solve_policy_auto, buffer")
+    # csrsm2's algo (1: the block version) is not passed: rocSPARSE picks its own
+    for fn in ("rocsparse_dcsrsm_buffer_size", "rocsparse_dcsrsm_analysis", "rocsparse_dcsrsm_solve"):
+        assert _call(out, fn)[0].startswith("handle, rocsparse_operation_none, rocsparse_operation_none, m, nrhs"), fn
+    assert _call(out, "rocsparse_dcsrsm_analysis")[0].endswith(
+        "info, rocsparse_analysis_policy_force, rocsparse_solve_policy_auto, buffer")
+    assert _call(out, "rocsparse_scsrilu0_analysis")[0].endswith(
+        "rocsparse_analysis_policy_force, rocsparse_solve_policy_auto, buffer")
+    assert _call(out, "rocsparse_sbsrsv_analysis")[0].endswith(
+        "binfo, rocsparse_analysis_policy_force, rocsparse_solve_policy_auto, buffer")
+    # the policy is written where the argument was: no line moves
+    assert len(out.splitlines()) == len(cuda.splitlines())
+
+
+def test_a_policy_with_a_side_effect_leaves_the_call_as_written():
+    src = (b"#include <cusparse.h>\ncusparseSolvePolicy_t next();\n"
+           b"void f(cusparseHandle_t h, cusparseMatDescr_t d, const float* v, const int* r, const int* c, "
+           b"csrilu02Info_t i, void* b) {\n"
+           b"  cusparseScsrilu02_analysis(h, 4, 8, d, v, r, c, i, next(), b);\n"
+           b"  cusparseScsrilu02_analysis(h, 4, 8, d, v, r, c, i, CUSPARSE_SOLVE_POLICY_NO_LEVEL, b);\n}\n")
+    # the first would lose its call of next(): renamed only (PORT179 reports it); the second is rewritten
+    assert _call(_port(src), "rocsparse_scsrilu0_analysis") == [
+        "h, 4, 8, d, v, r, c, i, next(), b",
+        "h, 4, 8, d, v, r, c, i, rocsparse_analysis_policy_force, rocsparse_solve_policy_auto, b"]
+
+
+@pytest.mark.hipcc
+def test_ported_triangular_solves_compile_against_rocsparse(tmp_path):
+    # csrsv2 (its info object included), csrsm2 with algo, csrilu02, bsrsv2: 10 errors before porter wrote
+    # rocSPARSE's policies and info type
+    _syntax_check(tmp_path, "triangular_solves.cu")
+
+
 def _roc_parameter_names(function: str) -> list[str]:
     """rocSPARSE's parameter names of ``function``, read from rocsparse-functions.h itself."""
     header = ROCSPARSE_HEADER.with_name("rocsparse-functions.h")
@@ -284,3 +328,27 @@ def test_the_generator_pairs_index_arrays_by_name_or_keeps_order():
     # another length: not paired
     longer = roc + [("rocsparse_int", "extra")]
     assert gen.edits_for("cusparseXf", "rocsparse_xf", cuda, longer, set(), types) == (None, "order")
+
+
+def test_the_generator_writes_rocsparse_policies():
+    gen = _generator()
+    types = {"int": "rocsparse_int", "cusparseSolvePolicy_t": "rocsparse_solve_policy",
+             "csrsm2Info_t": "rocsparse_mat_info", "cusparseHandle_t": "rocsparse_handle"}
+    # an analysis call: one policy in cuSPARSE, an analysis and a solve policy in rocSPARSE
+    cuda = [("cusparseHandle_t", "handle"), ("int", "m"), ("csrsm2Info_t", "info"),
+            ("cusparseSolvePolicy_t", "policy"), ("void*", "pBuffer")]
+    roc = [("rocsparse_handle", "handle"), ("rocsparse_int", "m"), ("rocsparse_mat_info", "info"),
+           ("rocsparse_analysis_policy", "analysis"), ("rocsparse_solve_policy", "solve"), ("void*", "temp_buffer")]
+    plan, why = gen.edits_for("cusparseXf_analysis", "rocsparse_xf_analysis", cuda, roc, set(), types)
+    assert plan == [{"arg": 0}, {"arg": 1}, {"arg": 2}, {"text": "rocsparse_analysis_policy_force"},
+                    {"text": "rocsparse_solve_policy_auto", "replaces": 3}, {"arg": 4}]
+    assert "rocsparse_analysis_policy_force" in why and "one value" in why
+    # csrsm2's algo is not passed
+    with_algo = cuda[:1] + [("int", "algo")] + cuda[1:]
+    plan, why = gen.edits_for("cusparseXf_analysis", "rocsparse_xf_analysis", with_algo, roc, set(), types)
+    assert plan == [{"arg": 0}, {"arg": 2}, {"arg": 3}, {"text": "rocsparse_analysis_policy_force"},
+                    {"text": "rocsparse_solve_policy_auto", "replaces": 4}, {"arg": 5}]
+    assert "`algo`" in why
+    # a list that does not fit after these: no plan
+    assert gen.edits_for("cusparseXf_analysis", "rocsparse_xf_analysis", cuda, roc + [("int", "x")], set(),
+                         types) == (None, "differs")

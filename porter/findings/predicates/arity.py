@@ -2,7 +2,9 @@
 
 CUDA declares default arguments HIP's floor headers lack (``cudaStreamWaitEvent(s, e)``
 relies on ``flags = 0``; HIP 5.2's ``hipStreamWaitEvent`` takes three), and CUDA 12/13
-changed signatures HIP kept (``cudaGraphInstantiate(exec, graph, flags)``).  The facts
+changed signatures HIP kept (``cudaGraphInstantiate(exec, graph, flags)``; CUDA 13's cudaMemPrefetchAsync and
+cudaMemAdvise take a ``cudaMemLocation`` where HIP takes the device number, whatever the count: ``_LOCATION``,
+by the argument's declared type).  The facts
 (which counts each side accepts, CUDA's default values, per-count alternatives) come from
 the headers through the generator: ``porter.mapping.load_call_arities``.  The fix passes
 CUDA's defaults explicitly, or renames the call to the CUDA function of the same meaning
@@ -25,13 +27,38 @@ from porter.findings.predicates import file_check
 from porter.parse.lexical import whole_identifier
 
 
+# CUDA 13's unified-memory calls take a cudaMemLocation (CUmemLocation) where HIP's take the device number
+# (CUDA 12's cudaMemPrefetchAsync_v2 and cudaMemAdvise_v2 became these names): {CUDA function: (the location
+# argument's index, HIP's declaration, from hip_runtime_api.h 5.2 and the HIP releases hip-header-names.tsv
+# lists, 5.6-6.3)}.  A call whose argument there is a location compiles with no HIP of those, whatever its count.
+_LOCATION = {
+    "cudaMemPrefetchAsync": (2, "hipMemPrefetchAsync(const void* dev_ptr, size_t count, int device, hipStream_t stream = 0)"),
+    "cuMemPrefetchAsync": (2, "hipMemPrefetchAsync(const void* dev_ptr, size_t count, int device, hipStream_t stream = 0)"),
+    "cudaMemAdvise": (3, "hipMemAdvise(const void* dev_ptr, size_t count, hipMemoryAdvise advice, int device)"),
+    "cuMemAdvise": (3, "hipMemAdvise(const void* dev_ptr, size_t count, hipMemoryAdvise advice, int device)"),
+}
+_LOCATION_TYPES = ("cudaMemLocation", "CUmemLocation", "CUmemLocation_st", "cudaMemLocation_st")
+
+
 @functools.cache
 def _facts():
     from porter.mapping import load_call_arities
 
     floor, facts = load_call_arities()
-    words = tuple(sorted(name.encode() for name in facts))
+    words = tuple(sorted({name.encode() for name in facts} | {name.encode() for name in _LOCATION}))
     return floor, facts, words
+
+
+def _is_location(source: bytes, start: int, arg: bytes) -> bool:
+    """Whether the call argument ``arg`` (text), in a call at ``start``, is a cudaMemLocation: a variable
+    declared with that type above the call, or a value built in place (``cudaMemLocation{...}``)."""
+    text = arg.decode("utf-8", "replace").strip()
+    if any(t in text for t in _LOCATION_TYPES):
+        return True
+    from porter.findings.predicates.expr_types import declared_type_word
+
+    name = re.fullmatch(r"[A-Za-z_]\w*", text)
+    return name is not None and declared_type_word(source[:start].decode("utf-8", "replace"), text) in _LOCATION_TYPES
 
 
 @functools.cache
@@ -160,18 +187,36 @@ def call_arity(ctx):
             continue
         # what the second pass needs, as positions: a node would keep its (region's) tree alive
         written = [c for c in args.named_children if c.type != "comment"]
+        name = source[start:end].decode()
+        at = _LOCATION.get(name, (None,))[0]
+        location = (at is not None and at < len(written)
+                    and _is_location(source, start, source[written[at].start_byte:written[at].end_byte]))
+        if name not in facts and not location:
+            continue
         drop = None  # (whether the argument HIP lacks is a null pointer constant, where it begins and ends)
-        rule = facts[source[start:end].decode()].drop_if_null
+        rule = facts[name].drop_if_null if name in facts else None
         if rule is not None and 0 < rule[0] < len(written):
             at = rule[0]
             drop = (_null_pointer(written[at], source, rule[1].rsplit(None, 1)[0]), written[at - 1].end_byte,
                     written[at].end_byte)
-        calls.append((start, end, args.end_byte, len(written), written[-1].end_byte if written else None, drop))
+        calls.append((start, end, args.end_byte, len(written), written[-1].end_byte if written else None, drop,
+                      location))
     severity = "error" if version_key(ctx.options.target) <= version_key(floor) else None
     hits = []
-    for start, end, args_end, count, last_arg, drop in calls:
+    for start, end, args_end, count, last_arg, drop, location in calls:
         name = source[start:end].decode()
         if name.encode() in own:
+            continue
+        if location:
+            at, declaration = _LOCATION[name]
+            hits.append(Hit(start, args_end, {
+                "name": name, "count": _arguments(count), "hip": declaration.split("(")[0], "floor": floor,
+                "accepts": f"argument {at + 1}: `int device`", "declaration": declaration,
+                "extra": (f"; argument {at + 1} is a {'CUmemLocation' if name.startswith('cuMem') else 'cudaMemLocation'} "
+                          "(CUDA 13's signature), where HIP takes the device number: pass the location's `id` for a "
+                          "device location, hipCpuDeviceId for the host" +
+                          (", and no flags (CUDA's must be 0)" if "Prefetch" in name else "")),
+            }, None, severity))
             continue
         fact = facts[name]
         if count in fact.hip_accepts:

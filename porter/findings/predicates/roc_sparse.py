@@ -21,7 +21,8 @@ from NVIDIA's cusparse.h and rocSPARSE 5.3's headers), read through their loader
 
 A call whose argument count is not CUDA's (a macro that supplies arguments) is left as written by the
 translator; it is reported when rocSPARSE's list is not cuSPARSE's (the message says why porter could not
-fit it).
+fit it).  So is a call with an argument the edit would drop or pass twice (the data's ``pure``: csrsm2's
+``algo``, a solve policy, a dropped workspace, a duplicated batch count) that has a side effect.
 
 PORT180 hipSPARSE arguments (no ``--roc``): a cuSPARSE call renamed to a hipSPARSE function that, at the
 target ROCm, declares another parameter count and for which porter writes no edit
@@ -101,11 +102,17 @@ def _problem(fact, complex_params) -> str:
 
 @file_check("PORT179", regions=_CALLS.regions)
 def rocsparse_argument_mismatch(ctx):
+    from porter.translate.call_args import unfit
+
     hits = []
     for pos, end, word, spans, (fact, complex_params) in _CALLS.calls(ctx):
-        if len(spans) == fact.cuda_args and not (fact.differs or complex_params):
+        why_unfit = unfit(ctx.source, spans, fact) if len(spans) == fact.cuda_args and fact.args is not None else ""
+        if len(spans) == fact.cuda_args and not (fact.differs or complex_params or why_unfit):
             continue  # porter writes rocSPARSE's arguments (call_args.py)
-        if len(spans) == fact.cuda_args:
+        if why_unfit:  # the translator leaves the call as written
+            problem = (f"porter keeps cuSPARSE's {fact.cuda_args} arguments ({why_unfit}), which are not these, so "
+                       "the call does not compile: write its arguments from this list")
+        elif len(spans) == fact.cuda_args:
             problem = _problem(fact, complex_params)
         else:  # a macro supplies arguments (or the call is not CUDA's): the translator leaves it as written
             problem = macro_arguments(len(spans), fact.cuda_args, "rocSPARSE") + ": write its arguments from this list"
