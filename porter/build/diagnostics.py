@@ -213,6 +213,7 @@ def parse(output: str, *, cwd: str, root: str, unit: str = "") -> list[Diagnosti
         if d.line and not d.rule and not d.library:
             classify(d)
     _follow_failed_templates(out)
+    _follow_typo_corrections(out)
     return out
 
 
@@ -246,6 +247,45 @@ def _follow_failed_templates(ds: list[Diagnostic]) -> None:
             if i and d.rule:
                 failed.setdefault(i.group("name"), d)
                 break
+
+
+_TYPO = re.compile(r"use of undeclared identifier '(?P<name>\w+)'; did you mean '(?:[\w:]*::)?(?P<fix>\w+)'\?")
+_NO_MATCH_NAMED = re.compile(r"no matching (?:function|member function) for call to '(?:[\w:]*::)?(?P<name>\w+)'")
+# clang's notes on an argument error that point into the declaration it checked the call against
+_AT_DECLARATION = re.compile(r"passing argument to parameter|declared here")
+_STATEMENT_LINES = 10  # how far below the name clang's error about the call's arguments may be (one statement)
+_DECLARATION_LINES = 40  # how far below a function's "declared here" line its parameters may be
+
+
+def _follow_typo_corrections(ds: list[Diagnostic]) -> None:
+    """An undeclared name clang corrects to another ("use of undeclared identifier 'cudaGraphAddMemFreeNode';
+    did you mean 'hipGraphAddMemsetNode'?") is checked as that other function, so the call's arguments get an
+    error of their own, often on the next line (an argument on a line of its own): that error follows from the
+    undeclared name and gets its rule and ``cause``.  It is the next error in the same file, within the
+    statement, and clang ties it to the correction: "no matching function for call to" it, or a note
+    ("passing argument to parameter ... here", "... declared here") inside the declaration the correction's
+    own "declared here" note points at."""
+    typo: Diagnostic | None = None
+    names = ("", "")
+    decl: tuple[str, int] | None = None
+    for d in ds:
+        if d.severity != "error":
+            continue
+        m = _TYPO.search(d.message)
+        if m:
+            typo, names = d, (m.group("name"), m.group("fix"))
+            decl = next(((n.file, n.line) for n in d.notes if n.message.endswith(f"'{names[1]}' declared here")), None)
+            continue
+        if typo is not None and not d.cause and d.file == typo.file and typo.line <= d.line <= typo.line + _STATEMENT_LINES:
+            named = _NO_MATCH_NAMED.search(d.message)
+            tied = (named.group("name") == names[1]) if named else decl is not None and any(
+                n.file == decl[0] and decl[1] <= n.line <= decl[1] + _DECLARATION_LINES and _AT_DECLARATION.search(n.message)
+                for n in d.notes)
+            if tied:
+                d.rule, d.cause = d.rule or typo.rule, f"{typo.file}:{typo.line}"
+                d.hint = (f"a consequence of the error at {d.cause}: clang took the undeclared `{names[0]}` for "
+                          f"`{names[1]}` and checked the arguments against it; fix `{names[0]}` there")
+        typo = None
 
 
 # ---------------------------------------------------------------- mapping back

@@ -54,6 +54,16 @@ def test_a_missing_openmp_runtime_is_named_with_its_package():
     assert all("libomp-19-dev" in d.hint and "libomp-15-dev" in d.hint for d in omp)
 
 
+def test_a_missing_roctx_is_named_with_its_package():
+    """NVIDIA's cudaGraphsPerfScaling marks ranges with NVTX, which porter ports to roctx (<roctracer/roctx.h>,
+    -lroctx64); Debian 12 packages no ROCTracer (clang-19's output)."""
+    out = ("cudaGraphPerfScaling.cu:60:10: fatal error: 'roctracer/roctx.h' file not found\n"
+           "/usr/bin/ld: cannot find -lroctx64: No such file or directory\n")
+    ds = parse(out, cwd="/p", root="/p")
+    assert [d.library for d in ds] == ["roctx (ROCTracer)", "roctx (ROCTracer)"]
+    assert ds[0].message.startswith("missing library roctx (ROCTracer):") and "roctracer-dev" in ds[0].hint
+
+
 def test_half_arithmetic_on_the_host_says_which_rocm_has_it():
     """HeCBench's nlll: a host template instantiated with __half; HIP before 6.4 has __half's operators on the
     device only (hipcc 5.2's output, trimmed)."""

@@ -57,6 +57,17 @@ def test_make_flags():
     assert "\t$(HIPCC) --offload-arch=$(HIP_ARCH) -o $@ $^ -L$(ROCM_PATH)/lib -lamdhip64 -lhipblas -lhipfft -lhiprand\n" in out
 
 
+def test_static_library_archives_link_the_shared_hip_libraries():
+    # NVIDIA's conjugateGradient and MersenneTwisterGP11213 samples link CUDA's static archives (with
+    # libculibos, their helper); ROCm installs the HIP libraries as shared objects
+    text = ("LIBRARIES :=\nLIBRARIES += -lcublas_static -lcublasLt_static -lcusparse_static -lculibos\n"
+            "LIBRARIES += -lcurand_static\n"
+            "app: a.o\n\t$(NVCC) -o $@ $+ $(LIBRARIES)\n")
+    out = migrate("Makefile", text, arch="gfx942").output
+    assert "LIBRARIES += -lhipblas -lhipblaslt -lhipsparse\n" in out
+    assert "LIBRARIES += -lhiprand\n" in out and "_static" not in out and "culibos" not in out
+
+
 def test_make_gencode_over_continuation_lines_and_byte_preservation():
     text = ("# keep   this  comment: nvcc -arch=sm_80\r\n"
             "GEN := -gencode arch=compute_80,code=sm_80 \\\r\n      -gencode=arch=compute_90,code=[sm_90,compute_90]\r\n"
