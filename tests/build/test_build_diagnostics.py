@@ -64,6 +64,13 @@ def test_a_missing_roctx_is_named_with_its_package():
     assert ds[0].message.startswith("missing library roctx (ROCTracer):") and "roctracer-dev" in ds[0].hint
 
 
+def test_hipblaslt_is_not_named_hipblas():
+    # NVIDIA's conjugateGradient links cuBLAS and cuBLASLt (-lcublas_static -lcublasLt_static -> -lhipblas -lhipblaslt)
+    out = ("/usr/bin/ld: cannot find -lhipblas: No such file or directory\n"
+           "/usr/bin/ld: cannot find -lhipblaslt: No such file or directory\n")
+    assert [d.library for d in parse(out, cwd="/p", root="/p")] == ["hipBLAS", "hipBLASLt"]
+
+
 def test_half_arithmetic_on_the_host_says_which_rocm_has_it():
     """HeCBench's nlll: a host template instantiated with __half; HIP before 6.4 has __half's operators on the
     device only (hipcc 5.2's output, trimmed)."""
