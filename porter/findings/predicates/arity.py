@@ -58,7 +58,13 @@ def _is_location(source: bytes, start: int, arg: bytes) -> bool:
     from porter.findings.predicates.expr_types import declared_type_word
 
     name = re.fullmatch(r"[A-Za-z_]\w*", text)
-    return name is not None and declared_type_word(source[:start].decode("utf-8", "replace"), text) in _LOCATION_TYPES
+    # the declaration is read from the text above the call, up to _LOCATION_WINDOW bytes (a function's worth: a
+    # big file's calls do not each decode all of it)
+    above = source[max(0, start - _LOCATION_WINDOW):start].decode("utf-8", "replace")
+    return name is not None and declared_type_word(above, text) in _LOCATION_TYPES
+
+
+_LOCATION_WINDOW = 1 << 16
 
 
 @functools.cache
@@ -167,6 +173,7 @@ def call_arity(ctx):
     if not found:
         return []
     own = set()  # the file declares a function of that name itself: its calls are the user's
+    has_location = any(t.encode() in source for t in _LOCATION_TYPES[:2])  # no location type named: no such call
     calls = []
     for start, end in found:
         node = index.node_at(start, end)
@@ -188,7 +195,7 @@ def call_arity(ctx):
         # what the second pass needs, as positions: a node would keep its (region's) tree alive
         written = [c for c in args.named_children if c.type != "comment"]
         name = source[start:end].decode()
-        at = _LOCATION.get(name, (None,))[0]
+        at = _LOCATION.get(name, (None,))[0] if has_location else None
         location = (at is not None and at < len(written)
                     and _is_location(source, start, source[written[at].start_byte:written[at].end_byte]))
         if name not in facts and not location:
