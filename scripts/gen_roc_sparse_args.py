@@ -110,10 +110,10 @@ def type_map() -> dict[str, str]:
 def curated_roc() -> dict[str, str]:
     """CUDA name -> rocSPARSE name of porter's curated entries that correct AMD's tables
     (porter/mapping/curated/rocsparse.toml: csrsv2Info_t), so the plans see the types porter writes."""
-    import tomllib
+    sys.path.insert(0, str(ROOT))
+    from porter.mapping import CURATED_DIR, read_curated
 
-    doc = tomllib.loads((ROOT / "porter" / "mapping" / "curated" / "rocsparse.toml").read_text(encoding="utf-8"))
-    return {e["cuda"]: e["roc"] for e in doc.get("entry", []) if e.get("roc")}
+    return {e.cuda: e.roc for e in read_curated(CURATED_DIR / "rocsparse.toml") if e.roc}
 
 
 def roc_names() -> dict[str, str]:

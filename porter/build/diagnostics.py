@@ -250,7 +250,6 @@ def _follow_failed_templates(ds: list[Diagnostic]) -> None:
 
 
 _TYPO = re.compile(r"use of undeclared identifier '(?P<name>\w+)'; did you mean '(?:[\w:]*::)?(?P<fix>\w+)'\?")
-_NO_MATCH_NAMED = re.compile(r"no matching (?:function|member function) for call to '(?:[\w:]*::)?(?P<name>\w+)'")
 # clang's notes on an argument error that point into the declaration it checked the call against
 _AT_DECLARATION = re.compile(r"passing argument to parameter|declared here")
 _STATEMENT_LINES = 10  # how far below the name clang's error about the call's arguments may be (one statement)
@@ -277,7 +276,7 @@ def _follow_typo_corrections(ds: list[Diagnostic]) -> None:
             decl = next(((n.file, n.line) for n in d.notes if n.message.endswith(f"'{names[1]}' declared here")), None)
             continue
         if typo is not None and not d.cause and d.file == typo.file and typo.line <= d.line <= typo.line + _STATEMENT_LINES:
-            named = _NO_MATCH_NAMED.search(d.message)
+            named = _NO_MATCH.search(d.message)
             tied = (named.group("name") == names[1]) if named else decl is not None and any(
                 n.file == decl[0] and decl[1] <= n.line <= decl[1] + _DECLARATION_LINES and _AT_DECLARATION.search(n.message)
                 for n in d.notes)

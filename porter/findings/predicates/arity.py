@@ -3,8 +3,8 @@
 CUDA declares default arguments HIP's floor headers lack (``cudaStreamWaitEvent(s, e)``
 relies on ``flags = 0``; HIP 5.2's ``hipStreamWaitEvent`` takes three), and CUDA 12/13
 changed signatures HIP kept (``cudaGraphInstantiate(exec, graph, flags)``; CUDA 13's cudaMemPrefetchAsync and
-cudaMemAdvise take a ``cudaMemLocation`` where HIP takes the device number, whatever the count: ``_LOCATION``,
-by the argument's declared type).  The facts
+cudaMemAdvise take a ``cudaMemLocation`` where HIP takes the device number, whatever the count:
+``porter/findings/memory_locations.toml``, by the argument's declared type).  The facts
 (which counts each side accepts, CUDA's default values, per-count alternatives) come from
 the headers through the generator: ``porter.mapping.load_call_arities``.  The fix passes
 CUDA's defaults explicitly, or renames the call to the CUDA function of the same meaning
@@ -20,24 +20,24 @@ from __future__ import annotations
 
 import functools
 import re
+from pathlib import Path
 
 from porter.findings.engine import Hit
 from porter.findings.model import Fix, FixEdit
 from porter.findings.predicates import file_check
+from porter.mapping.cache import load_toml
 from porter.parse.lexical import whole_identifier
 
 
-# CUDA 13's unified-memory calls take a cudaMemLocation (CUmemLocation) where HIP's take the device number
-# (CUDA 12's cudaMemPrefetchAsync_v2 and cudaMemAdvise_v2 became these names): {CUDA function: (the location
-# argument's index, HIP's declaration, from hip_runtime_api.h 5.2 and the HIP releases hip-header-names.tsv
-# lists, 5.6-6.3)}.  A call whose argument there is a location compiles with no HIP of those, whatever its count.
-_LOCATION = {
-    "cudaMemPrefetchAsync": (2, "hipMemPrefetchAsync(const void* dev_ptr, size_t count, int device, hipStream_t stream = 0)"),
-    "cuMemPrefetchAsync": (2, "hipMemPrefetchAsync(const void* dev_ptr, size_t count, int device, hipStream_t stream = 0)"),
-    "cudaMemAdvise": (3, "hipMemAdvise(const void* dev_ptr, size_t count, hipMemoryAdvise advice, int device)"),
-    "cuMemAdvise": (3, "hipMemAdvise(const void* dev_ptr, size_t count, hipMemoryAdvise advice, int device)"),
-}
-_LOCATION_TYPES = ("cudaMemLocation", "CUmemLocation", "CUmemLocation_st", "cudaMemLocation_st")
+MEMORY_LOCATIONS_FILE = Path(__file__).resolve().parents[1] / "memory_locations.toml"
+
+
+@functools.cache
+def _locations() -> tuple[dict[str, tuple[int, str]], tuple[str, ...]]:
+    """({CUDA function: (the index of its cudaMemLocation argument, HIP's declaration)}, the location type names),
+    from memory_locations.toml: CUDA 13's calls that take a location where HIP's take the device number."""
+    doc = load_toml(MEMORY_LOCATIONS_FILE)
+    return {c["cuda"]: (c["location"], c["hip"]) for c in doc["call"]}, tuple(doc["types"])
 
 
 @functools.cache
@@ -45,7 +45,7 @@ def _facts():
     from porter.mapping import load_call_arities
 
     floor, facts = load_call_arities()
-    words = tuple(sorted({name.encode() for name in facts} | {name.encode() for name in _LOCATION}))
+    words = tuple(sorted({name.encode() for name in facts} | {name.encode() for name in _locations()[0]}))
     return floor, facts, words
 
 
@@ -53,7 +53,8 @@ def _is_location(source: bytes, start: int, arg: bytes) -> bool:
     """Whether the call argument ``arg`` (text), in a call at ``start``, is a cudaMemLocation: a variable
     declared with that type above the call, or a value built in place (``cudaMemLocation{...}``)."""
     text = arg.decode("utf-8", "replace").strip()
-    if any(t in text for t in _LOCATION_TYPES):
+    types = _locations()[1]
+    if any(t in text for t in types):
         return True
     from porter.findings.predicates.expr_types import declared_type_word
 
@@ -61,7 +62,7 @@ def _is_location(source: bytes, start: int, arg: bytes) -> bool:
     # the declaration is read from the text above the call, up to _LOCATION_WINDOW bytes (a function's worth: a
     # big file's calls do not each decode all of it)
     above = source[max(0, start - _LOCATION_WINDOW):start].decode("utf-8", "replace")
-    return name is not None and declared_type_word(above, text) in _LOCATION_TYPES
+    return name is not None and declared_type_word(above, text) in types
 
 
 _LOCATION_WINDOW = 1 << 16
@@ -173,7 +174,8 @@ def call_arity(ctx):
     if not found:
         return []
     own = set()  # the file declares a function of that name itself: its calls are the user's
-    has_location = any(t.encode() in source for t in _LOCATION_TYPES[:2])  # no location type named: no such call
+    locations, types = _locations()
+    has_location = any(t.encode() in source for t in types)  # no location type named: no such call
     calls = []
     for start, end in found:
         node = index.node_at(start, end)
@@ -195,7 +197,7 @@ def call_arity(ctx):
         # what the second pass needs, as positions: a node would keep its (region's) tree alive
         written = [c for c in args.named_children if c.type != "comment"]
         name = source[start:end].decode()
-        at = _LOCATION.get(name, (None,))[0] if has_location else None
+        at = locations.get(name, (None,))[0] if has_location else None
         location = (at is not None and at < len(written)
                     and _is_location(source, start, source[written[at].start_byte:written[at].end_byte]))
         if name not in facts and not location:
@@ -215,7 +217,7 @@ def call_arity(ctx):
         if name.encode() in own:
             continue
         if location:
-            at, declaration = _LOCATION[name]
+            at, declaration = locations[name]
             hits.append(Hit(start, args_end, {
                 "name": name, "count": _arguments(count), "hip": declaration.split("(")[0], "floor": floor,
                 "accepts": f"argument {at + 1}: `int device`", "declaration": declaration,
