@@ -89,7 +89,8 @@ def _toolchain(root: Path, arch: str | None, kind: str = "auto", notes: list[str
     from porter.build import devicelibs
 
     stamps = []
-    for tool in [shutil.which("hipcc") or shutil.which("amdclang++"), *find_plain_clangs()]:
+    # (make too: whether it can keep parallel compiles' messages apart is part of what is remembered)
+    for tool in [shutil.which("hipcc") or shutil.which("amdclang++"), *find_plain_clangs(), shutil.which("make")]:
         try:
             stamps.append([tool, os.stat(tool).st_mtime_ns if tool else 0])
         except OSError:
@@ -305,6 +306,20 @@ class _Runner:
         if r.timed_out:
             return Diagnostic("", 0, 0, "error", f"{what}: timed out after {self.options.timeout:g} s and was stopped")
         return None
+
+    def unexplained_failure(self, r: proc.Result, ds: list[Diagnostic], what: str) -> Diagnostic | None:
+        """A step that failed and printed no error porter reads (a message another compile broke, a recipe
+        that is not a compiler): an error with the last lines it printed, so a failed build always says
+        something about why."""
+        if r.ok or r.cancelled or any(d.severity == "error" for d in ds):
+            return None
+        lines = [ln.strip() for ln in r.stdout.splitlines() if ln.strip()]
+        # what the failing command printed says more than make's own "*** [...] Error 2" lines after it
+        said = [ln for ln in lines if not re.match(r"g?make(?:\[\d+\])?: ", ln)] or lines
+        d = Diagnostic("", 0, 0, "error", f"{what} failed (exit {r.returncode}): " + " | ".join(said[-3:])[:400],
+                       unit=what)
+        classify(d)  # (e.g. a file the Makefile names outside the converted folder)
+        return d
 
 
 def _call_site(message: str, symbol: str, cwd: Path, root: Path) -> tuple[str, int, int] | None:
@@ -643,6 +658,22 @@ def _make_env(run: _Runner) -> dict[str, str]:
     return env
 
 
+def _output_sync(tc: Toolchain) -> list[str]:
+    """make's flag that writes each recipe's output whole (GNU make 4+; see toolchain.make_has_output_sync):
+    without it two compilers' messages interleave mid-line and the build's diagnostics lose them."""
+    return ["--output-sync=target"] if tc.make_output_sync else []
+
+
+def _cmake_generator(bdir: Path) -> str:
+    """The generator a configured CMake build folder uses (its CMakeCache.txt), or ""."""
+    try:
+        text = (bdir / "CMakeCache.txt").read_text(errors="replace")
+    except OSError:
+        return ""
+    m = re.search(r"^CMAKE_GENERATOR:INTERNAL=(.*)$", text, re.M)
+    return m.group(1).strip() if m else ""
+
+
 def _make_vars(run: _Runner) -> list[str]:
     """make's command-line variables: the arch, and for a plain clang a
     hipcc-like script as $(HIPCC) (command-line variables beat ?= and :=)."""
@@ -761,7 +792,8 @@ def _build_make(run: _Runner, report: BuildReport, makefile: str) -> None:
     for c in commands:
         p = run.root / c["output"] if c["output"] else None
         before[c["file"]] = p.stat().st_mtime_ns if p and p.exists() else None
-    argv = [run.tc.make or "make", "-k", f"-j{_jobs(run.options)}", *(["-B"] if rebuild else []), *_make_vars(run)]
+    argv = [run.tc.make or "make", "-k", f"-j{_jobs(run.options)}", *_output_sync(run.tc), *(["-B"] if rebuild else []),
+            *_make_vars(run)]
     run.emit("[make] " + " ".join(argv))
     r = proc.stream(argv, timeout=run.options.timeout, cwd=run.root, env=_make_env(run), cancel=run.cancel,
                     on_line=run.emit)
@@ -793,11 +825,9 @@ def _build_make(run: _Runner, report: BuildReport, makefile: str) -> None:
                                    else "compiled" if r.ok else "failed", r.duration_s, kind="step"))
     report.cancelled = r.cancelled
     report.ok = r.ok and not report.write_error
-    if not r.ok and not any(d.severity == "error" for d in ds) and not r.cancelled:
-        tail = [ln for ln in r.stdout.strip().splitlines() if ln.strip()][-3:]
-        d = Diagnostic("", 0, 0, "error", f"make failed (exit {r.returncode}): " + " | ".join(tail)[:400], unit="make")
-        classify(d)  # (e.g. a file the Makefile names outside the converted folder)
-        report.diagnostics.append(d)
+    unexplained = run.unexplained_failure(r, ds, "make")
+    if unexplained:
+        report.diagnostics.append(unexplained)
     if not r.ok and diskspace.says_no_space(r.stdout):  # make does not say which file: the folder it built in
         write_failed(report, diskspace.write_failure_line(str(run.root), str(run.root), "", True))
 
@@ -929,10 +959,12 @@ def _build_cmake(run: _Runner, report: BuildReport) -> bool:
         except OSError:
             pass
     argv = [run.tc.cmake, "--build", str(bdir), "-j", str(_jobs(run.options))]
+    if _cmake_generator(bdir) == "Unix Makefiles" and _output_sync(run.tc):  # (Ninja holds each command's output itself)
+        argv += ["--", *_output_sync(run.tc)]
     run.emit("[cmake] build")
     r = proc.stream(argv, timeout=run.options.timeout, cwd=run.root, env=run.env, cancel=run.cancel, on_line=run.emit)
     ds = run.diags(r.stdout, "cmake", cwd=bdir)
-    step = run.failed_step(r, "cmake --build")
+    step = run.failed_step(r, "cmake --build") or run.unexplained_failure(r, ds, "cmake --build")
     if step:
         ds.append(step)
     report.diagnostics.extend(ds)

@@ -72,6 +72,7 @@ class Toolchain:
     local_gpus: list[str] = field(default_factory=list)
     cmake: str | None = None
     make: str | None = None
+    make_output_sync: bool = False  # GNU make 4+: --output-sync keeps parallel compilers' messages whole
     libraries: dict[str, bool] = field(default_factory=dict)
     include_dirs: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -450,10 +451,21 @@ def detect_toolchain(arch: str | None = None, kind: str = "auto") -> Toolchain:
                      + (f"; {', '.join(skipped)} does not know {target}" if skipped else ""))
     tc.cmake = shutil.which("cmake")
     tc.make = shutil.which("make")
+    tc.make_output_sync = bool(tc.make) and make_has_output_sync(tc.make, env)
     if tc.found and tc.arch_supported:
         _ready_device_libs(tc)
     _libraries(tc)
     return tc
+
+
+def make_has_output_sync(make: str, env: dict[str, str]) -> bool:
+    """Whether ``make`` is GNU make 4.0 or newer, which has ``--output-sync`` (``-O``).  Compilers write a
+    message in many small writes (clang: the file, the line, "error: " and the text each on their own), so
+    two compiles of a parallel make interleave mid-line in the one pipe porter reads, and a message comes
+    out broken; --output-sync=target holds each recipe's output until it ends and writes it whole."""
+    r = _run([make, "--version"], env)
+    m = re.match(r"GNU Make (\d+)\.", r.stdout or "") if r.ok else None
+    return bool(m) and int(m.group(1)) >= 4
 
 
 def install_hints(tc: Toolchain | None = None) -> list[str]:
