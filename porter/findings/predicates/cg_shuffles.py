@@ -16,7 +16,7 @@ import re
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
 from porter.findings.predicates.common import args_of, compact
-from porter.findings.predicates.expr_types import declared_type_word, member_type_word, struct_open
+from porter.findings.predicates.expr_types import declared_type_word, member_type_word, pattern_for, struct_open
 
 _VECTOR = re.compile(r"^(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]$")
 _HALF = re.compile(r"^(?:__half2?|half2?|__nv_bfloat162?|nv_bfloat162?|__hip_bfloat162?|hip_bfloat16)$")
@@ -24,13 +24,16 @@ _GROUP_TYPES = r"(?:thread_block_tile\s*<[^;{}()]*?>|coalesced_group|thread_grou
 _GROUP_CALLS = r"(?:tiled_partition|coalesced_threads|binary_partition|labeled_partition)"
 
 
-def _is_group(text: str, name: str) -> bool:
+def _is_group(text: str | bytes, name: str, endpos: int | None = None) -> bool:
+    """Whether ``text`` (or a file's bytes up to ``endpos``: no copy of a big file's text above a call) declares
+    ``name`` a tile or group."""
+    as_bytes, end = isinstance(text, bytes), len(text) if endpos is None else endpos
     n = re.escape(name)
-    return bool(re.search(_GROUP_TYPES + r"\s*&?\s*" + n + r"\b", text)
-                or re.search(r"\bauto\s*&?\s*" + n + r"\s*=[^;]*\b" + _GROUP_CALLS + r"\b", text))
+    return bool(pattern_for(_GROUP_TYPES + r"\s*&?\s*" + n + r"\b", as_bytes).search(text, 0, end)
+                or pattern_for(r"\bauto\s*&?\s*" + n + r"\s*=[^;]*\b" + _GROUP_CALLS + r"\b", as_bytes).search(text, 0, end))
 
 
-def _struct_declared(code: str, name: str) -> bool:
+def _struct_declared(code: str | bytes, name: str) -> bool:
     return struct_open(code, name) is not None
 
 
@@ -45,25 +48,21 @@ def tile_shuffle_of_a_composite(ctx, node, caps):
         return None
     function = ctx.function_of(node)
     before = ctx.text(function)[:node.start_byte - function.start_byte] if function is not None else ""
-    code = ctx.cache.get("cg_shuffles.code")
-    if code is None:  # decoded once per file, not per call
-        code = ctx.cache["cg_shuffles.code"] = ctx.source.decode("utf-8", "replace")
-    # the text above the call: a slice of the decoded file where every character is one byte (ASCII source),
-    # else decoded (a byte offset is no str index then)
-    above = (code[:node.start_byte] if len(code) == len(ctx.source)
-             else ctx.source[:node.start_byte].decode("utf-8", "replace"))
-    if not (_is_group(before, ctx.text(group)) or _is_group(above, ctx.text(group))):
+    # the text above the call: the file's bytes searched up to the call (a big file's text is neither decoded
+    # nor copied for each call)
+    source, at = ctx.source, node.start_byte
+    if not (_is_group(before, ctx.text(group)) or _is_group(source, ctx.text(group), at)):
         return None
     value = args[0]
     kind = None
     if value.type == "identifier":
-        kind = declared_type_word(before, ctx.text(value)) or declared_type_word(above, ctx.text(value))
+        kind = declared_type_word(before, ctx.text(value)) or declared_type_word(source, ctx.text(value), at)
     elif value.type == "field_expression" and ctx.text(value.child_by_field_name("operator")) == ".":
         base, member = value.child_by_field_name("argument"), value.child_by_field_name("field")
         if base is not None and base.type == "identifier" and member is not None:
-            owner = declared_type_word(before, ctx.text(base)) or declared_type_word(above, ctx.text(base))
+            owner = declared_type_word(before, ctx.text(base)) or declared_type_word(source, ctx.text(base), at)
             if owner is not None and not _VECTOR.match(owner) and not _HALF.match(owner):
-                kind = member_type_word(code, owner, ctx.text(member))
+                kind = member_type_word(source, owner, ctx.text(member))
     if kind is None:
         return None
     if _VECTOR.match(kind):
@@ -72,7 +71,7 @@ def tile_shuffle_of_a_composite(ctx, node, caps):
         what = f"a `{kind}` (a struct in HIP)"
         advice = ("shuffle its bits: `__ushort_as_half(t.shfl(__half_as_ushort(h), src))` (an unsigned int for a "
                   "__half2: `__half2` from `t.shfl(*reinterpret_cast<unsigned*>(&h2), src)`)")
-    elif _struct_declared(code, kind):
+    elif _struct_declared(source, kind):
         what, advice = f"a `{kind}` (a struct of the file)", "shuffle each member"
     else:
         return None

@@ -10,6 +10,7 @@ struct, ``__half``) comes from :func:`declared_type_word`.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from porter.findings import values
 from porter.parse.lexical import IDENT_BYTES
@@ -213,47 +214,62 @@ def _defines_function(source: bytes, name: bytes) -> bool:
     return False
 
 
-def declared_type_word(text: str, name: str) -> str | None:
+@lru_cache(maxsize=512)
+def pattern_for(pattern: str, as_bytes: bool) -> re.Pattern:
+    """``pattern`` compiled for str or, for a file's bytes, for bytes (the patterns here are ASCII)."""
+    return re.compile(pattern.encode() if as_bytes else pattern)
+
+
+def declared_type_word(text: str | bytes, name: str, endpos: int | None = None) -> str | None:
     """The type word (any type: ``uint4``, ``__half``, a struct; qualifiers and a namespace dropped) of the last
-    declaration of ``name`` in ``text`` (``uint4 v``, ``const __half& h``)."""
+    declaration of ``name`` in ``text`` (``uint4 v``, ``const __half& h``), or in ``text[:endpos]``: a file's
+    bytes are searched as they are, up to a place, without a copy of the text above it (a big file)."""
     found = None
-    for m in re.finditer(r"(?<![\w:.>])([A-Za-z_][\w:]*)\s*(?:const\s*)?&?\s*(?<![\w])" + re.escape(name)
-                         + r"\s*(?=[=;,)\[{(])", text):
-        word = m.group(1).split("::")[-1]
-        if word not in ("return", "const", "else", "case", "goto", "delete", "new", "throw", "typename", "sizeof"):
+    rx = pattern_for(r"(?<![\w:.>])([A-Za-z_][\w:]*)\s*(?:const\s*)?&?\s*(?<![\w])" + re.escape(name)
+             + r"\s*(?=[=;,)\[{(])", isinstance(text, bytes))
+    for m in rx.finditer(text, 0, len(text) if endpos is None else endpos):
+        word = m.group(1)
+        word = (word.decode("utf-8", "replace") if isinstance(word, bytes) else word).split("::")[-1]
+        if word not in NOT_TYPE_WORDS:
             found = word
     return found
 
 
-_STRUCT_BEFORE = re.compile(r"(?<![\w])(?:struct|class)\s+$")
-_STRUCT_AFTER = re.compile(r"\s*(?::[^{;]*)?\{")
+_STRUCT_BEFORE = r"(?<![\w])(?:struct|class)\s+$"
+_STRUCT_AFTER = r"\s*(?::[^{;]*)?\{"
 
 
-def struct_open(code: str, name: str) -> int | None:
-    """The offset just past the ``{`` of ``struct NAME {`` (or ``class NAME : base {``) in ``code``; None: none.
-    Each place the name occurs is tried (a pattern that starts with ``struct|class`` has no literal prefix:
-    the regex engine would try it at every character of a big file)."""
-    at = code.find(name)
+def struct_open(code: str | bytes, name: str) -> int | None:
+    """The offset just past the ``{`` of ``struct NAME {`` (or ``class NAME : base {``) in ``code`` (a str, or a
+    file's bytes: then a byte offset); None: none.  Each place the name occurs is tried (a pattern that starts
+    with ``struct|class`` has no literal prefix: the regex engine would try it at every character of a big
+    file)."""
+    as_bytes = isinstance(code, bytes)
+    key = name.encode() if as_bytes else name
+    before, after = pattern_for(_STRUCT_BEFORE, as_bytes), pattern_for(_STRUCT_AFTER, as_bytes)
+    at = code.find(key)
     while at >= 0:
-        end = at + len(name)
-        if (at == 0 or not (code[at - 1].isalnum() or code[at - 1] == "_")) and \
-                _STRUCT_BEFORE.search(code, max(0, at - 40), at):
-            m = _STRUCT_AFTER.match(code, end)
+        prev = code[at - 1:at]
+        if (at == 0 or not (prev.isalnum() or prev in ("_", b"_"))) and before.search(code, max(0, at - 40), at):
+            m = after.match(code, at + len(key))
             if m is not None:
                 return m.end()
-        at = code.find(name, at + 1)
+        at = code.find(key, at + 1)
     return None
 
 
-def member_type_word(code: str, struct: str, member: str) -> str | None:
-    """The type word of ``member`` in the body of ``struct`` as ``code`` declares it (None: no such body, or one
-    with nested braces)."""
+def member_type_word(code: str | bytes, struct: str, member: str) -> str | None:
+    """The type word of ``member`` in the body of ``struct`` as ``code`` (a str, or a file's bytes) declares it
+    (None: no such body, or one with nested braces)."""
     start = struct_open(code, struct)
-    close = code.find("}", start) if start is not None else -1
-    if close < 0 or "{" in code[start:close]:
+    as_bytes = isinstance(code, bytes)
+    close = code.find(b"}" if as_bytes else "}", start) if start is not None else -1
+    if close < 0 or (b"{" if as_bytes else "{") in code[start:close]:
         return None
+    body = code[start:close]
+    body = body.decode("utf-8", "replace") if as_bytes else body
     m = re.search(r"(?:^|[;{}:])\s*([A-Za-z_][\w:]*)\s+(?:[A-Za-z_]\w*\s*(?:\[[^\]]*\])?\s*,\s*)*"
-                  + re.escape(member) + r"\s*[,;\[=]", code[start:close])
+                  + re.escape(member) + r"\s*[,;\[=]", body)
     return m.group(1).split("::")[-1] if m else None
 
 
