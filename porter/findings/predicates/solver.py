@@ -59,8 +59,9 @@ def _declared_type(ctx, use, name: bytes, types: dict[str, str]):
     fn = ctx.function_of(use)
     lo, hi = (fn.start_byte, use.start_byte) if fn is not None else (0, use.start_byte)
     found = None
-    for pos, _w in occurrences(ctx.source[:hi], [name]):
-        if pos < lo or ctx.index.is_protected(pos):
+    for at, _w in occurrences(ctx.source[lo:hi], [name]):  # (the function's text only: not the file above it)
+        pos = lo + at
+        if ctx.index.is_protected(pos):
             continue
         ident = ctx.index.node_at(pos, pos + len(name))
         decl = ident.parent if ident is not None else None
