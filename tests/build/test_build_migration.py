@@ -120,6 +120,16 @@ def test_cmake_target_arch_property_follows_the_chosen_arch():
     assert out.startswith('set(CMAKE_HIP_ARCHITECTURES gfx90a CACHE STRING "AMD GPU targets")\nproject(x HIP)\n')
 
 
+def test_cmake_cuda_compile_features_become_hip_ones():
+    # NVIDIA's cuda-samples (CMake only since 12.8): target_compile_features(t PRIVATE cxx_std_17 cuda_std_17)
+    out = migrate("CMakeLists.txt", "project(x LANGUAGES CXX CUDA)\nadd_executable(a a.cu)\n"
+                  "target_compile_features(a PRIVATE cxx_std_17 cuda_std_17)\n"
+                  "target_compile_features(b PUBLIC $<BUILD_INTERFACE:cuda_std_20>)\n", arch="gfx942").output
+    assert "target_compile_features(a PRIVATE cxx_std_17 hip_std_17)" in out
+    assert "target_compile_features(b PUBLIC $<BUILD_INTERFACE:hip_std_20>)" in out
+    assert "cuda_std" not in out
+
+
 def test_cmake_legacy_findcuda_and_unknowns():
     text = ("find_package(CUDA REQUIRED)\nfile(GLOB KS src/*.cu)\ncuda_add_executable(app main.cu ${KS})\n"
             "target_link_libraries(app ${CUDA_LIBRARIES} CUDA::nvml)\ncuda_compile_ptx(p x.cu)\n"
