@@ -754,6 +754,23 @@ def _remove_outputs(run: _Runner, outputs: list[str]) -> None:
             continue
 
 
+_WHY_NOT_BUILT = re.compile(r"(?i)\bwarning\b|\bwaiv|\bnot found\b|\bskipp|\bmissing\b|\bnot supported\b")
+
+
+def _built_nothing(r: proc.Result, outputs: list[str], root: Path) -> Diagnostic | None:
+    """An error when make succeeded and none of the files its Makefile builds (its dry run's objects and
+    programs) is there: its recipes did not compile (NVIDIA's samples waive themselves that way, their
+    commands turned into ``@echo`` when a dependency such as libcuda.so is not found), so the build is not
+    reported as one.  The lines where make said why come with it."""
+    if not r.ok or not outputs or any((root / o).exists() for o in outputs):
+        return None
+    said = [ln.strip() for ln in r.stdout.splitlines() if _WHY_NOT_BUILT.search(ln)][:2]
+    shown = ", ".join(outputs[:3]) + (", ..." if len(outputs) > 3 else "")
+    return Diagnostic("", 0, 0, "error", f"make succeeded but none of the {len(outputs)} files the Makefile builds "
+                      f"({shown}) is there: its recipes compiled nothing"
+                      + (f"; make said: {' | '.join(said)[:300]}" if said else ""), unit="make")
+
+
 def _build_make(run: _Runner, report: BuildReport, makefile: str) -> None:
     cache = Cache(run.state / "cache.json")
     commands = _make_commands(run, makefile, cache)
@@ -825,6 +842,10 @@ def _build_make(run: _Runner, report: BuildReport, makefile: str) -> None:
                                    else "compiled" if r.ok else "failed", r.duration_s, kind="step"))
     report.cancelled = r.cancelled
     report.ok = r.ok and not report.write_error
+    nothing = _built_nothing(r, outputs, run.root)
+    if nothing:
+        report.diagnostics.append(nothing)
+        report.ok = False
     unexplained = run.unexplained_failure(r, ds, "make")
     if unexplained:
         report.diagnostics.append(unexplained)
