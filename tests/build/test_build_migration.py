@@ -79,6 +79,17 @@ def test_make_gencode_over_continuation_lines_and_byte_preservation():
     assert "HIP_ARCH ?= gfx942\r\n" in out
 
 
+def test_make_driver_library_search_looks_for_hips_runtime():
+    # NVIDIA's driver-API samples: no libcuda.so found -> SAMPLE_ENABLED := 0 -> every recipe becomes @echo
+    text = ("CUDA_SEARCH_PATH ?= $(CUDA_PATH)/lib64/stubs\n"
+            "CUDALIB ?= $(shell find -L $(CUDA_SEARCH_PATH) -maxdepth 1 -name libcuda.so 2> /dev/null)\n"
+            'ifeq ("$(CUDALIB)","")\n  SAMPLE_ENABLED := 0\nendif\n')
+    out = migrate("Makefile", text).output
+    assert ("CUDALIB ?= $(shell find -L $(CUDA_SEARCH_PATH) $(ROCM_PATH)/lib /usr/lib/x86_64-linux-gnu -maxdepth 1 "
+            "-name libamdhip64.so 2> /dev/null)") in out
+    assert "libcuda" not in out
+
+
 def test_make_unknown_nvcc_flags_are_findings():
     m = migrate("Makefile", "F := -maxrregcount=64 -Xnvlink --suppress-stack-size-warning\nprof:\n\tnvprof ./a\n"
                             "L := -lnvidia-ml -lcudnn\n")
