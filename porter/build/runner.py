@@ -307,19 +307,20 @@ class _Runner:
             return Diagnostic("", 0, 0, "error", f"{what}: timed out after {self.options.timeout:g} s and was stopped")
         return None
 
-    def unexplained_failure(self, r: proc.Result, ds: list[Diagnostic], what: str) -> Diagnostic | None:
-        """A step that failed and printed no error porter reads (a message another compile broke, a recipe
-        that is not a compiler): an error with the last lines it printed, so a failed build always says
-        something about why."""
-        if r.ok or r.cancelled or any(d.severity == "error" for d in ds):
-            return None
-        lines = [ln.strip() for ln in r.stdout.splitlines() if ln.strip()]
-        # what the failing command printed says more than make's own "*** [...] Error 2" lines after it
-        said = [ln for ln in lines if not re.match(r"g?make(?:\[\d+\])?: ", ln)] or lines
-        d = Diagnostic("", 0, 0, "error", f"{what} failed (exit {r.returncode}): " + " | ".join(said[-3:])[:400],
-                       unit=what)
-        classify(d)  # (e.g. a file the Makefile names outside the converted folder)
-        return d
+
+def _unexplained_failure(r: proc.Result, ds: list[Diagnostic], what: str) -> Diagnostic | None:
+    """A step that failed and printed no error porter reads (a message another compile broke, a recipe
+    that is not a compiler): an error with the last lines it printed, so a failed build always says
+    something about why."""
+    if r.ok or r.cancelled or any(d.severity == "error" for d in ds):
+        return None
+    lines = [ln.strip() for ln in r.stdout.splitlines() if ln.strip()]
+    # what the failing command printed says more than make's own "*** [...] Error 2" lines after it
+    said = [ln for ln in lines if not re.match(r"g?make(?:\[\d+\])?: ", ln)] or lines
+    d = Diagnostic("", 0, 0, "error", f"{what} failed (exit {r.returncode}): " + " | ".join(said[-3:])[:400],
+                   unit=what)
+    classify(d)  # (e.g. a file the Makefile names outside the converted folder)
+    return d
 
 
 def _call_site(message: str, symbol: str, cwd: Path, root: Path) -> tuple[str, int, int] | None:
@@ -846,7 +847,7 @@ def _build_make(run: _Runner, report: BuildReport, makefile: str) -> None:
     if nothing:
         report.diagnostics.append(nothing)
         report.ok = False
-    unexplained = run.unexplained_failure(r, ds, "make")
+    unexplained = _unexplained_failure(r, ds, "make")
     if unexplained:
         report.diagnostics.append(unexplained)
     if not r.ok and diskspace.says_no_space(r.stdout):  # make does not say which file: the folder it built in
@@ -980,12 +981,13 @@ def _build_cmake(run: _Runner, report: BuildReport) -> bool:
         except OSError:
             pass
     argv = [run.tc.cmake, "--build", str(bdir), "-j", str(_jobs(run.options))]
-    if _cmake_generator(bdir) == "Unix Makefiles" and _output_sync(run.tc):  # (Ninja holds each command's output itself)
-        argv += ["--", *_output_sync(run.tc)]
+    sync = _output_sync(run.tc)
+    if sync and _cmake_generator(bdir) == "Unix Makefiles":  # (Ninja holds each command's output itself)
+        argv += ["--", *sync]
     run.emit("[cmake] build")
     r = proc.stream(argv, timeout=run.options.timeout, cwd=run.root, env=run.env, cancel=run.cancel, on_line=run.emit)
     ds = run.diags(r.stdout, "cmake", cwd=bdir)
-    step = run.failed_step(r, "cmake --build") or run.unexplained_failure(r, ds, "cmake --build")
+    step = run.failed_step(r, "cmake --build") or _unexplained_failure(r, ds, "cmake --build")
     if step:
         ds.append(step)
     report.diagnostics.extend(ds)

@@ -29,8 +29,9 @@ def _is_group(text: str | bytes, name: str, endpos: int | None = None) -> bool:
     ``name`` a tile or group."""
     as_bytes, end = isinstance(text, bytes), len(text) if endpos is None else endpos
     n = re.escape(name)
-    return bool(pattern_for(_GROUP_TYPES + r"\s*&?\s*" + n + r"\b", as_bytes).search(text, 0, end)
-                or pattern_for(r"\bauto\s*&?\s*" + n + r"\s*=[^;]*\b" + _GROUP_CALLS + r"\b", as_bytes).search(text, 0, end))
+    declared = pattern_for(_GROUP_TYPES + r"\s*&?\s*" + n + r"\b", as_bytes)
+    assigned = pattern_for(r"\bauto\s*&?\s*" + n + r"\s*=[^;]*\b" + _GROUP_CALLS + r"\b", as_bytes)
+    return bool(declared.search(text, 0, end) or assigned.search(text, 0, end))
 
 
 def _struct_declared(code: str | bytes, name: str) -> bool:

@@ -226,7 +226,7 @@ def declared_type_word(text: str | bytes, name: str, endpos: int | None = None) 
     bytes are searched as they are, up to a place, without a copy of the text above it (a big file)."""
     found = None
     rx = pattern_for(r"(?<![\w:.>])([A-Za-z_][\w:]*)\s*(?:const\s*)?&?\s*(?<![\w])" + re.escape(name)
-             + r"\s*(?=[=;,)\[{(])", isinstance(text, bytes))
+                     + r"\s*(?=[=;,)\[{(])", isinstance(text, bytes))
     for m in rx.finditer(text, 0, len(text) if endpos is None else endpos):
         word = m.group(1)
         word = (word.decode("utf-8", "replace") if isinstance(word, bytes) else word).split("::")[-1]

@@ -382,7 +382,6 @@ def _angle(code: str, at: int) -> str | None:
     """The text between the '<' at ``at`` and its matching '>' (None: none on the line's statement)."""
     end = closing(code, at, "<", ">", limit=400, stop=";{}")
     return code[at + 1:end] if end is not None else None
-    return None
 
 
 def _file(ctx) -> _File:
