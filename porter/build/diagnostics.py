@@ -334,10 +334,11 @@ class SourceMap:
 def map_line(out_line: int, inserted: list) -> int:
     """Output line -> source line, given ``[after_source_line, count]`` insertions.
     A line porter inserted maps to the source line it was inserted after
-    (or line 1 when inserted at the top)."""
+    (or line 1 when inserted at the top); a negative count: that many source lines
+    after ``after_source_line`` are not in the output (a build file's migration)."""
     shift = 0
     for after, count in sorted((int(a), int(c)) for a, c in inserted):
-        start = after + shift + 1  # first inserted output line
+        start = after + shift + 1  # first inserted output line (the first after the dropped ones)
         if out_line < start:
             break
         if out_line < start + count:

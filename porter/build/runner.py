@@ -273,6 +273,7 @@ class _Runner:
 
         ds = parse(text, cwd=str(cwd or self.root), root=str(self.root), unit=unit)
         self.explain_missing_runtime(ds, Path(cwd or self.root))
+        _locate_unknown_options(ds, self.root)
         self.smap.apply(ds)
         for d in ds:  # clang cannot read a device library: which file, and what to do
             note = damaged_library_note(d.message) if d.severity == "error" else ""
@@ -321,6 +322,40 @@ def _unexplained_failure(r: proc.Result, ds: list[Diagnostic], what: str) -> Dia
                    unit=what)
     classify(d)  # (e.g. a file the Makefile names outside the converted folder)
     return d
+
+
+_UNKNOWN_OPTION = re.compile(r"^unknown argument:? '(?P<opt>-[^'\s]+)'")
+_BUILD_FILES = ("GNUmakefile", "makefile", "Makefile", "CMakeLists.txt")
+
+
+def _locate_unknown_options(ds: list[Diagnostic], root: Path) -> None:
+    """The compiler driver's "unknown argument: '-fatbin'" names no place: put it at the line of the project's
+    build file that passes the option (where the user edits it, and where a finding of the build file is)."""
+    texts: dict[str, list[str]] = {}
+    for d in ds:
+        m = _UNKNOWN_OPTION.match(d.message) if d.severity == "error" and not d.file else None
+        if not m:
+            continue
+        option = re.compile(r"(?<![\w-])" + re.escape(m.group("opt")) + r"(?![\w-])")
+        for name in _BUILD_FILES:
+            if name not in texts:
+                try:
+                    texts[name] = (root / name).read_text(encoding="utf-8", errors="replace").splitlines()
+                except OSError:
+                    texts[name] = []
+            at = _first_use(texts[name], option)
+            if at:
+                d.file, (d.line, d.column) = name, at
+                break
+
+
+def _first_use(lines: list[str], option: re.Pattern) -> tuple[int, int] | None:
+    """(line, column) of the first place a build file's ``lines`` pass ``option``, comments left out."""
+    for n, line in enumerate(lines, 1):
+        found = None if line.lstrip().startswith("#") else option.search(line)
+        if found:
+            return n, found.start() + 1
+    return None
 
 
 def _call_site(message: str, symbol: str, cwd: Path, root: Path) -> tuple[str, int, int] | None:

@@ -47,6 +47,23 @@ class Migration:
     def changed(self) -> bool:
         return bool(self.changes)
 
+    def inserted_lines(self, original: str) -> list[tuple[int, int]]:
+        """The manifest's ``[after_source_line, count]`` for this migration: the lines it added (a line that
+        became several: the extra ones follow it) and, with a negative count, the lines of ``original`` it
+        dropped after ``after_source_line``; so a build error on a line of the output maps back to the line of
+        ``original`` it came from (porter.build.diagnostics.map_line)."""
+        import difflib
+
+        old, new = original.splitlines(), self.output.splitlines()
+        out = []
+        for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+            extra = (j2 - j1) - (i2 - i1)
+            if op != "equal" and extra > 0:
+                out.append((i2, extra))
+            elif op != "equal" and extra < 0:
+                out.append((i1 + (j2 - j1), extra))  # the block's first lines stay, its last ones go
+        return out
+
     def as_dict(self) -> dict:
         return {"path": self.path, "kind": self.kind, "changes": [c.as_dict() for c in self.changes],
                 "findings": [f.as_dict() for f in self.findings]}

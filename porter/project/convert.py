@@ -225,6 +225,7 @@ def convert_build_file(text: bytes, rel: str, options: ConvertOptions) -> tuple[
     report.status = "converted" if out != text else "unchanged"
     report.findings = [f.as_dict() for f in migration.findings]
     report.stats = {"lines_changed": len(migration.changes)}
+    report.inserted_lines = migration.inserted_lines(decoded)
     return out, report
 
 

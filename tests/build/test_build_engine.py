@@ -282,6 +282,28 @@ def test_map_line():
     assert map_line(12, ins) == 10 and map_line(13, ins) == 10  # two inserted after line 10
     assert map_line(14, ins) == 11
     assert map_line(5, []) == 5
+    # a build file's migration: 6 lines added after line 6 (CC = nvcc became the toolchain block), the
+    # source's line 8 (ARCH = sm_60) dropped: output line 13 is source line 7, 14 is 9
+    drop = [[6, 6], [7, -1]]
+    assert [map_line(n, drop) for n in (6, 7, 12, 13, 14, 20)] == [6, 6, 6, 7, 9, 15]
+
+
+def test_a_migrated_makefiles_lines_map_back_to_the_cuda_makefile():
+    """What porter build needs to put an error at the CUDA Makefile's line: every line the migration kept maps
+    back to the line it was, across the block it adds for CC and the ARCH line it drops (HeCBench's shape)."""
+    from porter.buildfiles import migrate
+
+    cuda = ("#===\n# Variables\n#===\n\nprogram = main\nCC = nvcc\nOPTIMIZE = yes\nARCH = sm_60\nLAUNCHER =\n\n"
+            "CFLAGS := -std=c++14 -Xcompiler -Wall -arch=$(ARCH)\n\n$(program): main.o\n\t$(CC) main.o -o $@\n\n"
+            "main.o: main.cu\n\t$(CC) $(CFLAGS) -c $< -o $@ -fatbin\n")
+    m = migrate("Makefile", cuda)
+    lines = m.output.splitlines()
+    table = m.inserted_lines(cuda)
+    assert any(count < 0 for _after, count in table) and any(count > 1 for _after, count in table)
+    for text in ("OPTIMIZE = yes", "LAUNCHER =", "main.o: main.cu", "$(program): main.o"):
+        assert map_line(lines.index(text) + 1, table) == cuda.splitlines().index(text) + 1, text
+    out = next(i for i, ln in enumerate(lines, 1) if "-fatbin" in ln)
+    assert map_line(out, table) == next(i for i, ln in enumerate(cuda.splitlines(), 1) if "-fatbin" in ln)
 
 
 def test_known_error_table_names_real_catalogue_rules():

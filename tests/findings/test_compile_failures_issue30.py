@@ -322,6 +322,24 @@ def test_host_half_arithmetic_fails_where_port189_says(build):
     _ok(build(translate((fixtures / "negative.cu").read_bytes(), "t.cu", R52).output, "host_half_negative"))
 
 
+def test_device_addresses_used_as_integers_fail_where_port190_says(build):
+    """NVIDIA's matrixMulDrv: a size_t stored through ``CUdeviceptr*`` into the kernel's argument buffer, and
+    byte offsets added to device addresses. CUdeviceptr is an unsigned long long, the port's hipDeviceptr_t a
+    void*: the fixture's port fails with both compilers on exactly the lines PORT190 flags, compiles once
+    --fix has cast them, and its negative (addresses kept as addresses) compiles as it is."""
+    fixtures = Path(__file__).with_name("fixtures") / "PORT190"
+    src = (fixtures / "positive.cu").read_bytes()
+    flagged = {line for _rule, line in _rules(scan(src, "t.cu", options=R52), "PORT190")}
+    assert flagged == {i for i, line in enumerate(src.decode().splitlines(), 1) if "expect: PORT190" in line}
+    port = translate(src, "t.cu", R52).output
+    assert port.count(b"\n") == src.count(b"\n")
+    for arch, (rc, out) in build(port, "devptr").items():
+        failing = {int(m) for m in re.findall(r"devptr\.hip:(\d+):\d+: error:", out)}
+        assert rc != 0 and failing == flagged, (arch, sorted(failing), sorted(flagged), out[-1500:])
+    _ok(build(_fixed_port(src), "devptr_fixed"))
+    _ok(build(translate((fixtures / "negative.cu").read_bytes(), "t.cu", R52).output, "devptr_negative"))
+
+
 def test_a_header_template_instantiated_with_half_is_reported_at_the_call(tmp_path):
     """nlll's shape: the host template is in a project header, the instantiation with half (through another
     template) in the .cu; the finding is at the call and names the header's lines, the ones the compilers

@@ -226,7 +226,7 @@ def declared_type_word(text: str | bytes, name: str, endpos: int | None = None) 
     bytes are searched as they are, up to a place, without a copy of the text above it (a big file)."""
     found = None
     rx = pattern_for(r"(?<![\w:.>])([A-Za-z_][\w:]*)\s*(?:const\s*)?&?\s*(?<![\w])" + re.escape(name)
-                     + r"\s*(?=[=;,)\[{(])", isinstance(text, bytes))
+                     + r"\s*(?=[=;,)\[{(])", not isinstance(text, str))
     for m in rx.finditer(text, 0, len(text) if endpos is None else endpos):
         word = m.group(1)
         word = (word.decode("utf-8", "replace") if isinstance(word, bytes) else word).split("::")[-1]
@@ -244,7 +244,7 @@ def struct_open(code: str | bytes, name: str) -> int | None:
     file's bytes: then a byte offset); None: none.  Each place the name occurs is tried (a pattern that starts
     with ``struct|class`` has no literal prefix: the regex engine would try it at every character of a big
     file)."""
-    as_bytes = isinstance(code, bytes)
+    as_bytes = not isinstance(code, str)
     key = name.encode() if as_bytes else name
     before, after = pattern_for(_STRUCT_BEFORE, as_bytes), pattern_for(_STRUCT_AFTER, as_bytes)
     at = code.find(key)
@@ -262,7 +262,7 @@ def member_type_word(code: str | bytes, struct: str, member: str) -> str | None:
     """The type word of ``member`` in the body of ``struct`` as ``code`` (a str, or a file's bytes) declares it
     (None: no such body, or one with nested braces)."""
     start = struct_open(code, struct)
-    as_bytes = isinstance(code, bytes)
+    as_bytes = not isinstance(code, str)
     close = code.find(b"}" if as_bytes else "}", start) if start is not None else -1
     if close < 0 or (b"{" if as_bytes else "{") in code[start:close]:
         return None
