@@ -325,7 +325,6 @@ def _unexplained_failure(r: proc.Result, ds: list[Diagnostic], what: str) -> Dia
 
 
 _UNKNOWN_OPTION = re.compile(r"^unknown argument:? '(?P<opt>-[^'\s]+)'")
-_BUILD_FILES = ("GNUmakefile", "makefile", "Makefile", "CMakeLists.txt")
 
 
 def _locate_unknown_options(ds: list[Diagnostic], root: Path) -> None:
@@ -337,7 +336,7 @@ def _locate_unknown_options(ds: list[Diagnostic], root: Path) -> None:
         if not m:
             continue
         option = re.compile(r"(?<![\w-])" + re.escape(m.group("opt")) + r"(?![\w-])")
-        for name in _BUILD_FILES:
+        for name in (*MAKEFILES, "CMakeLists.txt"):
             if name not in texts:
                 try:
                     texts[name] = (root / name).read_text(encoding="utf-8", errors="replace").splitlines()

@@ -46,7 +46,10 @@ def apply_fixes_spans(source: bytes, findings: Iterable[Finding],
     pair the lines of the two texts without a diff."""
     edits: list[FixEdit] = []
     for f in select_fixes(findings, safe_only):
-        edits.extend(e for e in f.fix.edits if e not in edits)
+        # an edit another fix made already (a helper both insert) is made once; equal insertions of one
+        # fix (two closing parentheses at one place) are each made
+        before = set(edits)
+        edits.extend(e for e in f.fix.edits if e not in before)
     edits.sort(key=lambda e: (e.start_byte, e.end_byte))
     out = []
     made: list[tuple[int, int, int]] = []

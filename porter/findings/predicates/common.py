@@ -157,6 +157,14 @@ def _const_masks(ctx) -> dict[str, list[int]]:
     return names
 
 
+def outermost_function(ctx, node):
+    """The top-level function around ``node`` (through lambdas and local classes), or None at file scope."""
+    fn = ctx.function_of(node)
+    while fn is not None and ctx.function_of(fn) is not None:
+        fn = ctx.function_of(fn)
+    return fn
+
+
 def edit(start: int, end: int, replacement: str) -> FixEdit:
     return FixEdit(start, end, replacement)
 

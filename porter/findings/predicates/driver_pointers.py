@@ -18,7 +18,7 @@ import re
 from porter.findings import values
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
-from porter.findings.predicates.common import compact, edit, fix
+from porter.findings.predicates.common import compact, edit, fix, outermost_function
 from porter.findings.predicates.expr_types import ExprTypes, canonical, declared_type_word, literal_type
 
 _DEVPTR = frozenset({"CUdeviceptr", "CUdeviceptr_v1", "CUdeviceptr_v2"})
@@ -62,9 +62,7 @@ def _mentions(ctx, node) -> bool:
 
 def _scope_text(ctx, node):
     """The enclosing function's code up to ``node`` (its parameters included); empty outside a function."""
-    fn = ctx.function_of(node)
-    while fn is not None and ctx.function_of(fn) is not None:
-        fn = ctx.function_of(fn)
+    fn = outermost_function(ctx, node)
     return _code(ctx)[fn.start_byte:node.start_byte] if fn is not None else b""
 
 
@@ -86,7 +84,19 @@ def _pointer_to_devptr(ctx, node, name: str) -> bool:
     return False
 
 
+def _memo(ctx, what: str, node, compute):
+    """``compute()``, once per node: an expression's operands are read again by the expressions around it."""
+    key = ("driver_pointers", what, node.start_byte, node.end_byte, node.type)
+    if key not in ctx.cache:
+        ctx.cache[key] = compute()
+    return ctx.cache[key]
+
+
 def is_devptr(ctx, node) -> bool:
+    return node is not None and _memo(ctx, "devptr", node, lambda: _is_devptr(ctx, node))
+
+
+def _is_devptr(ctx, node) -> bool:
     """``node`` is a CUdeviceptr porter can read: a variable declared so, an element of an array of them or of a
     ``CUdeviceptr*``, ``*`` of a cast to ``CUdeviceptr*``, a call of a function of the file returning one."""
     node = _bare(node)
@@ -127,6 +137,10 @@ def is_devptr(ctx, node) -> bool:
 
 
 def _arith_leaves(ctx, node) -> list | None:
+    return None if node is None else _memo(ctx, "leaves", node, lambda: _leaves(ctx, node))
+
+
+def _leaves(ctx, node) -> list | None:
     """The CUdeviceptr operands of ``node`` when it is CUdeviceptr arithmetic (a CUdeviceptr and an integer, or
     two, under ``+ - * / % & | ^ << >>``, nested); None otherwise."""
     node = _bare(node)
@@ -157,15 +171,6 @@ def _is_integer(ctx, node, nonzero: bool = False) -> bool:
         return not nonzero or re.fullmatch(r"0+[uUlL]*", ctx.text(node)) is None
     found = ExprTypes(ctx, node).of(node)
     return found is not None and found[0] in _INTEGERS
-
-
-def _merged(edits: list) -> list:
-    """Insertions at one place made one edit, in the order given (outer before inner where they open; the
-    closing parentheses are all ')'): two equal insertions at a place would otherwise count as one."""
-    at: dict[int, str] = {}
-    for e in edits:
-        at[e.start_byte] = at.get(e.start_byte, "") + e.replacement
-    return [edit(pos, pos, text) for pos, text in at.items()]
 
 
 def _cast_leaves(leaves) -> list:
@@ -229,7 +234,7 @@ def _stored(ctx, node):
                {"expr": compact(ctx.text(node), 60), "how": f"{what} is stored into {into}"},
                fix("cast as CUDA converts: the address as CUDA's `unsigned long long` where it is computed with, "
                    "`(CUdeviceptr)(...)` where a CUdeviceptr is stored (hipDeviceptr_t in the port, the same 64 bits)",
-                   *_merged(edits)))
+                   *edits))
 
 
 def _compound(ctx, node):
@@ -321,7 +326,7 @@ def _expression(ctx, node):
         return None
     return Hit(node.start_byte, node.end_byte, {"expr": compact(ctx.text(node), 60), "how": how},
                fix("compute on CUDA's integer, `(unsigned long long)(p)`, and make a sum a CUdeviceptr again, "
-                   "`(CUdeviceptr)(...)` (hipDeviceptr_t in the port, the same 64 bits)", *_merged(edits)))
+                   "`(CUdeviceptr)(...)` (hipDeviceptr_t in the port, the same 64 bits)", *edits))
 
 
 @node_check("PORT190")

@@ -13,6 +13,7 @@ import re
 from functools import lru_cache
 
 from porter.findings import values
+from porter.findings.predicates.common import outermost_function
 from porter.parse.lexical import IDENT_BYTES
 
 _COORD = re.compile(r"^(?:threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*[xyz]$")
@@ -85,9 +86,7 @@ class ExprTypes:
 
     def __init__(self, ctx, node):
         self.ctx = ctx
-        fn = ctx.function_of(node)
-        while fn is not None and ctx.function_of(fn) is not None:
-            fn = ctx.function_of(fn)
+        fn = outermost_function(ctx, node)
         self.scope = ctx.text(fn)[:node.start_byte - fn.start_byte] if fn is not None else ""
 
     def declared(self, name: str) -> tuple[tuple[str, str], int] | None:

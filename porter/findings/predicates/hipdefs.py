@@ -26,7 +26,7 @@ from pathlib import Path
 
 from porter.findings.engine import SHARED_WORDS, Hit
 from porter.findings.predicates import file_check, node_check
-from porter.findings.predicates.common import compact, edit, fix
+from porter.findings.predicates.common import compact, edit, fix, outermost_function
 from porter.parse.lexical import whole_identifier
 
 DATA = Path(__file__).resolve().parents[1] / "hip_provides.json"
@@ -591,9 +591,7 @@ def _vector_type(ctx, node, vectors, aliases) -> str | None:
     if node.type != "identifier":
         return None
     name = ctx.text(node)
-    fn = ctx.function_of(node)
-    while fn is not None and ctx.function_of(fn) is not None:
-        fn = ctx.function_of(fn)
+    fn = outermost_function(ctx, node)
     scopes = ([fn] if fn is not None else []) + [None]  # the enclosing function first, then the file
     for scope in scopes:
         found = _declarations(ctx, scope, vectors, aliases).get(name)
