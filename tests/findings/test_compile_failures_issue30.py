@@ -59,6 +59,22 @@ def _ok(results) -> None:
     assert not bad, bad
 
 
+def _fails_where_flagged(build, rule: str, name: str) -> bytes:
+    """The rule's positive fixture: flagged at --target-rocm 5.2 on exactly its ``expect:`` lines, its port
+    fails with both compilers on exactly those lines, and its negative's port compiles; the fixture back."""
+    fixtures = Path(__file__).with_name("fixtures") / rule
+    src = (fixtures / "positive.cu").read_bytes()
+    flagged = {line for _rule, line in _rules(scan(src, "t.cu", options=R52), rule)}
+    assert flagged == {i for i, line in enumerate(src.decode().splitlines(), 1) if f"expect: {rule}" in line}
+    port = translate(src, "t.cu", R52).output
+    assert port.count(b"\n") == src.count(b"\n")  # (the lines of the port are the fixture's)
+    for arch, (rc, out) in build(port, name).items():
+        failing = {int(m) for m in re.findall(rf"{name}\.hip:(\d+):\d+: error:", out)}
+        assert rc != 0 and failing == flagged, (arch, sorted(failing), sorted(flagged), out[-1500:])
+    _ok(build(translate((fixtures / "negative.cu").read_bytes(), "t.cu", R52).output, f"{name}_negative"))
+    return src
+
+
 # ---------------------------------------------------------------- umin / umax, __grid_constant__
 MINMAX = b"""#include <cuda_runtime.h>
 struct Params { float scale[16]; unsigned count; };
@@ -310,16 +326,8 @@ def test_host_half_arithmetic_fails_where_port189_says(build):
     exactly the lines PORT189 flags at --target-rocm 5.2, a template's through its instantiation with half;
     the negative (device code, float on the host, a template instantiated with float) compiles; at 6.4 the
     rule says nothing."""
-    fixtures = Path(__file__).with_name("fixtures") / "PORT189"
-    src = (fixtures / "positive.cu").read_bytes()
-    flagged = {line for _rule, line in _rules(scan(src, "t.cu", options=R52), "PORT189")}
-    assert flagged and not _rules(scan(src, "t.cu", options=TranslateOptions(target_rocm="6.4")), "PORT189")
-    port = translate(src, "t.cu", R52).output
-    assert port.count(b"\n") == src.count(b"\n")  # (the lines of the port are the fixture's)
-    for arch, (rc, out) in build(port, "host_half").items():
-        failing = {int(m) for m in re.findall(r"host_half\.hip:(\d+):\d+: error:", out)}
-        assert rc != 0 and failing == flagged, (arch, sorted(failing), sorted(flagged), out[-1500:])
-    _ok(build(translate((fixtures / "negative.cu").read_bytes(), "t.cu", R52).output, "host_half_negative"))
+    src = _fails_where_flagged(build, "PORT189", "host_half")
+    assert not _rules(scan(src, "t.cu", options=TranslateOptions(target_rocm="6.4")), "PORT189")
 
 
 def test_device_addresses_used_as_integers_fail_where_port190_says(build):
@@ -327,17 +335,8 @@ def test_device_addresses_used_as_integers_fail_where_port190_says(build):
     byte offsets added to device addresses. CUdeviceptr is an unsigned long long, the port's hipDeviceptr_t a
     void*: the fixture's port fails with both compilers on exactly the lines PORT190 flags, compiles once
     --fix has cast them, and its negative (addresses kept as addresses) compiles as it is."""
-    fixtures = Path(__file__).with_name("fixtures") / "PORT190"
-    src = (fixtures / "positive.cu").read_bytes()
-    flagged = {line for _rule, line in _rules(scan(src, "t.cu", options=R52), "PORT190")}
-    assert flagged == {i for i, line in enumerate(src.decode().splitlines(), 1) if "expect: PORT190" in line}
-    port = translate(src, "t.cu", R52).output
-    assert port.count(b"\n") == src.count(b"\n")
-    for arch, (rc, out) in build(port, "devptr").items():
-        failing = {int(m) for m in re.findall(r"devptr\.hip:(\d+):\d+: error:", out)}
-        assert rc != 0 and failing == flagged, (arch, sorted(failing), sorted(flagged), out[-1500:])
+    src = _fails_where_flagged(build, "PORT190", "devptr")
     _ok(build(_fixed_port(src), "devptr_fixed"))
-    _ok(build(translate((fixtures / "negative.cu").read_bytes(), "t.cu", R52).output, "devptr_negative"))
 
 
 def test_a_header_template_instantiated_with_half_is_reported_at_the_call(tmp_path):
@@ -385,6 +384,8 @@ def test_the_build_error_names_the_rule():
         # (hipcc 5.2's message for nlll's reference.h, with its note)
         "invalid operands to binary expression ('const __half' and '__half')\nnote: candidate function not viable: "
         "call to __device__ function from __host__ function": "PORT189",
+        # (both compilers' message for the PORT191 fixture's port)
+        "no matching function for call to 'hipMemcpyHtoDAsync'": "PORT191",
     }
     for message, rule in messages.items():
         hit = next((p for p in problems if p.regex.search(message)), None)
@@ -414,3 +415,16 @@ def test_grid_constant_is_in_the_database_and_umin_a_rule_of_its_own():
     assert not any(name in db.identifiers for name in ("umin", "umax", "llmin", "llmax", "ullmin", "ullmax"))
     fixtures = Path(__file__).with_name("fixtures")
     assert (fixtures / "PORT177" / "fixed.cu").read_text().count("min((unsigned int)(") == 1
+
+
+def test_const_host_sources_fail_where_port191_says(build):
+    """cuMemcpyHtoD / cuMemcpyHtoDAsync take `const void *srcHost` (cuda.h); HIP's forms take `void* src` before
+    HIP 7.0 (HIP 5.2's hip_runtime_api.h, read here): the fixture's port (const parameters, a const vector's
+    data(), const tables, a string literal) fails with both compilers on exactly the lines PORT191 flags,
+    compiles once --fix has cast them, and its negative (data that is not const) compiles; at 7.0 the rule
+    says nothing."""
+    header = Path("/usr/include/hip/hip_runtime_api.h").read_text()
+    assert re.search(r"hipMemcpyHtoD\(hipDeviceptr_t dst, void\* src,", header)  # the premise
+    src = _fails_where_flagged(build, "PORT191", "htod")
+    assert not _rules(scan(src, "t.cu", options=TranslateOptions(target_rocm="7.0")), "PORT191")
+    _ok(build(_fixed_port(src), "htod_fixed"))

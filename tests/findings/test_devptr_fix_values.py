@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from porter.findings import apply_fixes, scan
-from porter.translate import TranslateOptions, translate
+from host_programs import cuda_and_fixed_port
 
 FIXTURE = Path(__file__).with_name("fixtures") / "PORT190" / "positive.cu"
 HIP_TYPES = Path("/usr/include/hip/driver_types.h")
@@ -66,28 +64,11 @@ int main()
 """
 
 
-def _run(source: str, name: str, tmp_path: Path, *flags: str) -> str:
-    src = tmp_path / f"{name}.cpp"
-    src.write_text(source)
-    exe = tmp_path / name
-    r = subprocess.run(["g++", "-std=c++17", *flags, str(src), "-o", str(exe)], capture_output=True, text=True,
-                       timeout=300)
-    assert r.returncode == 0, f"{name} does not compile:\n{r.stderr[-3000:]}"
-    return subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, check=True).stdout
-
-
 @pytest.mark.skipif(shutil.which("g++") is None or not HIP_TYPES.exists(), reason="needs g++ and HIP's headers")
 def test_the_fixed_port_stores_computes_and_passes_cudas_addresses(tmp_path):
     assert re.search(r"typedef\s+void\s*\*\s*hipDeviceptr_t\s*;", HIP_TYPES.read_text())  # the premise
-    cuda = FIXTURE.read_text() + MAIN
-    expected = _run(CUDA_PRELUDE + cuda.replace("#include <cuda.h>\n", ""), "cuda", tmp_path)
-    findings = [f for f in scan(cuda.encode(), "t.cu") if f.rule == "PORT190"]
-    assert len({f.line for f in findings}) == FIXTURE.read_text().count("expect: PORT190")
-    assert all(f.fix and f.fix.safe for f in findings)
-    fixed = apply_fixes(cuda.encode(), findings)
-    port = translate(fixed, "t.cu", TranslateOptions(target_rocm="5.2")).output.decode()
-    assert "CUdeviceptr" not in re.sub(r"//[^\n]*", "", port) and "hipDeviceptr_t" in port
-    got = _run(port + HIP_COPY, "port", tmp_path, "-D__HIP_PLATFORM_AMD__")
+    expected, got, code = cuda_and_fixed_port(FIXTURE.read_text() + MAIN, "PORT190", CUDA_PRELUDE, HIP_COPY, tmp_path)
+    assert "CUdeviceptr" not in code and "hipDeviceptr_t" in code
     # the CUDA program's own figures, from CUdeviceptr's semantics: -3 and 70001 packed as 8-byte integers
     assert "packed 32: 00 10 00 00 3a 7f 00 00 40 20 40 00 3a 7f 00 00 fd ff ff ff ff ff ff ff 71 11 01 00 00 00 00 00 ab" \
         in expected

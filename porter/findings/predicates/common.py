@@ -165,6 +165,29 @@ def outermost_function(ctx, node):
     return fn
 
 
+def outside_functions(ctx, node):
+    """A test of a byte span of ``node``'s file: it lies in no function (the tree of ``node`` is asked)."""
+    root = node
+    while root.parent is not None:
+        root = root.parent
+
+    def test(start: int, end: int) -> bool:
+        return outermost_function(ctx, root.descendant_for_byte_range(start, end)) is None
+
+    return test
+
+
+def target_before(ctx, version: str) -> bool:
+    """The conversion targets a ROCm older than ``version`` (``--target-rocm``; read once per file)."""
+    key = ("target_before", version)
+    older = ctx.cache.get(key)
+    if older is None:
+        from porter.mapping import version_key
+
+        older = ctx.cache[key] = version_key(ctx.options.target) < version_key(version)
+    return older
+
+
 def edit(start: int, end: int, replacement: str) -> FixEdit:
     return FixEdit(start, end, replacement)
 

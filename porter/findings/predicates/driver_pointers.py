@@ -18,8 +18,9 @@ import re
 from porter.findings import values
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
-from porter.findings.predicates.common import compact, edit, fix, outermost_function
-from porter.findings.predicates.expr_types import ExprTypes, canonical, declared_type_word, literal_type
+from porter.findings.predicates.common import compact, edit, fix
+from porter.findings.predicates.declarations import declared
+from porter.findings.predicates.expr_types import ExprTypes, canonical, literal_type
 
 _DEVPTR = frozenset({"CUdeviceptr", "CUdeviceptr_v1", "CUdeviceptr_v2"})
 _INTEGERS = frozenset({"int", "unsigned int", "long", "unsigned long", "long long", "unsigned long long", "small",
@@ -60,28 +61,17 @@ def _mentions(ctx, node) -> bool:
     return ctx.cache[key].search(_code(ctx), node.start_byte, node.end_byte) is not None
 
 
-def _scope_text(ctx, node):
-    """The enclosing function's code up to ``node`` (its parameters included); empty outside a function."""
-    fn = outermost_function(ctx, node)
-    return _code(ctx)[fn.start_byte:node.start_byte] if fn is not None else b""
-
-
 def _declared(ctx, node, name: str) -> str | None:
-    """The type word of ``name``'s last declaration above ``node``: in its function, else in the file."""
-    word = declared_type_word(_scope_text(ctx, node), name)
-    return word if word is not None else declared_type_word(_code(ctx), name, node.start_byte)
+    """The type word of ``name`` where its last declaration above ``node`` (in its function, else at file scope)
+    declares it a value or an array: ``CUdeviceptr d``, ``CUdeviceptr args[4]``; None: a pointer, or unread."""
+    d = declared(ctx, node, name)
+    return d.word if d is not None and d.stars == 0 else None
 
 
 def _pointer_to_devptr(ctx, node, name: str) -> bool:
     """``name`` is declared a ``CUdeviceptr*`` (its elements are CUdeviceptrs)."""
-    rx = re.compile(rb"(?<![\w:.>])(CUdeviceptr(?:_v[12])?)\s*\*\s*" + re.escape(name.encode()) + rb"\s*(?=[=;,)\[])")
-    for text in (_scope_text(ctx, node), _code(ctx)[:node.start_byte]):
-        found = None
-        for found in rx.finditer(text):
-            pass
-        if found is not None:
-            return _declared(ctx, node, name) in (None, found.group(1).decode())
-    return False
+    d = declared(ctx, node, name)
+    return d is not None and d.word in _DEVPTR and d.stars == 1 and not d.array
 
 
 def _memo(ctx, what: str, node, compute):

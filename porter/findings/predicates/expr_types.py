@@ -13,7 +13,7 @@ import re
 from functools import lru_cache
 
 from porter.findings import values
-from porter.findings.predicates.common import outermost_function
+from porter.findings.predicates.common import outermost_function, outside_functions
 from porter.parse.lexical import IDENT_BYTES
 
 _COORD = re.compile(r"^(?:threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*[xyz]$")
@@ -88,15 +88,21 @@ class ExprTypes:
         self.ctx = ctx
         fn = outermost_function(ctx, node)
         self.scope = ctx.text(fn)[:node.start_byte - fn.start_byte] if fn is not None else ""
+        self.in_file_scope = outside_functions(ctx, node)
 
     def declared(self, name: str) -> tuple[tuple[str, str], int] | None:
         decl = _DECL.format(types=_TYPES_ALT, name=re.escape(name))
         # the function's text before the node, then the file's blanked code (read as bytes, shared with
-        # the value analysis: a whole-file str copy was up to 4 bytes per source byte)
-        for text, pattern in ((self.scope, re.compile(decl)), (self._file(), re.compile(decl.encode()))):
+        # the value analysis: a whole-file str copy was up to 4 bytes per source byte), where a declaration
+        # inside another function (its parameter, its local) is not this name's
+        in_file = self.in_file_scope
+        for text, pattern, usable in ((self.scope, re.compile(decl), None),
+                                      (self._file(), re.compile(decl.encode()), in_file)):
             found = None
-            for m in pattern.finditer(text):
-                found = m
+            for m in reversed(list(pattern.finditer(text))):
+                if usable is None or usable(m.start(1), m.end()):
+                    found = m
+                    break
             if found is not None:
                 type_text, stars = found.group(1), found.group(2)
                 if isinstance(type_text, bytes):

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
-from porter.findings.predicates.common import args_of, compact, edit, fix
+from porter.findings.predicates.common import args_of, compact, edit, fix, target_before
 from porter.findings.predicates.expr_types import ExprTypes, defines_own_function
 from porter.mapping.cache import load_toml
 
@@ -49,9 +49,7 @@ AMBIGUOUS = frozenset({"unsigned int", "long", "unsigned long", "long long", "un
 
 @node_check("PORT174")
 def min_max_of_a_coordinate(ctx, node, caps):
-    from porter.mapping import version_key
-
-    older = version_key(ctx.options.target) < version_key(COORDINATES_UNTIL)
+    older = target_before(ctx, COORDINATES_UNTIL)
     fn = ctx.text(caps["fn"][0])
     args = args_of(node)
     if len(args) != 2 or defines_own_function(ctx, fn):
@@ -120,9 +118,7 @@ def atomic_builtins() -> dict[str, tuple[str, str]]:
 
 @node_check("PORT175")
 def atomic_inc_dec(ctx, node, caps):
-    from porter.mapping import version_key
-
-    older = version_key(ctx.options.target) < version_key(ATOMIC_INC_FROM)
+    older = target_before(ctx, ATOMIC_INC_FROM)
     name = ctx.text(caps["fn"][0])
     args = args_of(node)
     if len(args) != 2 or defines_own_function(ctx, name):

@@ -26,7 +26,7 @@ import re
 
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
-from porter.findings.predicates.common import compact
+from porter.findings.predicates.common import compact, target_before
 from porter.findings.predicates.expr_types import DECLARATION_BYTES, DECLARATIONS, NOT_TYPE_WORDS, declared_types
 from porter.parse.brackets import closing, top_level_pieces
 
@@ -391,15 +391,6 @@ def _file(ctx) -> _File:
     return f
 
 
-def _older(ctx) -> bool:
-    older = ctx.cache.get("host_half.older")
-    if older is None:
-        from porter.mapping import version_key
-
-        older = ctx.cache["host_half.older"] = version_key(ctx.options.target) < version_key(HOST_OPERATORS_FROM)
-    return older
-
-
 @node_check("PORT189")
 def host_half_arithmetic(ctx, node, caps):
     """``node``: a function definition (or the template declaring one).  Its operators with a half operand (the outermost of an expression)
@@ -411,7 +402,7 @@ def host_half_arithmetic(ctx, node, caps):
             return None
     elif node.parent is not None and node.parent.type == "template_declaration":
         return None  # (reported through its template_declaration)
-    if not _older(ctx) or _enclosing_function(node) is not None or ctx.is_device_function(node):
+    if not target_before(ctx, HOST_OPERATORS_FROM) or _enclosing_function(node) is not None or ctx.is_device_function(node):
         return None
     f = _file(ctx)
     src = ctx.source
