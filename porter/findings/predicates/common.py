@@ -165,16 +165,30 @@ def outermost_function(ctx, node):
     return fn
 
 
-def outside_functions(ctx, node):
-    """A test of a byte span of ``node``'s file: it lies in no function (the tree of ``node`` is asked)."""
+def file_scope_places(ctx, node, code, key: bytes, end: int):
+    """Each place ``key`` occurs in ``code[:end]`` outside every function of ``node``'s file, from the last one
+    back; a function's places are passed over at once (its parameters and locals are not the file's)."""
     root = node
     while root.parent is not None:
         root = root.parent
+    at = code.rfind(key, 0, end)
+    while at >= 0:
+        fn = outermost_function(ctx, root.descendant_for_byte_range(at, at + len(key)))
+        if fn is not None:
+            at = code.rfind(key, 0, fn.start_byte)
+            continue
+        yield at
+        at = code.rfind(key, 0, at)
 
-    def test(start: int, end: int) -> bool:
-        return outermost_function(ctx, root.descendant_for_byte_range(start, end)) is None
 
-    return test
+def named_at(rx, code, at: int, size: int, reach: int = 240):
+    """The match of ``rx`` (a pattern with a ``name`` group) whose name is the ``size`` bytes at ``at``, with
+    at most ``reach`` bytes of it before: a declaration found from the name's place, not by running a
+    pattern with no literal prefix over a whole file."""
+    for m in rx.finditer(code, max(0, at - reach), at + size + 40):
+        if m.start("name") == at:
+            return m
+    return None
 
 
 def target_before(ctx, version: str) -> bool:

@@ -13,7 +13,7 @@ import functools
 import re
 
 from porter.findings import values
-from porter.findings.predicates.common import outermost_function, outside_functions
+from porter.findings.predicates.common import file_scope_places, named_at, outermost_function
 from porter.findings.predicates.expr_types import NOT_TYPE_WORDS
 
 _QUALIFIER = rb"(?:const|volatile|__restrict__|__restrict)\b\s*"
@@ -55,19 +55,8 @@ class Declaration:
         return self.levels[self.stars]
 
 
-def last_declaration(code, name: bytes, start: int, end: int, accept=None) -> re.Match | None:
-    """The last declaration of ``name`` in ``code[start:end]`` (that ``accept`` takes): each place the name
-    occurs is tried from the last one back (a pattern with no literal prefix would be tried at every byte of a
-    big file)."""
-    rx = _declaration(name)
-    at = code.rfind(name, start, end)
-    while at >= 0:
-        for m in rx.finditer(code, max(start, at - _REACH), at + len(name) + 40):
-            if m.start("name") == at and m.group("word").split(b"<")[0].strip() not in _NOT_TYPES \
-                    and (accept is None or accept(m)):
-                return m
-        at = code.rfind(name, start, at)
-    return None
+def _usable(m) -> bool:
+    return m is not None and m.group("word").split(b"<")[0].strip() not in _NOT_TYPES
 
 
 def declared(ctx, at, name: str) -> Declaration | None:
@@ -76,9 +65,16 @@ def declared(ctx, at, name: str) -> Declaration | None:
     code = values.blanked_code(ctx)
     fn = outermost_function(ctx, at)
     key = name.encode()
-    m = last_declaration(code, key, fn.start_byte, at.start_byte) if fn is not None else None
-    if m is None:
-        at_file_scope = outside_functions(ctx, at)
-        m = last_declaration(code, key, 0, fn.start_byte if fn is not None else at.start_byte,
-                             lambda m: at_file_scope(m.start("name"), m.end("name")))
-    return Declaration(m) if m is not None else None
+    rx = _declaration(key)
+    if fn is not None:
+        place = code.rfind(key, fn.start_byte, at.start_byte)
+        while place >= 0:
+            m = named_at(rx, code, place, len(key), _REACH)
+            if _usable(m) and m.start() >= fn.start_byte:
+                return Declaration(m)
+            place = code.rfind(key, fn.start_byte, place)
+    for place in file_scope_places(ctx, at, code, key, fn.start_byte if fn is not None else at.start_byte):
+        m = named_at(rx, code, place, len(key), _REACH)
+        if _usable(m):
+            return Declaration(m)
+    return None

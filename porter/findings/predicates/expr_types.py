@@ -13,7 +13,7 @@ import re
 from functools import lru_cache
 
 from porter.findings import values
-from porter.findings.predicates.common import outermost_function, outside_functions
+from porter.findings.predicates.common import file_scope_places, named_at, outermost_function
 from porter.parse.lexical import IDENT_BYTES
 
 _COORD = re.compile(r"^(?:threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*[xyz]$")
@@ -32,6 +32,7 @@ TYPES = {
     "bool": "small", "int16_t": "small", "uint16_t": "small", "int8_t": "small", "uint8_t": "small",
     "float": "float", "double": "double",
 }
+_REACH = 240  # how far before a name its declaration's type words may start
 _RANK = {"int": 1, "unsigned int": 1, "long": 2, "unsigned long": 2, "long long": 3, "unsigned long long": 3}
 _TYPE_WORDS = sorted(TYPES, key=len, reverse=True)
 _TYPES_ALT = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in _TYPE_WORDS)
@@ -88,27 +89,35 @@ class ExprTypes:
         self.ctx = ctx
         fn = outermost_function(ctx, node)
         self.scope = ctx.text(fn)[:node.start_byte - fn.start_byte] if fn is not None else ""
-        self.in_file_scope = outside_functions(ctx, node)
+        self.node = node
 
     def declared(self, name: str) -> tuple[tuple[str, str], int] | None:
-        decl = _DECL.format(types=_TYPES_ALT, name=re.escape(name))
-        # the function's text before the node, then the file's blanked code (read as bytes, shared with
-        # the value analysis: a whole-file str copy was up to 4 bytes per source byte), where a declaration
-        # inside another function (its parameter, its local) is not this name's
-        in_file = self.in_file_scope
-        for text, pattern, usable in ((self.scope, re.compile(decl), None),
-                                      (self._file(), re.compile(decl.encode()), in_file)):
-            found = None
-            for m in reversed(list(pattern.finditer(text))):
-                if usable is None or usable(m.start(1), m.end()):
-                    found = m
-                    break
-            if found is not None:
-                type_text, stars = found.group(1), found.group(2)
-                if isinstance(type_text, bytes):
-                    type_text = type_text.decode("utf-8", "replace")
-                canon = canonical(type_text)
-                return (canon, len(stars)) if canon else None
+        """(canonical type, pointer depth) of ``name``'s last declaration in the function's text before the node,
+        else at file scope (a declaration inside another function, its parameter or its local, is not this
+        name's); None: none, or not a type of TYPES."""
+        decl = _DECL.format(types=_TYPES_ALT, name=f"(?P<name>{re.escape(name)})")
+        found = None
+        for found in pattern_for(decl, False).finditer(self.scope):
+            pass
+        if found is None:
+            found = self._file_declaration(pattern_for(decl, True), name.encode())
+        if found is None:
+            return None
+        type_text, stars = found.group(1), found.group(2)
+        if isinstance(type_text, bytes):
+            type_text = type_text.decode("utf-8", "replace")
+        canon = canonical(type_text)
+        return (canon, len(stars)) if canon else None
+
+    def _file_declaration(self, rx: re.Pattern, key: bytes):
+        """The last declaration ``rx`` finds at file scope in the file's blanked code (read as bytes, shared
+        with the value analysis), looked for where the name occurs (the pattern has no literal prefix: run
+        over a whole big file it was tried at every byte, 0.18 s a name on 9 MB)."""
+        code = self._file()
+        for place in file_scope_places(self.ctx, self.node, code, key, len(code)):
+            m = named_at(rx, code, place, len(key), _REACH)
+            if m is not None:
+                return m
         return None
 
     def _file(self) -> bytearray:
