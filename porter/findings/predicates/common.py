@@ -165,6 +165,14 @@ def outermost_function(ctx, node):
     return fn
 
 
+def bare(node):
+    """``node`` without the parentheses around it (None where they hold more than one expression)."""
+    while node is not None and node.type == "parenthesized_expression":
+        inner = [c for c in node.named_children if c.type != "comment"]
+        node = inner[0] if len(inner) == 1 else None
+    return node
+
+
 def file_scope_places(ctx, node, code, key: bytes, end: int):
     """Each place ``key`` occurs in ``code[:end]`` outside every function of ``node``'s file, from the last one
     back; a function's places are passed over at once (its parameters and locals are not the file's)."""

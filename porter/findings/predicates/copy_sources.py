@@ -23,20 +23,14 @@ import re
 
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
-from porter.findings.predicates.common import compact, edit, fix, target_before
+from porter.findings.predicates.common import bare, compact, edit, fix, target_before
 from porter.findings.predicates.declarations import declared
 
 CONST_SOURCE_FROM = "7.0"  # the first HIP whose hipMemcpyHtoD / hipMemcpyHtoDAsync take `const void* src`
-_COPIES = re.compile(r"^cuMemcpyHtoD(?:Async)?(?:_v2)?$")
 _SOURCE = 1  # the host source is the second argument of both
 _CAST = "(void*)("
 _STRINGS = frozenset({"string_literal", "concatenated_string", "raw_string_literal"})
 _CASTS = frozenset({"static_cast", "reinterpret_cast", "const_cast"})
-def _bare(node):
-    while node is not None and node.type == "parenthesized_expression":
-        inner = [c for c in node.named_children if c.type != "comment"]
-        node = inner[0] if len(inner) == 1 else None
-    return node
 
 
 def _type_points_to_const(text: str) -> bool:
@@ -46,7 +40,7 @@ def _type_points_to_const(text: str) -> bool:
 
 
 def _const_pointer(ctx, node) -> bool:
-    node = _bare(node)
+    node = bare(node)
     if node is None:
         return False
     t = node.type
@@ -59,20 +53,19 @@ def _const_pointer(ctx, node) -> bool:
         type_node = node.child_by_field_name("type")
         return type_node is not None and _type_points_to_const(ctx.text(type_node))
     if t == "pointer_expression" and ctx.text(node.child_by_field_name("operator")) == "&":
-        target = _bare(node.child_by_field_name("argument"))
+        target = bare(node.child_by_field_name("argument"))
         if target is not None and target.type == "identifier":
             d = declared(ctx, target, ctx.text(target))
             return d is not None and d.object_const()
         if target is not None and target.type == "subscript_expression":
-            base = _bare(target.child_by_field_name("argument"))
+            base = bare(target.child_by_field_name("argument"))
             if base is not None and base.type == "identifier":
                 d = declared(ctx, base, ctx.text(base))
                 return d is not None and d.pointee_const()
         return False
     if t == "binary_expression" and ctx.text(node.child_by_field_name("operator")) in ("+", "-"):
-        return any(_const_pointer(ctx, node.child_by_field_name(f)) for f in ("left", "right")
-                   if _bare(node.child_by_field_name(f)) is not None
-                   and _bare(node.child_by_field_name(f)).type == "identifier")
+        sides = (bare(node.child_by_field_name(f)) for f in ("left", "right"))
+        return any(_const_pointer(ctx, side) for side in sides if side is not None and side.type == "identifier")
     if t == "call_expression":
         fn = node.child_by_field_name("function")
         args = node.child_by_field_name("arguments")
@@ -83,7 +76,7 @@ def _const_pointer(ctx, node) -> bool:
                     and _type_points_to_const(ctx.text(targs).strip("<>")))
         if fn is not None and fn.type == "field_expression" and args is not None and not args.named_children:
             field_ = fn.child_by_field_name("field")
-            obj = _bare(fn.child_by_field_name("argument"))
+            obj = bare(fn.child_by_field_name("argument"))
             if field_ is None or ctx.text(field_) not in ("data", "c_str") or obj is None or obj.type != "identifier":
                 return False
             d = declared(ctx, obj, ctx.text(obj))
@@ -94,8 +87,9 @@ def _const_pointer(ctx, node) -> bool:
 
 @node_check("PORT191")
 def const_copy_source(ctx, node, caps):
+    """``node``: a call of cuMemcpyHtoD / cuMemcpyHtoDAsync (``_v2`` too; the query matches the name)."""
     fn = node.child_by_field_name("function")
-    if fn is None or not _COPIES.match(ctx.text(fn)) or not target_before(ctx, CONST_SOURCE_FROM):
+    if fn is None or not target_before(ctx, CONST_SOURCE_FROM):
         return None
     args = node.child_by_field_name("arguments")
     argv = [c for c in args.named_children if c.type != "comment"] if args is not None else []

@@ -18,7 +18,6 @@ from porter.findings.predicates.expr_types import NOT_TYPE_WORDS
 
 _QUALIFIER = rb"(?:const|volatile|__restrict__|__restrict)\b\s*"
 _NOT_TYPES = frozenset(w.encode() for w in NOT_TYPE_WORDS)
-_REACH = 240  # how far before a name its declaration's type may start
 
 
 @functools.lru_cache(maxsize=256)
@@ -69,12 +68,12 @@ def declared(ctx, at, name: str) -> Declaration | None:
     if fn is not None:
         place = code.rfind(key, fn.start_byte, at.start_byte)
         while place >= 0:
-            m = named_at(rx, code, place, len(key), _REACH)
+            m = named_at(rx, code, place, len(key))
             if _usable(m) and m.start() >= fn.start_byte:
                 return Declaration(m)
             place = code.rfind(key, fn.start_byte, place)
     for place in file_scope_places(ctx, at, code, key, fn.start_byte if fn is not None else at.start_byte):
-        m = named_at(rx, code, place, len(key), _REACH)
+        m = named_at(rx, code, place, len(key))
         if _usable(m):
             return Declaration(m)
     return None

@@ -18,7 +18,7 @@ import re
 from porter.findings import values
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
-from porter.findings.predicates.common import compact, edit, fix
+from porter.findings.predicates.common import bare, compact, edit, fix
 from porter.findings.predicates.declarations import declared
 from porter.findings.predicates.expr_types import ExprTypes, canonical, literal_type
 
@@ -33,13 +33,6 @@ _COMPARE = frozenset({"<", ">", "<=", ">=", "==", "!="})
 _AS_INT = "(unsigned long long)("  # CUDA's CUdeviceptr on every 64-bit host (cuda.h)
 _AS_PTR = "(CUdeviceptr)("
 _PTR_CAST = re.compile(r"^CUdeviceptr(?:_v[12])?\s*\*$")
-
-
-def _bare(node):
-    while node is not None and node.type == "parenthesized_expression":
-        inner = [c for c in node.named_children if c.type != "comment"]
-        node = inner[0] if len(inner) == 1 else None
-    return node
 
 
 def _code(ctx):
@@ -89,13 +82,13 @@ def is_devptr(ctx, node) -> bool:
 def _is_devptr(ctx, node) -> bool:
     """``node`` is a CUdeviceptr porter can read: a variable declared so, an element of an array of them or of a
     ``CUdeviceptr*``, ``*`` of a cast to ``CUdeviceptr*``, a call of a function of the file returning one."""
-    node = _bare(node)
+    node = bare(node)
     if node is None:
         return False
     if node.type == "identifier":
         return _declared(ctx, node, ctx.text(node)) in _DEVPTR
     if node.type == "subscript_expression":
-        base = _bare(node.child_by_field_name("argument"))
+        base = bare(node.child_by_field_name("argument"))
         if base is None or base.type != "identifier":
             return False
         name = ctx.text(base)
@@ -110,7 +103,7 @@ def _is_devptr(ctx, node) -> bool:
                                        + rb"\s*\(", _code(ctx)) is not None
         return ctx.cache[key]
     if node.type == "pointer_expression" and ctx.text(node.child_by_field_name("operator")) == "*":
-        target = _bare(node.child_by_field_name("argument"))
+        target = bare(node.child_by_field_name("argument"))
         if target is None:
             return False
         if target.type == "cast_expression":
@@ -133,14 +126,14 @@ def _arith_leaves(ctx, node) -> list | None:
 def _leaves(ctx, node) -> list | None:
     """The CUdeviceptr operands of ``node`` when it is CUdeviceptr arithmetic (a CUdeviceptr and an integer, or
     two, under ``+ - * / % & | ^ << >>``, nested); None otherwise."""
-    node = _bare(node)
+    node = bare(node)
     if node is None or node.type != "binary_expression" or ctx.text(node.child_by_field_name("operator")) not in _ARITH:
         return None
     leaves = []
     for side in ("left", "right"):
         operand = node.child_by_field_name(side)
         if is_devptr(ctx, operand):
-            leaves.append(_bare(operand))
+            leaves.append(bare(operand))
             continue
         inner = _arith_leaves(ctx, operand)
         if inner is not None:
@@ -151,7 +144,7 @@ def _leaves(ctx, node) -> list | None:
 
 
 def _is_integer(ctx, node, nonzero: bool = False) -> bool:
-    node = _bare(node)
+    node = bare(node)
     if node is None:
         return False
     if node.type == "number_literal":
@@ -234,7 +227,7 @@ def _compound(ctx, node):
     left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
     if op[:-1] not in _ARITH or not is_devptr(ctx, left) or not _is_integer(ctx, right):
         return None
-    target = _bare(left)
+    target = bare(left)
     name = ctx.text(left)
     edits = [edit(node.start_byte, right.end_byte,
                   f"{name} = {_AS_PTR}{_AS_INT}{name}) {op[:-1]} ({ctx.text(right)}))")] \
@@ -291,7 +284,7 @@ def _comparison_edits(ctx, node) -> list | None:
     edits = []
     for side, kind in zip(sides, kinds):
         if kind == "ptr":
-            edits += _wrap(_bare(side), _AS_INT)
+            edits += _wrap(bare(side), _AS_INT)
         elif kind == "arith":
             edits += _cast_leaves(_arith_leaves(ctx, side))
     return edits

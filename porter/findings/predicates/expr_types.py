@@ -32,7 +32,6 @@ TYPES = {
     "bool": "small", "int16_t": "small", "uint16_t": "small", "int8_t": "small", "uint8_t": "small",
     "float": "float", "double": "double",
 }
-_REACH = 240  # how far before a name its declaration's type words may start
 _RANK = {"int": 1, "unsigned int": 1, "long": 2, "unsigned long": 2, "long long": 3, "unsigned long long": 3}
 _TYPE_WORDS = sorted(TYPES, key=len, reverse=True)
 _TYPES_ALT = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in _TYPE_WORDS)
@@ -115,7 +114,7 @@ class ExprTypes:
         over a whole big file it was tried at every byte, 0.18 s a name on 9 MB)."""
         code = self._file()
         for place in file_scope_places(self.ctx, self.node, code, key, len(code)):
-            m = named_at(rx, code, place, len(key), _REACH)
+            m = named_at(rx, code, place, len(key))
             if m is not None:
                 return m
         return None
