@@ -21,9 +21,12 @@ original).  The mends model what the preprocessor makes of the file's own macros
   carries the ``{``); a macro whose body only closes braces (``#define KERNEL_END }``): read as ``}``;
 * a macro whose body pastes one identifier (``#define PASTE(a, b) a##b``): each one-line invocation
   is read as one identifier (``PASTE_helper___0_``), as it expands to one;
-* a line in column 0 holding only an invocation of a file's macro that declares things
-  (``FOR_EACH_TYPE(INSTANTIATE)``: no ``;`` follows, its body ends with ``;``/``}`` or calls macros):
-  blanked, as its expansion holds whole declarations.
+* a GNU attribute after a variable's declarator (``float a[64] __attribute__((aligned(1024)));``), which
+  tree-sitter-cuda reads only before one: blanked;
+* a line holding only an invocation of a file's macro that declares things or is whole statements
+  (``FOR_EACH_TYPE(INSTANTIATE)`` in column 0, ``HANDLE_SWITCH_CASE(type)`` in a function: no ``;``
+  follows, its body ends with ``;``/``}`` or calls macros): blanked, as its expansion holds whole
+  declarations or statements.
 
 Only the file's own ``#define``s are read; a macro from a header stays as tree-sitter sees it.
 """
@@ -71,6 +74,8 @@ def mends(source: bytes, code: bytes | bytearray, conditionals, device_heads: li
     out = _conditional_mends(source, code, conditionals) if conditionals else []
     if b"define" in source:
         out += _macro_mends(source, code, device_heads if device_heads is not None else [])
+    if b"__attribute__" in source:
+        out += _attribute_mends(source, code)
     if not out:
         return out
     out.sort(key=lambda m: (m[0], -m[1]))
@@ -290,8 +295,34 @@ def _macro_mends(source: bytes, code, device_heads: list[int]) -> list[Mend]:
             if source.find(b"\n", start, end) < 0:
                 out.append((start, end, re.sub(rb"[^A-Za-z0-9_]", b"_", source[start:end])))
         elif kind == "declares":
-            if (start == 0 or code[start - 1] == 10) and _alone(code, end):
+            line = code.rfind(b"\n", 0, start) + 1
+            if not code[line:start].strip(b" \t") and _alone(code, end):  # alone on its line (indented too)
                 out.append(_blank(source, start, end))
+    return out
+
+
+_ATTRIBUTE = re.compile(rb"__attribute__")
+_DECLARATOR_END = re.compile(rb"[A-Za-z0-9_\]]\s*\Z")
+
+
+def _attribute_mends(source: bytes, code) -> list[Mend]:
+    """A GNU attribute after a variable's declarator (``float a[64] __attribute__((aligned(1024)));``,
+    ``int x __attribute__((unused)) = 0;``), which tree-sitter-cuda reads only before one: blanked (the
+    compiler reads it as a property of the variable; no rule reads it)."""
+    out = []
+    for m in _ATTRIBUTE.finditer(code):
+        start = m.start()
+        if start == 0 or not _DECLARATOR_END.search(code, max(0, start - 64), start) \
+                or _WORD_BYTE[code[start - 1]]:
+            continue
+        end = _arguments_end(code, m.end())
+        if end < 0:
+            continue
+        j = end
+        while j < len(code) and code[j] in b" \t\r\n":
+            j += 1
+        if j < len(code) and code[j] in b";=,":
+            out.append(_blank(source, start, end))
     return out
 
 

@@ -196,7 +196,8 @@ class SourceIndex:
 
     def _set_mends(self, code: bytearray) -> None:
         self._device_heads = []
-        self._mends = mend.mends(self.source, code, self.conditionals, self._device_heads) if b"#" in self.source else []
+        self._mends = mend.mends(self.source, code, self.conditionals, self._device_heads) \
+            if b"#" in self.source or b"__attribute__" in self.source else []
         self._mend_starts = [m[0] for m in self._mends]
 
     def device_head_in(self, start: int, end: int) -> bool:
@@ -280,6 +281,22 @@ class SourceIndex:
             tree = self._region_trees[k] = self._parse_region(k)
             self._last_region = k
         return tree
+
+    def region_index(self, pos: int) -> int:
+        """The region of a big file that holds ``pos``; -1 where the file is one tree (small, or parsed
+        whole)."""
+        if self._tree is not None or not self.big:
+            return -1
+        return bisect.bisect_right(self.regions, (pos, float("inf"))) - 1
+
+    def region_tree(self, k: int) -> ts.Tree:
+        """Region ``k``'s tree (the whole file's for -1), without changing which region trees are kept: a
+        kept one, else one made for this caller alone (a lookup elsewhere in the file must not drop the
+        tree the scan is reading)."""
+        if k < 0:
+            return self.tree
+        tree = self._region_trees.get(k)
+        return tree if tree is not None else self._parse_region(k)
 
     def node_at(self, start: int, end: int) -> ts.Node | None:
         """The smallest node that spans [start, end), from ``tree_at(start)``: the whole tree's node,

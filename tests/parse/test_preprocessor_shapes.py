@@ -1,5 +1,6 @@
 """Valid CUDA that tree-sitter cannot read as written (issue 34): a macro that opens a kernel, one that
-closes it, a pasted name, a macro that declares things with no ``;`` after it, and a function whose
+closes it, a pasted name, a macro that declares things with no ``;`` after it, one that is a whole statement
+in a function (HeCBench's bincount: ``HANDLE_SWITCH_CASE(memType)`` alone on its line), and a function whose
 signature differs per ``#ifdef`` branch (each branch opens the body's brace).  nvcc compiles every
 configuration (it includes cuda_runtime.h by itself); the preprocessor's output of the fixture
 parses without an error.  porter reads the file as the preprocessor would: no "could not read the
@@ -40,6 +41,19 @@ __global__ void axpy_{k}(float a, const float *x, float *y, int n) {{
 #endif
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = a * x[i] + y[i];
+}}
+
+#define DISPATCH_{k}(kind, p) \\
+  switch (kind) {{ \\
+    case 0: {{ twice_all_{k}(p); break; }} \\
+    default: {{ p[0] = 0.0f; }} \\
+  }}
+
+void twice_all_{k}(float *p) {{ p[0] *= 2.0f; }}
+
+void run_{k}(float *p, int kind) {{
+  DISPATCH_{k}(kind, p)
+  p[1] = 1.0f;
 }}
 
 __global__ void after_{k}(float *x) {{
@@ -95,3 +109,45 @@ def test_a_macro_from_a_header_costs_its_own_place_not_the_rest_of_the_file():
     assert len(errors) == 1 and errors[0].line == 1
     assert {index.line_of(start) for start, _end in index.parse_errors()} <= {1, 2, 3, 4}
     assert sorted(f.line for f in found if f.rule == "PORT020") == _lines_of(text, "__shfl_down_sync")
+
+
+# GNU attributes after a variable's declarator (HeCBench's affine: `unsigned short input_image[Y_SIZE*X_SIZE]
+# __attribute__((aligned(1024)));`): valid for nvcc, g++ and clang, read by tree-sitter-cuda only before one
+ATTRIBUTES = """\
+__device__ unsigned short image_{k}[1024] __attribute__((aligned(1024)));
+int counter_{k} __attribute__((unused)) = 0, spare_{k};
+
+__global__ void staged_{k}(const float *in, float *out) {{
+  __shared__ float tile[64] __attribute__ ((aligned (16)));
+  int lane = threadIdx.x & 31;
+  tile[threadIdx.x] = in[threadIdx.x] + image_{k}[lane];
+  __syncthreads();
+  out[threadIdx.x] = __shfl_down_sync(0xffffffff, tile[lane], 1);
+}}
+
+"""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_attributes_after_declarators_are_valid_code(tmp_path):
+    host = ATTRIBUTES.format(k=0).replace("__global__ ", "").replace("__shared__ ", "").replace("__device__ ", "") \
+        .replace("threadIdx.x", "0").replace("__syncthreads();", "").replace("__shfl_down_sync(0xffffffff, ", "(") \
+        .replace("tile[lane], 1)", "tile[lane])")
+    (tmp_path / "a.cpp").write_text(host)
+    done = subprocess.run(["g++", "-fsyntax-only", str(tmp_path / "a.cpp")], capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert parse.error_regions(parse.parse(ATTRIBUTES.format(k=0).encode())) != []  # as written: not read
+
+
+@pytest.mark.parametrize("copies", [1, 200])
+def test_attributes_after_declarators_are_read_past(copies):
+    from porter.translate import translate
+
+    text = "".join(ATTRIBUTES.format(k=k) for k in range(copies))
+    assert (len(text) > 64 << 10) == (copies > 1)  # the big file: parsed a region at a time
+    found = scan(text.encode(), "attrs.cu")
+    assert [f for f in found if f.rule == "PORT901"] == []
+    assert sorted(f.line for f in found if f.rule == "PORT011") == _lines_of(text, "threadIdx.x & 31")
+    assert sorted(f.line for f in found if f.rule == "PORT020") == _lines_of(text, "__shfl_down_sync")
+    port = translate(text.encode(), "attrs.cu").output.decode()
+    assert port.count("__attribute__((aligned(1024)))") == copies  # the port keeps what the compiler reads

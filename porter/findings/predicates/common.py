@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 
@@ -173,20 +174,66 @@ def bare(node):
     return node
 
 
-def file_scope_places(ctx, node, code, key: bytes, end: int):
-    """Each place ``key`` occurs in ``code[:end]`` outside every function of ``node``'s file, from the last one
-    back; a function's places are passed over at once (its parameters and locals are not the file's)."""
-    root = node
-    while root.parent is not None:
-        root = root.parent
-    at = code.rfind(key, 0, end)
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+
+
+def last_place(code, key: bytes, start: int, end: int) -> int:
+    """Where the identifier ``key`` last occurs whole (not inside a longer identifier: ``n`` in ``int``) in
+    ``code[start:end]``; -1 where it does not."""
+    at = code.rfind(key, start, end)
+    while at >= 0 and ((at > 0 and code[at - 1] in _WORD_BYTES)
+                       or (at + len(key) < len(code) and code[at + len(key)] in _WORD_BYTES)):
+        at = code.rfind(key, start, at)
+    return at
+
+
+# what is not namespace scope: a name declared inside one of these (a parameter, a local, a class member, a
+# prototype's parameter) is not the file's; nodes of _FLAT hold none of them and are not walked
+_INNER_SCOPES = frozenset({"function_definition", "lambda_expression", "parameter_list", "field_declaration_list",
+                           "compound_statement", "template_parameter_list"})
+_FLAT = frozenset({"initializer_list", "string_literal", "raw_string_literal", "char_literal", "comment",
+                   "preproc_arg", "number_literal", "identifier"})
+
+
+def _inner_scopes(root) -> tuple[list[int], list[int]]:
+    """The starts and ends of the outermost _INNER_SCOPES nodes under ``root``, in order (they do not nest)."""
+    spans = []
+    stack = [root]
+    while stack:
+        for c in stack.pop().children:
+            if c.type in _INNER_SCOPES:
+                spans.append((c.start_byte, c.end_byte))
+            elif c.child_count and c.type not in _FLAT:
+                stack.append(c)
+    spans.sort()
+    return [s for s, _e in spans], [e for _s, e in spans]
+
+
+def _inner_scope_start(ctx, at: int) -> int:
+    """The start of the function, parameter list or class body that holds byte ``at``; -1 at namespace scope.
+    Read from the tree that holds ``at`` (in a big file its region's, made once per scan for this)."""
+    index = ctx.index
+    k = index.region_index(at)
+    scopes = ctx.cache.setdefault("common.inner_scopes", {})
+    found = scopes.get(k)
+    if found is None:
+        found = scopes[k] = _inner_scopes(index.region_tree(k).root_node)
+    starts, ends = found
+    i = bisect.bisect_right(starts, at) - 1
+    return starts[i] if i >= 0 and at < ends[i] else -1
+
+
+def file_scope_places(ctx, code, key: bytes, end: int):
+    """Each place the identifier ``key`` occurs in ``code[:end]`` at namespace scope (not in a function, a
+    parameter list, a class body), from the last one back; such a span's places are passed over at once."""
+    at = last_place(code, key, 0, end)
     while at >= 0:
-        fn = outermost_function(ctx, root.descendant_for_byte_range(at, at + len(key)))
-        if fn is not None:
-            at = code.rfind(key, 0, fn.start_byte)
+        inner = _inner_scope_start(ctx, at)
+        if inner >= 0:
+            at = last_place(code, key, 0, inner)
             continue
         yield at
-        at = code.rfind(key, 0, at)
+        at = last_place(code, key, 0, at)
 
 
 def named_at(rx, code, at: int, size: int, reach: int = 240):

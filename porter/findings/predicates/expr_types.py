@@ -13,7 +13,7 @@ import re
 from functools import lru_cache
 
 from porter.findings import values
-from porter.findings.predicates.common import file_scope_places, named_at, outermost_function
+from porter.findings.predicates.common import file_scope_places, last_place, named_at, outermost_function
 from porter.parse.lexical import IDENT_BYTES
 
 _COORD = re.compile(r"^(?:threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*[xyz]$")
@@ -98,22 +98,23 @@ class ExprTypes:
         found = None
         for found in pattern_for(decl, False).finditer(self.scope):
             pass
-        if found is None:
-            found = self._file_declaration(pattern_for(decl, True), name.encode())
-        if found is None:
-            return None
-        type_text, stars = found.group(1), found.group(2)
-        if isinstance(type_text, bytes):
-            type_text = type_text.decode("utf-8", "replace")
-        canon = canonical(type_text)
-        return (canon, len(stars)) if canon else None
+        if found is not None:
+            canon = canonical(found.group(1))
+            return (canon, len(found.group(2))) if canon else None
+        # the file-scope declaration does not depend on the node: read once per name and file
+        key = ("expr_types.file_declaration", name)
+        if key not in self.ctx.cache:
+            m = self._file_declaration(pattern_for(decl, True), name.encode())
+            canon = canonical(m.group(1).decode("utf-8", "replace")) if m is not None else None
+            self.ctx.cache[key] = (canon, len(m.group(2))) if canon else None
+        return self.ctx.cache[key]
 
     def _file_declaration(self, rx: re.Pattern, key: bytes):
         """The last declaration ``rx`` finds at file scope in the file's blanked code (read as bytes, shared
         with the value analysis), looked for where the name occurs (the pattern has no literal prefix: run
         over a whole big file it was tried at every byte, 0.18 s a name on 9 MB)."""
         code = self._file()
-        for place in file_scope_places(self.ctx, self.node, code, key, len(code)):
+        for place in file_scope_places(self.ctx, code, key, len(code)):
             m = named_at(rx, code, place, len(key))
             if m is not None:
                 return m
@@ -178,10 +179,14 @@ class ExprTypes:
             fn = node.child_by_field_name("function")
             if fn is None or fn.type != "identifier":
                 return None
-            found = None
-            for found in re.finditer(rf"(?<![\w.])({_TYPES_ALT})\s+{re.escape(ctx.text(fn))}\s*\(".encode(), self._file()):
-                pass
-            return canonical(found.group(1).decode("utf-8", "replace")) if found is not None else None
+            key = ("expr_types.returns", ctx.text(fn))
+            if key not in ctx.cache:
+                found = None
+                for found in re.finditer(rf"(?<![\w.])({_TYPES_ALT})\s+{re.escape(ctx.text(fn))}\s*\(".encode(),
+                                         self._file()):
+                    pass
+                ctx.cache[key] = canonical(found.group(1).decode("utf-8", "replace")) if found is not None else None
+            return ctx.cache[key]
         if t == "conditional_expression":
             a, b = (self.of(node.child_by_field_name(f)) for f in ("consequence", "alternative"))
             if a is None or b is None:
@@ -237,15 +242,27 @@ def declared_type_word(text: str | bytes, name: str, endpos: int | None = None) 
     """The type word (any type: ``uint4``, ``__half``, a struct; qualifiers and a namespace dropped) of the last
     declaration of ``name`` in ``text`` (``uint4 v``, ``const __half& h``), or in ``text[:endpos]``: a file's
     bytes are searched as they are, up to a place, without a copy of the text above it (a big file)."""
-    found = None
-    rx = pattern_for(r"(?<![\w:.>])([A-Za-z_][\w:]*)\s*(?:const\s*)?&?\s*(?<![\w])" + re.escape(name)
-                     + r"\s*(?=[=;,)\[{(])", not isinstance(text, str))
-    for m in rx.finditer(text, 0, len(text) if endpos is None else endpos):
-        word = m.group(1)
-        word = (word.decode("utf-8", "replace") if isinstance(word, bytes) else word).split("::")[-1]
-        if word not in NOT_TYPE_WORDS:
-            found = word
-    return found
+    rx = pattern_for(r"(?<![\w:.>])([A-Za-z_][\w:]*)\s*(?:const\s*)?&?\s*(?<![\w])(?P<name>" + re.escape(name)
+                     + r")\s*(?=[=;,)\[{(])", not isinstance(text, str))
+    end = len(text) if endpos is None else endpos
+    if isinstance(text, str):
+        found = None
+        for m in rx.finditer(text, 0, end):
+            word = m.group(1).split("::")[-1]
+            if word not in NOT_TYPE_WORDS:
+                found = word
+        return found
+    # a file's bytes: tried where the name occurs, from the last place back (the pattern has no literal prefix)
+    key = name.encode()
+    at = last_place(text, key, 0, end)
+    while at >= 0:
+        m = named_at(rx, text, at, len(key))
+        if m is not None and m.end() <= end:
+            word = m.group(1).decode("utf-8", "replace").split("::")[-1]
+            if word not in NOT_TYPE_WORDS:
+                return word
+        at = last_place(text, key, 0, at)
+    return None
 
 
 _STRUCT_BEFORE = r"(?<![\w])(?:struct|class)\s+$"

@@ -192,16 +192,23 @@ def _own_definition_reaches(ctx, call, fn, name: str) -> bool:
     from porter.findings.predicates.api import defines_macro, own_definitions
 
     source = ctx.source
-    if defines_macro(source, name):
+    # what the file says about the name does not depend on the call: read once per name and file
+    key = ("hipheaders.own_definitions", name)
+    facts = ctx.cache.get(key)
+    if facts is None:
+        n = re.escape(name.encode())
+        opened = {m.group(1).decode().rsplit("::", 1)[-1]
+                  for m in re.finditer(rb"\busing\s+namespace\s+((?:\w+\s*::\s*)*\w+)\s*;", source)}
+        opened |= {m.group(1).decode().rsplit("::", 1)[-1]
+                   for m in re.finditer(rb"\busing\s+((?:\w+\s*::\s*)*\w+)\s*::\s*" + n + rb"\s*;", source)}
+        facts = ctx.cache[key] = (defines_macro(source, name), opened, list(own_definitions(source, name)))
+    macro, opened, definitions = facts
+    if macro:
         return True
-    n = re.escape(name.encode())
     parent = fn.parent
     global_only = parent is not None and parent.type == "qualified_identifier" and parent.child_by_field_name("scope") is None
     call_ns = _namespaces(call)
-    opened = {m.group(1).decode().rsplit("::", 1)[-1] for m in re.finditer(rb"\busing\s+namespace\s+((?:\w+\s*::\s*)*\w+)\s*;", source)}
-    opened |= {m.group(1).decode().rsplit("::", 1)[-1]
-               for m in re.finditer(rb"\busing\s+((?:\w+\s*::\s*)*\w+)\s*::\s*" + n + rb"\s*;", source)}
-    for start, end in own_definitions(source, name):
+    for start, end in definitions:
         node = ctx.index.node_at(start, end)
         where = _namespaces(node) if node is not None else ()
         if not where:
