@@ -29,7 +29,7 @@ import csv
 import json
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from porter.mapping import version_key
@@ -203,13 +203,25 @@ class Truth:
         self.not_installed = re.compile(conv.get("not_installed_libraries", r"(?!)"))
         self.floor_partial = [(re.compile(r["names"]), r["why"]) for r in conv.get("floor_partial", [])]
         self.documented = {n: (d["since"], d["source"]) for d in conv.get("documented", []) for n in d["names"]}
+        # declared before the runtime library exports them: dated by the release a port links with
+        self.exported = {n: (d["since"], d["source"]) for d in conv.get("exported", []) for n in d["names"]}
         # a HIP header newer than the floor is as old as a name only it declares (hip-header-names.tsv dates names)
         self.header_witness = {w["header"]: (w["name"], w["source"]) for w in conv.get("header_witness", [])}
         self.documented_headers = {d["header"]: (d.get("since"), d["source"]) for d in conv.get("documented_header", [])}
         self.guards = {v["guard"]: f"include guard of {k} ({v['source']})" for k, v in conv.get("hip_guards", {}).items()}
 
     def declared(self, name: str) -> Declared | None:
-        """Where ``name`` is declared and its ROCm range, or None when no source declares it."""
+        """Where ``name`` is declared and its ROCm range, or None when no source declares it; a function the
+        headers declare before the runtime library exports it (conventions.toml [[exported]]) is dated by the
+        export."""
+        found = self._declared(name)
+        if found is not None and name in self.exported:
+            since, source = self.exported[name]
+            if found.since is None or later(since, found.since.lstrip(">")):
+                found = replace(found, where=f"{found.where}; exported from ROCm {since} ({source})", since=since)
+        return found
+
+    def _declared(self, name: str) -> Declared | None:
         table = self.table_names.get(name)
         seen = self.header_names.get(name)
         removed = table.removed if table else None

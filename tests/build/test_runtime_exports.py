@@ -74,3 +74,28 @@ def test_the_build_says_the_runtime_lacks_it_at_the_call(tmp_path, toolchain942)
     assert (error.file, error.line) == ("graph.cpp", call_line)
     assert re.search(r"hipLaunchHostFunc is declared by this HIP's headers but not exported by its runtime "
                      r"library libamdhip64\.so", error.hint), error.hint
+
+
+_CUDA_PROGRAM = _PROGRAM.replace("hip/hip_runtime.h", "cuda_runtime.h").replace("hipStream", "cudaStream") \
+    .replace("hipLaunchHostFunc", "cudaLaunchHostFunc")
+
+
+def test_a_target_before_5_4_is_told_before_the_build(tmp_path, toolchain942):
+    """hipLaunchHostFunc is exported from ROCm 5.4 (alpaka-group/alpaka#1883; Debian's 5.2 runtime lacks it): at
+    --target-rocm 5.2 the call is a finding (PORT032) on the line the link fails for, and it is not renamed; at
+    5.4 it is renamed and nothing is said."""
+    from porter.findings import scan
+    from porter.translate import TranslateOptions, translate
+
+    lib = runtime_library(toolchain942.rocm_path, toolchain942.hip_lib_dir)
+    names = exported(lib)
+    assert names and "hipStreamAddCallback" in names  # the alternative the finding names links here
+    call_line = next(i for i, ln in enumerate(_CUDA_PROGRAM.splitlines(), 1) if "cudaLaunchHostFunc(" in ln)
+    for target in ("5.2", "5.3"):
+        found = [f for f in scan(_CUDA_PROGRAM, "graph.cu", options=TranslateOptions(target_rocm=target))
+                 if f.rule == "PORT032"]
+        assert [(f.line, "5.4" in f.message) for f in found] == [(call_line, True)], target
+    port = translate(_CUDA_PROGRAM.encode(), "graph.cu", TranslateOptions(target_rocm="5.4")).output
+    assert b"hipLaunchHostFunc(s, done" in port
+    assert not [f for f in scan(_CUDA_PROGRAM, "graph.cu", options=TranslateOptions(target_rocm="5.4"))
+                if f.rule == "PORT032"]
