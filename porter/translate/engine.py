@@ -839,7 +839,10 @@ def translate(source: bytes, path: str | None = None, options: TranslateOptions 
     if arg_calls:  # the arguments the library's signature wants (call_args.py)
         edits = call_args.rewrite_calls(index, arg_calls, edits, arg_plans)
 
-    # 4. <<<...>>> -> hipLaunchKernelGGL
+    # 4. a launch's spaced chevrons (`<< <`, `>> >`: nvcc reads them, clang does not) closed up; <<<...>>> ->
+    #    hipLaunchKernelGGL
+    if only is None:
+        edits.extend(launch.spaced_chevrons(index))
     if options.kernel_launch_syntax:
         edits = launch.rewrite_launches(index, edits)
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 import tree_sitter as ts
 
 from porter import parse
@@ -112,6 +114,32 @@ def _launch_edits(tree: ts.Tree, source: bytes, base: int, edits: list, limit: t
         params = [_text(source, a, local) for a in args.named_children if a.type != "comment"]
         text = b"hipLaunchKernelGGL(" + b", ".join([name, grid, block, shmem, stream, *params]) + b")"
         yield Edit(lo, hi, text, "launch", "<<<>>>"), inside
+
+
+# a launch's chevrons with blanks inside (`k << <grid, block >> > (args)`, as Visual Studio's formatter writes
+# them): nvcc reads `<<` `<` and `>>` `>` as the launch tokens, clang only `<<<` and `>>>` ("expected expression")
+_SPACED = re.compile(rb"<<\s+<|>>\s+>")
+
+
+def spaced_chevrons(index: SourceIndex) -> list:
+    """Edits that close up a launch's spaced chevrons to ``<<<`` and ``>>>`` (the tokens of a kernel call
+    tree-sitter-cuda reads, with blanks inside), in code only (not in comments, literals or an
+    ``operator<< <T>`` specialisation)."""
+    from porter.translate.engine import Edit
+
+    source = index.source
+    if not _SPACED.search(source):
+        return []
+    code = index.blanked()
+    out = []
+    for m in _SPACED.finditer(code):
+        start, end = m.span()
+        node = index.node_at(start, end)
+        if node is None or node.type not in ("<<<", ">>>") or node.parent is None \
+                or node.parent.type != "kernel_call_syntax" or (node.start_byte, node.end_byte) != (start, end):
+            continue
+        out.append(Edit(start, end, node.type.encode(), "launch", node.type))
+    return out
 
 
 def rewrite_launches(index: SourceIndex, edits: list) -> list:

@@ -428,3 +428,48 @@ def test_const_host_sources_fail_where_port191_says(build):
     src = _fails_where_flagged(build, "PORT191", "htod")
     assert not _rules(scan(src, "t.cu", options=TranslateOptions(target_rocm="7.0")), "PORT191")
     _ok(build(_fixed_port(src), "htod_fixed"))
+
+
+# ---------------------------------------------------------------- CUDA math functions in host code (PORT192)
+# CUDA's host rsqrtf, printed by nvcc 13.0 (V13.0.88) host code on this project's machine (2026-12-07): input bits ->
+# result bits.  CUDA computes it as (float)(1.0 / sqrt((double)x)) (no difference on 4,000,012 inputs there).
+CUDA_HOST_RSQRTF = {
+    0x3f800000: 0x3f800000, 0x40800000: 0x3f000000, 0x00000000: 0x7f800000, 0x80000000: 0xff800000,
+    0x7f800000: 0x00000000, 0xff800000: 0xffc00000, 0x7fc00000: 0x7fc00000, 0x00000001: 0x64b504f3,
+    0x00800000: 0x5f000000, 0x7f7fffff: 0x1f800000, 0x3e800000: 0x40000000, 0x3fb504f3: 0x3f5744fd,
+    0x40490fdb: 0x3f106eba, 0x3a83126f: 0x41fcfb72, 0x501502f9: 0x3727c5ac, 0x2edbe6ff: 0x47c35000,
+    0xbf800000: 0xffc00000, 0x3f7fffff: 0x3f800000, 0x3f800001: 0x3f7fffff, 0x4b000001: 0x39b504f2,
+}
+
+
+def test_host_math_fails_where_port192_says(build):
+    _fails_where_flagged(build, "PORT192", "hostmath")
+    more = Path(__file__).with_name("fixtures") / "PORT192"
+    # with <math.h> the global classification compiles: nothing to report, and nothing fails
+    math_h = (more / "negative_math_h.cu").read_bytes()
+    assert not _rules(scan(math_h, "t.cu", options=R52), "PORT192")
+    _ok(build(translate(math_h, "t.cu", R52).output, "hostmath_math_h"))
+    # the functions with no C++ library counterpart fail where they are flagged too, in a host lambda as well
+    # (clang's "reference to __device__ function", a deferred error it prints only when nothing else failed)
+    for fixture in ("positive_more", "positive_lambda"):
+        src = (more / f"{fixture}.cu").read_bytes()
+        flagged = {line for _r, line in _rules(scan(src, "t.cu", options=R52), "PORT192")}
+        assert flagged
+        for arch, (rc, out) in build(translate(src, "t.cu", R52).output, fixture).items():
+            failing = {int(m) for m in re.findall(rf"{fixture}\.hip:(\d+):\d+: error:", out)}
+            assert rc != 0 and failing == flagged, (arch, sorted(failing), sorted(flagged), out[-1500:])
+
+
+def test_the_rsqrtf_fix_gives_cudas_host_result(tmp_path):
+    """The fix's expression, compiled for the host as the port has it, against CUDA's host rsqrtf's results."""
+    from host_programs import run_host_program
+
+    findings = [f for f in scan(b"float r(float x) { return rsqrtf(x); }\n", "t.cu") if f.rule == "PORT192"]
+    [edit] = findings[0].fix.edits
+    expression = edit.replacement.replace("(x)", "(v)")
+    program = ("#include <cmath>\n#include <cstdio>\n#include <cstring>\n#include <cstdint>\nint main() {\n"
+               f"  const uint32_t in[] = {{{', '.join(hex(k) + 'u' for k in CUDA_HOST_RSQRTF)}}};\n"
+               "  for (uint32_t u : in) { float v; std::memcpy(&v, &u, 4); float r = " + expression + ";\n"
+               "    uint32_t b; std::memcpy(&b, &r, 4); std::printf(\"%08x %08x\\n\", u, b); }\n}\n")
+    got = {int(a, 16): int(b, 16) for a, b in (line.split() for line in run_host_program(program, "rsqrtf", tmp_path).split("\n") if line.strip())}
+    assert got == CUDA_HOST_RSQRTF
