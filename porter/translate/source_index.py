@@ -269,9 +269,9 @@ class SourceIndex:
     def tree_at(self, pos: int) -> ts.Tree:
         """A tree whose nodes around ``pos`` are those of the whole file's tree: the whole tree when
         it is parsed already or the file is small, else the tree of ``pos``'s region."""
-        if self._tree is not None or not self.big:
+        k = self.region_index(pos)
+        if k < 0:
             return self.tree
-        k = bisect.bisect_right(self.regions, (pos, float("inf"))) - 1
         tree = self._region_trees.get(k)
         if tree is None:
             if len(self.source) > self.keep_bytes and self._last_region not in self.keep_regions:

@@ -284,13 +284,19 @@ def own_definitions(source: bytes, name: str):
     return (m.span(1) for m in re.finditer(pattern, source))
 
 
+def own_facts(ctx, name: str) -> tuple[bool, list[tuple[int, int]]]:
+    """(the file has a `#define name`, the spans of its own_definitions of it), read once per name and file."""
+    cache = ctx.cache.setdefault("api.own_facts", {})
+    if name not in cache:
+        cache[name] = (defines_macro(ctx.source, name), list(own_definitions(ctx.source, name)))
+    return cache[name]
+
+
 def defines_itself(ctx, name: str) -> bool:
     """The file defines ``name`` as a macro, a function or a variable of its own (a compatibility header's
     `#define __grid_constant__`, a project's `umin` helper): its uses are the file's."""
-    cache = ctx.cache.setdefault("port030_own", {})
-    if name not in cache:
-        cache[name] = defines_macro(ctx.source, name) or next(own_definitions(ctx.source, name), None) is not None
-    return cache[name]
+    macro, definitions = own_facts(ctx, name)
+    return macro or bool(definitions)
 
 
 def _rewrite_place(ctx, name: str, start: int, end: int):

@@ -10,6 +10,7 @@ import tree_sitter as ts
 
 from porter.findings.model import Fix, FixEdit
 from porter.findings.predicates import word_regions
+from porter.parse.lexical import JOINS_BEFORE
 
 FULL_MASK = re.compile(r"^(?:0[xX][fF]{8}(?:[uU][lL]{0,2}|[lL]{1,2}[uU]?)?|~0[uU]?[lL]{0,2}|-1|\(\s*unsigned(?:\s+int)?\s*\)\s*-1|0[xX][fF]{16}[uU]?[lL]{0,2}|~\s*0[uU]?)$")
 
@@ -174,17 +175,25 @@ def bare(node):
     return node
 
 
-_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
-
-
 def last_place(code, key: bytes, start: int, end: int) -> int:
     """Where the identifier ``key`` last occurs whole (not inside a longer identifier: ``n`` in ``int``) in
     ``code[start:end]``; -1 where it does not."""
     at = code.rfind(key, start, end)
-    while at >= 0 and ((at > 0 and code[at - 1] in _WORD_BYTES)
-                       or (at + len(key) < len(code) and code[at + len(key)] in _WORD_BYTES)):
+    while at >= 0 and ((at > 0 and code[at - 1] in JOINS_BEFORE)
+                       or (at + len(key) < len(code) and code[at + len(key)] in JOINS_BEFORE)):
         at = code.rfind(key, start, at)
     return at
+
+
+def matches_back(rx, code, key: bytes, start: int, end: int):
+    """The matches of ``rx`` (a declaration pattern with a ``name`` group) named at each place the identifier
+    ``key`` occurs whole in ``code[start:end]``, from the last place back (named_at's)."""
+    at = last_place(code, key, start, end)
+    while at >= 0:
+        m = named_at(rx, code, at, len(key))
+        if m is not None:
+            yield m
+        at = last_place(code, key, start, at)
 
 
 # what is not namespace scope: a name declared inside one of these (a parameter, a local, a class member, a

@@ -13,7 +13,7 @@ import functools
 import re
 
 from porter.findings import values
-from porter.findings.predicates.common import file_scope_places, last_place, named_at, outermost_function
+from porter.findings.predicates.common import file_scope_places, matches_back, named_at, outermost_function
 from porter.findings.predicates.expr_types import NOT_TYPE_WORDS
 
 _QUALIFIER = rb"(?:const|volatile|__restrict__|__restrict)\b\s*"
@@ -66,12 +66,9 @@ def declared(ctx, at, name: str) -> Declaration | None:
     key = name.encode()
     rx = _declaration(key)
     if fn is not None:
-        place = last_place(code, key, fn.start_byte, at.start_byte)
-        while place >= 0:
-            m = named_at(rx, code, place, len(key))
+        for m in matches_back(rx, code, key, fn.start_byte, at.start_byte):
             if _usable(m) and m.start() >= fn.start_byte:
                 return Declaration(m)
-            place = last_place(code, key, fn.start_byte, place)
     for place in file_scope_places(ctx, code, key, fn.start_byte if fn is not None else at.start_byte):
         m = named_at(rx, code, place, len(key))
         if _usable(m):

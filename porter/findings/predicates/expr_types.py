@@ -13,7 +13,7 @@ import re
 from functools import lru_cache
 
 from porter.findings import values
-from porter.findings.predicates.common import file_scope_places, last_place, named_at, outermost_function
+from porter.findings.predicates.common import file_scope_places, matches_back, named_at, outermost_function
 from porter.parse.lexical import IDENT_BYTES
 
 _COORD = re.compile(r"^(?:threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*[xyz]$")
@@ -253,15 +253,10 @@ def declared_type_word(text: str | bytes, name: str, endpos: int | None = None) 
                 found = word
         return found
     # a file's bytes: tried where the name occurs, from the last place back (the pattern has no literal prefix)
-    key = name.encode()
-    at = last_place(text, key, 0, end)
-    while at >= 0:
-        m = named_at(rx, text, at, len(key))
-        if m is not None and m.end() <= end:
-            word = m.group(1).decode("utf-8", "replace").split("::")[-1]
-            if word not in NOT_TYPE_WORDS:
-                return word
-        at = last_place(text, key, 0, at)
+    for m in matches_back(rx, text, name.encode(), 0, end):
+        word = m.group(1).decode("utf-8", "replace").split("::")[-1]
+        if m.end() <= end and word not in NOT_TYPE_WORDS:
+            return word
     return None
 
 

@@ -189,22 +189,20 @@ def _own_definition_reaches(ctx, call, fn, name: str) -> bool:
     variable defined in the global namespace, in a namespace enclosing the call, or in one the file opens
     with `using` (a `::name` call: the global ones only).  A `my::umin` helper does not make a global
     `umin(a, b)` the project's: that one is CUDA's and does not compile."""
-    from porter.findings.predicates.api import defines_macro, own_definitions
+    from porter.findings.predicates.api import own_facts
 
-    source = ctx.source
-    # what the file says about the name does not depend on the call: read once per name and file
-    key = ("hipheaders.own_definitions", name)
-    facts = ctx.cache.get(key)
-    if facts is None:
-        n = re.escape(name.encode())
+    macro, definitions = own_facts(ctx, name)
+    if macro:
+        return True
+    key = ("hipheaders.opened", name)  # the namespaces the file opens for the name: read once per name and file
+    opened = ctx.cache.get(key)
+    if opened is None:
+        source, n = ctx.source, re.escape(name.encode())
         opened = {m.group(1).decode().rsplit("::", 1)[-1]
                   for m in re.finditer(rb"\busing\s+namespace\s+((?:\w+\s*::\s*)*\w+)\s*;", source)}
         opened |= {m.group(1).decode().rsplit("::", 1)[-1]
                    for m in re.finditer(rb"\busing\s+((?:\w+\s*::\s*)*\w+)\s*::\s*" + n + rb"\s*;", source)}
-        facts = ctx.cache[key] = (defines_macro(source, name), opened, list(own_definitions(source, name)))
-    macro, opened, definitions = facts
-    if macro:
-        return True
+        ctx.cache[key] = opened
     parent = fn.parent
     global_only = parent is not None and parent.type == "qualified_identifier" and parent.child_by_field_name("scope") is None
     call_ns = _namespaces(call)

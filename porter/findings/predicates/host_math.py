@@ -37,24 +37,19 @@ def _names() -> frozenset[str]:
 
 
 def _math_h(ctx) -> bool:
-    """The file, or a project header it includes, includes <math.h>."""
+    """The file, or a project header it includes (the translation unit's, values.unit_of), includes <math.h>."""
     key = "host_math.math_h"
     if key not in ctx.cache:
-        from porter.findings.values import blanked_code
+        from porter.findings.values import blanked_code, unit_of
 
         found = _MATH_H.search(blanked_code(ctx)) is not None  # (not an #include in a comment)
-        if not found and ctx.file:
-            from porter.findings.values import header_files
-
-            quoted = [m.decode("utf-8", "replace") for m in re.findall(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"',
-                                                                        ctx.source, re.M)]
-            for _shown, path, _facts in header_files(ctx.file, quoted, ctx.path) if quoted else ():
-                try:
-                    found = _MATH_H.search(open(path, "rb").read()) is not None
-                except OSError:
-                    continue
-                if found:
-                    break
+        for _shown, path in () if found else unit_of(ctx).header_paths:
+            try:
+                found = _MATH_H.search(open(path, "rb").read()) is not None
+            except OSError:
+                continue
+            if found:
+                break
         ctx.cache[key] = found
     return ctx.cache[key]
 
