@@ -485,16 +485,47 @@ def _logical_lines(text: str):
         pos = end + 1
 
 
-def _variables(text: str) -> dict[str, list[str]]:
-    """Every value each Make variable is given (all branches of a conditional, appends included)."""
-    out: dict[str, list[str]] = {}
+_MAKE_IF = re.compile(r"^[ \t]*(?:ifeq|ifneq|ifdef|ifndef)\b")
+_MAKE_ENDIF = re.compile(r"^[ \t]*endif\b")
+
+
+def _assignments(text: str) -> dict[str, list[tuple[str, str, bool]]]:
+    """(operator, value, whether it sits in a conditional) of each assignment of each Make variable."""
+    out: dict[str, list[tuple[str, str, bool]]] = {}
+    depth = 0
     for a, b in _logical_lines(text):
         if text.startswith("\t", a):
             continue
-        m = _ASSIGN.match(text[a:b].replace("\\\n", " "))
-        if m:
-            out.setdefault(m.group(1), []).append(m.group(3))
+        line = text[a:b].replace("\\\n", " ")
+        if _MAKE_IF.match(line):
+            depth += 1
+        elif _MAKE_ENDIF.match(line):
+            depth = max(depth - 1, 0)
+        elif m := _ASSIGN.match(line):
+            out.setdefault(m.group(1), []).append((m.group(2), m.group(3), depth > 0))
     return out
+
+
+def _variables(text: str) -> dict[str, list[str]]:
+    """Every value each Make variable is given (all branches of a conditional, appends included)."""
+    return {name: [value for _, value, _ in given] for name, given in _assignments(text).items()}
+
+
+def _always_arch(value: str, assignments: dict[str, list[tuple[str, str, bool]]], depth: int = 0) -> bool:
+    """Whether ``value`` names an AMD target whichever branch of the file's conditionals make takes: itself,
+    or through a variable every plain assignment of which does, or an append outside any conditional does."""
+    if _ARCH_FLAG.search(value):
+        return True
+    if depth > 12:
+        return False
+    for m in _REF.finditer(value):
+        given = assignments.get(m.group(1) or m.group(2), ())
+        plain = [v for op, v, _ in given if op != "+="]
+        if (any(op == "+=" and not conditional and _always_arch(v, assignments, depth + 1)
+                for op, v, conditional in given)
+                or plain and all(_always_arch(v, assignments, depth + 1) for v in plain)):
+            return True
+    return False
 
 
 def _expand(value: str, variables: dict[str, list[str]], depth: int = 0) -> str:
@@ -505,6 +536,7 @@ def _expand(value: str, variables: dict[str, list[str]], depth: int = 0) -> str:
                                        for v in variables.get(m.group(1) or m.group(2), ())), value)
 
 
+_WHICH = re.compile(r"\$[({]shell[ \t]+(?:which|command[ \t]+-v)[ \t]+([\w./-]+)")
 _HIPCC_VALUE = re.compile(r"^(?:[\w./$(){}-]*/)?hipcc$")
 _RECIPE_HEAD = re.compile(r"\t[ \t]*[@+-]*[ \t]*")
 
@@ -594,7 +626,9 @@ def _hipcc_words(text: str, edits: list[Edit], variables: dict[str, list[str]], 
         if _in_spans(a + m.start(), comments):
             continue
         word = edited(text, edits, a + m.start(), a + m.end())
-        first = _expand(word, variables).split()
+        expanded = _expand(word, variables).strip()
+        found = _WHICH.match(expanded)  # NVCC := $(shell which nvcc 2>/dev/null), migrated: llm.c
+        first = [found.group(1)] if found else expanded.split()
         if first and re.search(r"(?:^|/)hipcc$", first[0]):
             out.append((a + m.start(), a + m.end(), word))
     return out
@@ -651,13 +685,16 @@ def compile_arch_added(text: str, edits: list[Edit], ctx: Context, arch_ref: str
     GPU, or for a fallback when it has none (ROCm 5.2's hipcc: gfx803, after a Python traceback
     from rocm_agent_enumerator), so the port would not run on the chosen GPU.  nvcc with no
     -arch builds code every NVIDIA GPU runs (its default target plus PTX).  Such a compile gets
-    ``--offload-arch={arch_ref}`` after the compiler; the variables of the file are expanded (every
-    value, as in all branches) to see whether a flag already says it.  A file that includes other
-    Make files is left alone: a variable from there might carry the target."""
+    ``--offload-arch={arch_ref}`` after the compiler unless a flag already says it in every branch of
+    the file's conditionals (llm.c's ``ifeq ($(GPU_COMPUTE_CAPABILITY),)`` branch, taken where no
+    NVIDIA query tool runs, has none; where the other branch names it too, clang reads the same
+    target twice as once).  A file that includes other Make files is left alone: a variable from
+    there might carry the target."""
     if _INCLUDE.search(text):
         return edits
     comments = comment_spans(text)
     probe = apply_edits(text, edits)
+    assignments = _assignments(probe)
     variables = _variables(probe)
     variables.setdefault("HIPCC", ["hipcc"])  # HIPCC ?= hipcc comes with the insertions
     out = list(edits)
@@ -665,11 +702,10 @@ def compile_arch_added(text: str, edits: list[Edit], ctx: Context, arch_ref: str
         compilers = _hipcc_words(text, out, variables, comments, a, b)
         for i, (s, e, word) in enumerate(compilers):
             stop = compilers[i + 1][0] if i + 1 < len(compilers) else b
-            command = _expand(edited(text, out, s, stop), variables)
-            command = re.split(r"(?<![\\])(?:&&|\|\||;)", command)[0]
-            command = _SUBSTITUTION.sub(" ", command)  # $(SRCS:.cu=.o) names objects, not sources
-            if _ARCH_FLAG.search(command):
+            raw = re.split(r"(?<![\\])(?:&&|\|\||;)", edited(text, out, s, stop))[0]
+            if _always_arch(raw, assignments):
                 continue
+            command = _SUBSTITUTION.sub(" ", _expand(raw, variables))  # $(SRCS:.cu=.o) names objects
             sources = _SOURCE.search(command) or (re.search(r"\$[<^+?]", command) and _SOURCE.search(prereqs))
             if not (sources or re.search(r"(?<![\w-])-c(?![\w-])", command) or "-fgpu-rdc" in command):
                 continue  # a link of objects: the target is in them

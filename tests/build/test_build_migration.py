@@ -289,13 +289,29 @@ def test_make_link_of_substituted_objects_gets_no_target():
 
 
 def test_make_compile_arch_left_alone_when_flags_come_from_elsewhere():
-    """A variable from an included file, or an arch in any branch of a conditional, may carry the target."""
+    """A variable from an included file may carry the target; so does one that names it in every branch."""
     included = "include config.mk\napp: k.cu\n\tnvcc $(NVFLAGS) -o app k.cu\n"
     assert "--offload-arch" not in migrate("Makefile", included).output
-    branches = ("ifeq ($(DEBUG),1)\nNVFLAGS := -G\nelse\nNVFLAGS := -arch=sm_90\nendif\n"
-                "app: k.cu\n\tnvcc $(NVFLAGS) -o app k.cu\n")
-    out = migrate("Makefile", branches).output
-    assert "\t$(HIPCC) $(NVFLAGS) -o app k.cu\n" in out and out.count("--offload-arch") == 1
+    every = ("ifeq ($(DEBUG),1)\nNVFLAGS := -G -arch=sm_80\nelse\nNVFLAGS := -arch=sm_90\nendif\n"
+             "BASE := -O2\nBASE += $(NVFLAGS)\napp: k.cu\n\tnvcc $(BASE) -o app k.cu\n")
+    out = migrate("Makefile", every).output
+    assert "\t$(HIPCC) $(BASE) -o app k.cu\n" in out and out.count("--offload-arch") == 2
+
+
+def test_make_compile_arch_added_where_a_branch_names_none():
+    """llm.c's dev/cuda Makefile: the arch comes from an NVIDIA query tool, and the branch taken without it
+    (always, on an AMD machine) gives no target, so hipcc would build for the build machine's GPU or its
+    fallback. The compile names the target itself; where the other branch does too, the target is the same."""
+    text = ("ifndef GPU_COMPUTE_CAPABILITY\n  GPU_COMPUTE_CAPABILITY = $(shell __nvcc_device_query)\nendif\n"
+            "ifeq ($(GPU_COMPUTE_CAPABILITY),)\n  CFLAGS = -O3 --use_fast_math\nelse\n"
+            "  CFLAGS = -O3 --use_fast_math --generate-code arch=compute_$(GPU_COMPUTE_CAPABILITY),"
+            "code=[compute_$(GPU_COMPUTE_CAPABILITY),sm_$(GPU_COMPUTE_CAPABILITY)]\nendif\n"
+            "NVCC := $(shell which nvcc 2>/dev/null)\n%: %.cu\n\t$(NVCC) $(CFLAGS) $< -o $@\n")
+    out = migrate("Makefile", text).output
+    assert "\t$(HIPCC) --offload-arch=$(HIP_ARCH) $(CFLAGS) $< -o $@\n" in out
+    debug_append = ("NVFLAGS := -arch=sm_90\nifeq ($(DEBUG),1)\nEXTRA += -arch=sm_80\nendif\n"
+                    "app: k.cu\n\tnvcc $(EXTRA) -o app k.cu\n")
+    assert "\t$(HIPCC) --offload-arch=$(HIP_ARCH) $(EXTRA) -o app k.cu\n" in migrate("Makefile", debug_append).output
 
 
 def test_make_compiler_variable_set_to_nvcc_becomes_hipcc_through_a_variable():
