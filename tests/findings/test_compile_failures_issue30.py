@@ -449,9 +449,13 @@ def test_host_math_fails_where_port192_says(build):
     math_h = (more / "negative_math_h.cu").read_bytes()
     assert not _rules(scan(math_h, "t.cu", options=R52), "PORT192")
     _ok(build(translate(math_h, "t.cu", R52).output, "hostmath_math_h"))
+    # __host__ __device__ functions the host compile never emits (inline, static, template; device callers only)
+    unemitted = (more / "negative_host_device.cu").read_bytes()
+    assert not _rules(scan(unemitted, "t.cu", options=R52), "PORT192")
+    _ok(build(translate(unemitted, "t.cu", R52).output, "hostmath_hd"))
     # the functions with no C++ library counterpart fail where they are flagged too, in a host lambda as well
     # (clang's "reference to __device__ function", a deferred error it prints only when nothing else failed)
-    for fixture in ("positive_more", "positive_lambda"):
+    for fixture in ("positive_more", "positive_lambda", "positive_host_device"):
         src = (more / f"{fixture}.cu").read_bytes()
         flagged = {line for _r, line in _rules(scan(src, "t.cu", options=R52), "PORT192")}
         assert flagged

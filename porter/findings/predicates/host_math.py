@@ -26,6 +26,9 @@ from porter.findings.predicates.expr_types import defines_own_function
 
 _CLASSIFY = frozenset({"isfinite", "isnan", "isinf"})
 _MATH_H = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"]math\.h[>\"]", re.M)
+_HOST = re.compile(rb"\b__host__\b")
+_DEVICE = re.compile(rb"\b__device__\b")
+_INTERNAL = re.compile(rb"\b(?:inline|__inline__|__forceinline__|static|constexpr)\b")
 _DEVICE_LAMBDA = re.compile(r"\]\s*(?:\([^)]*\)\s*)?[^{]*\b__device__\b")
 
 
@@ -65,16 +68,72 @@ def _host_code(ctx, node) -> bool:
     return not ctx.is_device_function(fn)
 
 
+def _host_device(ctx, fn) -> bool:
+    head = ctx.source[fn.start_byte:(fn.child_by_field_name("body") or fn).start_byte]
+    return _HOST.search(head) is not None and _DEVICE.search(head) is not None
+
+
+def _name_node(fn):
+    d = fn.child_by_field_name("declarator")
+    while d is not None and d.type not in ("identifier", "field_identifier", "qualified_identifier",
+                                           "destructor_name", "operator_name"):
+        d = d.child_by_field_name("declarator")
+    while d is not None and d.type == "qualified_identifier":
+        d = d.child_by_field_name("name")
+    return d if d is not None and d.type in ("identifier", "field_identifier") else None
+
+
+def _emitted_for_host(ctx, fn) -> bool:
+    """A __host__ __device__ function is compiled for the host too, where a device-only call stops it
+    ("reference to __device__ function 'rsqrtf' in __host__ __device__ function", hipcc 5.2 and clang-19),
+    when it has external linkage and is neither inline nor a template (always emitted), or when host code
+    of the file calls it (an inline, static or template one is emitted where it is used)."""
+    head = ctx.source[fn.start_byte:(fn.child_by_field_name("body") or fn).start_byte]
+    outer = fn.parent
+    while outer is not None and outer.type in ("linkage_specification", "declaration_list", "translation_unit"):
+        outer = outer.parent
+    if not _INTERNAL.search(head) and (outer is None or outer.type == "namespace_definition"
+                                       and outer.child_by_field_name("name") is not None):
+        return True
+    name = _name_node(fn)
+    if name is None:
+        return False
+    raw = ctx.source[name.start_byte:name.end_byte]
+    for m in re.finditer(rb"(?<![\w.])" + re.escape(raw) + rb"(?!\w)", ctx.source):
+        at = m.start()
+        if fn.start_byte <= at < fn.end_byte or ctx.index.is_protected(at):
+            continue
+        node = ctx.index.node_at(at, m.end())
+        if (node is not None and node.type == "identifier" and node.parent is not None
+                and node.parent.type == "call_expression" and _host_code(ctx, node)):
+            return True
+    return False
+
+
+def _host_device_emitted(ctx, node) -> bool:
+    """The call is in a __host__ __device__ function the host compile emits."""
+    fn = ctx.function_of(node)
+    while fn is not None and fn.type == "lambda_expression":
+        fn = ctx.function_of(fn)
+    return fn is not None and _host_device(ctx, fn) and _emitted_for_host(ctx, fn)
+
+
 @node_check("PORT192")
 def host_math(ctx, node, caps):
     fn = caps["fn"][0]
     name = ctx.text(fn)
-    if name not in _names() or not _host_code(ctx, node) or defines_own_function(ctx, name):
+    if name not in _names():
+        return None
+    host = _host_code(ctx, node)
+    if not (host or _host_device_emitted(ctx, node)) or defines_own_function(ctx, name):
         return None
     if name in _CLASSIFY and _math_h(ctx):
         return None
     args = args_of(node)
-    facts = {"call": compact(ctx.text(node), 50), "name": name}
+    facts = {"call": compact(ctx.text(node), 50), "name": name,
+             "where": "host code" if host else "a __host__ __device__ function the host compile emits"}
+    if not host and name not in _CLASSIFY:  # the device side keeps CUDA's device function: no one-expression fix
+        return Hit(node.start_byte, node.end_byte, facts)
     if name in _CLASSIFY:
         return Hit(node.start_byte, node.end_byte, facts,
                    fix(f"`std::{name}`: <cmath>'s host classification, the same answer", edit(fn.start_byte, fn.start_byte,
