@@ -99,6 +99,15 @@ def _emitted_for_host(ctx, fn) -> bool:
     if name is None:
         return False
     raw = ctx.source[name.start_byte:name.end_byte]
+    called = ctx.cache.setdefault("host_math.host_called", {})
+    key = (raw, fn.start_byte)
+    if key not in called:
+        called[key] = _host_calls(ctx, fn, raw)
+    return called[key]
+
+
+def _host_calls(ctx, fn, raw: bytes) -> bool:
+    """Host code of the file outside ``fn`` calls the function named ``raw``."""
     for m in re.finditer(rb"(?<![\w.])" + re.escape(raw) + rb"(?!\w)", ctx.source):
         at = m.start()
         if fn.start_byte <= at < fn.end_byte or ctx.index.is_protected(at):
