@@ -85,11 +85,23 @@ class _Problem:
     library: str = ""
 
 
+def _with_triggers(pattern: str, rule: str) -> str:
+    """A pattern's ``{triggers}``: the names of its findings rule (the catalogue's triggers), as alternatives,
+    so the list of names a message may quote is written once."""
+    if "{triggers}" not in pattern:
+        return pattern
+    from porter.findings.catalogue import catalogue
+
+    names = sorted((t.decode() for t in catalogue()[rule].triggers), key=len, reverse=True)
+    return pattern.replace("{triggers}", "|".join(re.escape(n) for n in names))
+
+
 @lru_cache(maxsize=1)
 def known_problems() -> tuple[tuple[_Problem, ...], tuple[_Problem, ...]]:
     with open(KNOWN_ERRORS, "rb") as fh:
         data = tomllib.load(fh)
-    problems = tuple(_Problem(re.compile(p["pattern"]), p.get("rule", ""), p["hint"]) for p in data.get("problem", []))
+    problems = tuple(_Problem(re.compile(_with_triggers(p["pattern"], p.get("rule", ""))), p.get("rule", ""), p["hint"])
+                     for p in data.get("problem", []))
     libs = tuple(_Problem(re.compile(p["pattern"]), "", f"install {p['package']}", p["name"])
                  for p in data.get("library", []))
     return problems, libs

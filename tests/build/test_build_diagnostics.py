@@ -148,3 +148,19 @@ def test_errors_after_the_first_in_an_outside_header_keep_its_include_stack(tmp_
         (str(inc / "lib.h"), 1, [("k.cpp", 2)]), (str(inc / "lib.h"), 2, [("k.cpp", 2)])]
     SourceMap.load(proj).apply(ds)
     assert [(d.source_file, d.source_line) for d in ds] == [("/src/k.cu", 1), ("/src/k.cu", 1)]
+
+
+def test_device_only_math_in_host_code_points_to_port192():
+    """clang's two messages for a CUDA math function HIP has for device code only (hipcc 5.2 and clang-19, the
+    PORT192 fixtures), for every name PORT192 reports: the pattern takes the names from the rule's entry."""
+    from porter.findings.catalogue import catalogue
+
+    names = [t.decode() for t in catalogue()["PORT192"].triggers]
+    assert {"rsqrtf", "normcdfinvf", "isfinite"} <= set(names)
+    for name in names:
+        for message in (f"no matching function for call to '{name}'",
+                        f"reference to __device__ function '{name}' in __host__ __device__ function"):
+            (d,) = parse(f"t.hip:9:12: error: {message}\n", cwd="/p", root="/p")
+            assert d.rule == "PORT192", message
+    (other,) = parse("t.hip:9:12: error: no matching function for call to 'rsqrtff'\n", cwd="/p", root="/p")
+    assert other.rule != "PORT192"
