@@ -14,7 +14,8 @@ What is read as pointing to const (from the text; a name whose declaration porte
 name declared ``const T*``, ``T const*``, ``const T name[]`` (a parameter, a local, a file-scope variable), the
 address of a const object or of an element of such an array or pointer, such a pointer plus or minus an offset,
 ``v.data()`` / ``s.c_str()`` of an object declared const (``const std::vector<float>& v``), a cast to a pointer to
-const, and a string literal.
+const, a string literal, a later declarator of a list (``const float *x = a, *y = b;``) and a member (``h.w``,
+``h->w``) declared ``const T*`` in the ``struct``/``class`` of the file that ``h``'s type names.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import re
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
 from porter.findings.predicates.common import bare, compact, edit, fix, target_before
-from porter.findings.predicates.declarations import declared
+from porter.findings.predicates.declarations import declared, member_declared
 
 CONST_SOURCE_FROM = "7.0"  # the first HIP whose hipMemcpyHtoD / hipMemcpyHtoDAsync take `const void* src`
 _SOURCE = 1  # the host source is the second argument of both
@@ -63,6 +64,12 @@ def _const_pointer(ctx, node) -> bool:
                 d = declared(ctx, base, ctx.text(base))
                 return d is not None and d.pointee_const()
         return False
+    if t == "field_expression":  # h.w, h->w: the member's declaration in the struct h's type names
+        obj, field_ = bare(node.child_by_field_name("argument")), node.child_by_field_name("field")
+        if obj is None or obj.type != "identifier" or field_ is None:
+            return False
+        d = member_declared(ctx, obj, ctx.text(field_))
+        return d is not None and d.pointee_const()
     if t == "binary_expression" and ctx.text(node.child_by_field_name("operator")) in ("+", "-"):
         sides = (bare(node.child_by_field_name(f)) for f in ("left", "right"))
         return any(_const_pointer(ctx, side) for side in sides if side is not None and side.type == "identifier")

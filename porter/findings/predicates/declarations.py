@@ -13,7 +13,8 @@ import functools
 import re
 
 from porter.findings import values
-from porter.findings.predicates.common import file_scope_places, matches_back, named_at, outermost_function
+from porter.findings.predicates.common import (file_scope_places, last_place, named_at,
+                                               outermost_function)
 from porter.findings.predicates.expr_types import NOT_TYPE_WORDS
 
 _QUALIFIER = rb"(?:const|volatile|__restrict__|__restrict)\b\s*"
@@ -36,12 +37,15 @@ class Declaration:
     the base type is const, ``levels[k]`` whether the pointer after the k-th star is (``const float* p``:
     [True, False]; ``float* const p``: [False, True]); an array's elements are the base type with its stars."""
 
-    def __init__(self, m: re.Match):
-        stars = m.group("stars").split(b"*")[1:]
+    def __init__(self, m: re.Match, listed: re.Match | None = None):
+        """``m``: a declaration's match; ``listed``: where the name is a later declarator of ``m``'s statement
+        (``const float *x = a, *y = b;``), its own stars and what follows it (the type is the statement's)."""
+        own = listed or m
+        stars = own.group("stars").split(b"*")[1:]
         self.word = m.group("word").split(b"<")[0].strip().split(b"::")[-1].decode("utf-8", "replace")
         self.levels = [b"const" in m.group("head").split() or bool(m.group("post"))] + [b"const" in s for s in stars]
         self.stars = len(stars)
-        self.array = m.group("next") == b"["
+        self.array = own.group("next") == b"["
 
     def pointee_const(self) -> bool:
         """The name's value, read as a pointer, points to const (an array's elements are const)."""
@@ -58,6 +62,71 @@ def _usable(m) -> bool:
     return m is not None and m.group("word").split(b"<")[0].strip() not in _NOT_TYPES
 
 
+_HEAD = (rb"(?P<head>(?:(?:const|volatile|static|extern|register|constexpr|unsigned|signed|long|short|struct|class"
+         rb"|typename)\s+)*)(?P<word>[A-Za-z_][\w:]*(?:\s*<[^;{}()]*?>)?)(?P<post>\s*\bconst\b)?\s*")
+_STARS = rb"(?P<stars>(?:\*\s*(?:" + _QUALIFIER + rb")*)*)&?\s*"
+# the first declarator of a statement, and a later one: ", *y" right before the name, "= ...", ";", "," or "[" after
+_FIRST = re.compile(rb"\s*" + _HEAD + _STARS + rb"[A-Za-z_]\w*\s*[=;,\[{]")
+_LATER = re.compile(rb",\s*" + _STARS + rb"(?P<name>)$")
+_AFTER = re.compile(rb"\s*(?P<next>[=;,\[{])")
+
+
+def _statement_start(code: bytes, pos: int, reach: int = 2000) -> int:
+    """Where the statement around ``pos`` starts (after a ``;``, ``{``, ``}`` or a preprocessor line, brackets
+    of initializers skipped); -1 inside parentheses or brackets (a call's or a parameter list's comma)."""
+    depth, i, stop = 0, pos - 1, max(0, pos - reach)
+    while i >= stop:
+        c = code[i]
+        if c in b")]":
+            depth += 1
+        elif c in b"([":
+            if depth == 0:
+                return -1
+            depth -= 1
+        elif c == 0x7D:  # }
+            if depth == 0:
+                return i + 1
+            depth += 1
+        elif c == 0x7B:  # {
+            if depth == 0:
+                return i + 1
+            depth -= 1
+        elif c == 0x3B and depth == 0:  # ;
+            return i + 1
+        elif c == 0x0A and depth == 0 and code[i + 1:pos].lstrip(b" \t").startswith(b"#"):
+            return code.find(b"\n", i + 1, pos) + 1 or -1
+        i -= 1
+    return 0 if stop == 0 and depth == 0 else -1
+
+
+def _listed_at(code: bytes, at: int, size: int) -> Declaration | None:
+    """The name at ``at`` as a later declarator of a declaration (``const float *x = nullptr, *y = nullptr;``,
+    ``CUdeviceptr a, b;``): the statement's type with the name's own stars (C++ shares the type specifiers)."""
+    later = _LATER.search(code, max(0, at - 40), at)
+    after = _AFTER.match(code, at + size)
+    if later is None or after is None:
+        return None
+    start = _statement_start(code, later.start())
+    if start < 0:
+        return None
+    first = _FIRST.match(code, start, later.start() + 1)
+    if not _usable(first):
+        return None
+
+    class _Own:  # the name's own stars and what follows it
+        def group(self, g):
+            return later.group("stars") if g == "stars" else after.group("next")
+
+    return Declaration(first, _Own())
+
+
+def _declaration_at(rx, code: bytes, at: int, size: int, start: int = 0) -> Declaration | None:
+    m = named_at(rx, code, at, size)
+    if m is not None:
+        return Declaration(m) if _usable(m) and m.start() >= start else None
+    return _listed_at(code, at, size)
+
+
 def declared(ctx, at, name: str) -> Declaration | None:
     """The last declaration of ``name`` above ``at``: in its function (its parameters included), else at file
     scope (not another function's parameter or local); None where none is read."""
@@ -66,11 +135,48 @@ def declared(ctx, at, name: str) -> Declaration | None:
     key = name.encode()
     rx = _declaration(key)
     if fn is not None:
-        for m in matches_back(rx, code, key, fn.start_byte, at.start_byte):
-            if _usable(m) and m.start() >= fn.start_byte:
-                return Declaration(m)
+        place = last_place(code, key, fn.start_byte, at.start_byte)
+        while place >= 0:
+            d = _declaration_at(rx, code, place, len(key), fn.start_byte)
+            if d is not None:
+                return d
+            place = last_place(code, key, fn.start_byte, place)
     for place in file_scope_places(ctx, code, key, fn.start_byte if fn is not None else at.start_byte):
-        m = named_at(rx, code, place, len(key))
-        if _usable(m):
-            return Declaration(m)
+        d = _declaration_at(rx, code, place, len(key))
+        if d is not None:
+            return d
+    return None
+
+
+def _body_end(code: bytes, open_brace: int) -> int:
+    depth = 0
+    for i in range(open_brace, len(code)):
+        c = code[i]
+        if c == 0x7B:
+            depth += 1
+        elif c == 0x7D:
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def member_declared(ctx, obj, field: str) -> Declaration | None:
+    """The declaration of member ``field`` of the object named by the identifier ``obj`` (``h.w``, ``h->w``):
+    ``obj``'s declared type word, a ``struct``/``class`` of that name defined in the file, the member's last
+    declaration in its body (a later declarator of a list too); None where any of it is not read."""
+    d = declared(ctx, obj, ctx.text(obj))
+    if d is None:
+        return None
+    code = values.blanked_code(ctx)
+    key = field.encode()
+    rx = _declaration(key)
+    for m in re.finditer(rb"\b(?:struct|class)\s+" + re.escape(d.word.encode()) + rb"\b[^;{()]*\{", code):
+        end = _body_end(code, m.end() - 1)
+        place = last_place(code, key, m.end(), end) if end > 0 else -1
+        while place >= 0:
+            found = _declaration_at(rx, code, place, len(key), m.end())
+            if found is not None:
+                return found
+            place = last_place(code, key, m.end(), place)
     return None
