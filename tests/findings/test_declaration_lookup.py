@@ -113,3 +113,17 @@ def test_a_short_name_is_tried_only_where_it_is_a_whole_word(monkeypatch):
     monkeypatch.setattr(declarations, "named_at", counting)
     assert _port190_lines(text.encode()) == []  # `n` is the file's int
     assert 0 < len(tried) <= 3, tried
+
+
+def test_a_member_is_read_in_the_struct_a_project_header_defines(tmp_path):
+    """PORT191 (hipMemcpyHtoD's `void*` source before HIP 7): `h.w` where the project's header declares
+    `const float* w;` in the struct `h`'s type names is a pointer to const; `h.grad` (`float*`) is not, even
+    of a const object (the pointer is const, not the data)."""
+    (tmp_path / "weights.h").write_text("#pragma once\n#include <cstddef>\nstruct Weights {\n"
+                                        "    const float* w;  // read only\n    float* grad;\n    size_t n;\n};\n")
+    src = (b'#include <cuda.h>\n#include "weights.h"\n'
+           b"CUresult up(CUdeviceptr d, const Weights& h) { return cuMemcpyHtoD(d, h.w, h.n * 4); }\n"
+           b"CUresult ug(CUdeviceptr d, const Weights& h) { return cuMemcpyHtoD(d, h.grad, h.n * 4); }\n")
+    (tmp_path / "upload.cu").write_bytes(src)
+    found = [f.line for f in scan(src, "upload.cu", options=R52, file=tmp_path / "upload.cu") if f.rule == "PORT191"]
+    assert found == [3]

@@ -161,17 +161,8 @@ def _body_end(code: bytes, open_brace: int) -> int:
     return -1
 
 
-def member_declared(ctx, obj, field: str) -> Declaration | None:
-    """The declaration of member ``field`` of the object named by the identifier ``obj`` (``h.w``, ``h->w``):
-    ``obj``'s declared type word, a ``struct``/``class`` of that name defined in the file, the member's last
-    declaration in its body (a later declarator of a list too); None where any of it is not read."""
-    d = declared(ctx, obj, ctx.text(obj))
-    if d is None:
-        return None
-    code = values.blanked_code(ctx)
-    key = field.encode()
-    rx = _declaration(key)
-    for m in re.finditer(rb"\b(?:struct|class)\s+" + re.escape(d.word.encode()) + rb"\b[^;{()]*\{", code):
+def _member_in(code: bytes, word: bytes, key: bytes, rx) -> Declaration | None:
+    for m in re.finditer(rb"\b(?:struct|class)\s+" + re.escape(word) + rb"\b[^;{()]*\{", code):
         end = _body_end(code, m.end() - 1)
         place = last_place(code, key, m.end(), end) if end > 0 else -1
         while place >= 0:
@@ -180,3 +171,22 @@ def member_declared(ctx, obj, field: str) -> Declaration | None:
                 return found
             place = last_place(code, key, m.end(), place)
     return None
+
+
+def member_declared(ctx, obj, field: str) -> Declaration | None:
+    """The declaration of member ``field`` of the object named by the identifier ``obj`` (``h.w``, ``h->w``):
+    ``obj``'s declared type word, a ``struct``/``class`` of that name defined in the file or in a project header
+    it includes (values.unit_of), the member's last declaration in its body (a later declarator of a list too);
+    None where any of it is not read."""
+    d = declared(ctx, obj, ctx.text(obj))
+    if d is None:
+        return None
+    word, key = d.word.encode(), field.encode()
+    rx = _declaration(key)
+    found = _member_in(values.blanked_code(ctx), word, key, rx)
+    for _shown, path in () if found is not None else values.unit_of(ctx).header_paths:
+        code = values.header_code(path)
+        found = _member_in(code, word, key, rx) if code else None
+        if found is not None:
+            break
+    return found
