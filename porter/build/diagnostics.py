@@ -92,8 +92,7 @@ def _with_triggers(pattern: str, rule: str) -> str:
         return pattern
     from porter.findings.catalogue import catalogue
 
-    names = sorted((t.decode() for t in catalogue()[rule].triggers), key=len, reverse=True)
-    return pattern.replace("{triggers}", "|".join(re.escape(n) for n in names))
+    return pattern.replace("{triggers}", "|".join(re.escape(t.decode()) for t in catalogue()[rule].triggers))
 
 
 @lru_cache(maxsize=1)

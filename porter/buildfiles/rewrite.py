@@ -506,9 +506,11 @@ def _assignments(text: str) -> dict[str, list[tuple[str, str, bool]]]:
     return out
 
 
-def _variables(text: str) -> dict[str, list[str]]:
-    """Every value each Make variable is given (all branches of a conditional, appends included)."""
-    return {name: [value for _, value, _ in given] for name, given in _assignments(text).items()}
+def _variables(text: str, assignments: dict | None = None) -> dict[str, list[str]]:
+    """Every value each Make variable is given (all branches of a conditional, appends included); from the
+    file's ``assignments`` where they are read already."""
+    given_all = _assignments(text) if assignments is None else assignments
+    return {name: [value for _, value, _ in given] for name, given in given_all.items()}
 
 
 def _always_arch(value: str, assignments: dict[str, list[tuple[str, str, bool]]], depth: int = 0) -> bool:
@@ -695,7 +697,7 @@ def compile_arch_added(text: str, edits: list[Edit], ctx: Context, arch_ref: str
     comments = comment_spans(text)
     probe = apply_edits(text, edits)
     assignments = _assignments(probe)
-    variables = _variables(probe)
+    variables = _variables(probe, assignments)
     variables.setdefault("HIPCC", ["hipcc"])  # HIPCC ?= hipcc comes with the insertions
     out = list(edits)
     for a, b, prereqs in _recipes(text):

@@ -59,21 +59,24 @@ def call_arguments(text, pos: int, limit: int | None = None) -> tuple[list[tuple
 
 
 @lru_cache(maxsize=16)
-def _marks(open_: str, close: str, stop: str) -> re.Pattern:
-    return re.compile("[" + re.escape(open_ + close + stop) + "]")
+def _marks(open_: str, close: str, stop: str, binary: bool) -> re.Pattern:
+    pattern = "[" + re.escape(open_ + close + stop) + "]"
+    return re.compile(pattern.encode() if binary else pattern)
 
 
-def closing(text: str, at: int, open_: str, close: str, limit: int | None = None, stop: str = "") -> int | None:
+def closing(text, at: int, open_: str, close: str, limit: int | None = None, stop: str = "") -> int | None:
     """The offset of the ``close`` that closes the ``open_`` at ``at`` (one character each), looking at most
     ``limit`` characters on; None when it does not close there, or when one of ``stop`` comes first at any
-    depth (``;{}`` ends the search for a template argument list's '>')."""
+    depth (``;{}`` ends the search for a template argument list's '>').  ``text``: str or bytes."""
     end = len(text) if limit is None else min(len(text), at + limit)
     depth = 0
-    for m in _marks(open_, close, stop).finditer(text, at, end):
+    binary = isinstance(text, (bytes, bytearray))
+    opens, closes = (open_.encode(), close.encode()) if binary else (open_, close)
+    for m in _marks(open_, close, stop, binary).finditer(text, at, end):
         ch = m.group()
-        if ch == open_:
+        if ch == opens:
             depth += 1
-        elif ch == close:
+        elif ch == closes:
             depth -= 1
             if depth == 0:
                 return m.start()

@@ -39,6 +39,7 @@ import re
 from pathlib import Path
 
 from porter.parse import lexical
+from porter.parse.brackets import closing
 
 # (start, end, text): tree-sitter reads ``text`` (len == end - start) instead of source[start:end]
 Mend = tuple[int, int, bytes]
@@ -333,17 +334,8 @@ def _arguments_end(code, pos: int) -> int:
         pos += 1
     if pos >= n or code[pos] != 40:
         return -1
-    depth = 0
-    stop = min(n, pos + _MAX_ARGS)
-    for k in range(pos, stop):
-        ch = code[k]
-        if ch == 40:
-            depth += 1
-        elif ch == 41:
-            depth -= 1
-            if depth == 0:
-                return k + 1
-    return -1
+    end = closing(code, pos, "(", ")", limit=_MAX_ARGS)
+    return -1 if end is None else end + 1
 
 
 def _alone(code, end: int) -> bool:

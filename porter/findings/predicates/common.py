@@ -185,15 +185,21 @@ def last_place(code, key: bytes, start: int, end: int) -> int:
     return at
 
 
+def places_back(code, key: bytes, start: int, end: int):
+    """Each place the identifier ``key`` occurs whole in ``code[start:end]``, from the last one back."""
+    at = last_place(code, key, start, end)
+    while at >= 0:
+        yield at
+        at = last_place(code, key, start, at)
+
+
 def matches_back(rx, code, key: bytes, start: int, end: int):
     """The matches of ``rx`` (a declaration pattern with a ``name`` group) named at each place the identifier
     ``key`` occurs whole in ``code[start:end]``, from the last place back (named_at's)."""
-    at = last_place(code, key, start, end)
-    while at >= 0:
+    for at in places_back(code, key, start, end):
         m = named_at(rx, code, at, len(key))
         if m is not None:
             yield m
-        at = last_place(code, key, start, at)
 
 
 # what is not namespace scope: a name declared inside one of these (a parameter, a local, a class member, a
@@ -253,6 +259,23 @@ def named_at(rx, code, at: int, size: int, reach: int = 240):
         if m.start("name") == at:
             return m
     return None
+
+
+def identifier_nodes(ctx, start: int, end: int, name: str, root=None, kinds=("identifier",)):
+    """The nodes of ``name`` (of one of ``kinds``) in bytes [start, end) of the file: not in comments, literals
+    or macro bodies, not a member after '.'.  ``root``: a node that spans them (a function), whose tree they
+    are taken from; else each from ``ctx.index.node_at``."""
+    raw = name.encode()
+    for m in re.compile(rb"(?<![\w.])" + re.escape(raw) + rb"(?!\w)").finditer(ctx.source, start, end):
+        at = m.start()
+        if root is None and ctx.index.is_protected(at):
+            continue  # a comment or a literal (no tree is asked for it)
+        node = root.descendant_for_byte_range(at, at + len(raw)) if root is not None else \
+            ctx.index.node_at(at, at + len(raw))
+        if node is None or node.type not in kinds or node.start_byte != at or node.end_byte != at + len(raw):
+            continue
+        if node.parent is not None:
+            yield node
 
 
 def target_before(ctx, version: str) -> bool:

@@ -15,7 +15,8 @@ name declared ``const T*``, ``T const*``, ``const T name[]`` (a parameter, a loc
 address of a const object or of an element of such an array or pointer, such a pointer plus or minus an offset,
 ``v.data()`` / ``s.c_str()`` of an object declared const (``const std::vector<float>& v``), a cast to a pointer to
 const, a string literal, a later declarator of a list (``const float *x = a, *y = b;``) and a member (``h.w``,
-``h->w``) declared ``const T*`` in the ``struct``/``class`` of the file that ``h``'s type names.
+``h->w``) declared ``const T*`` in the ``struct``/``class`` that ``h``'s type names (in the file or a
+project header it includes).
 """
 
 from __future__ import annotations

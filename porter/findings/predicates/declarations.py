@@ -13,23 +13,26 @@ import functools
 import re
 
 from porter.findings import values
-from porter.findings.predicates.common import (file_scope_places, last_place, named_at,
-                                               outermost_function)
+from porter.findings.predicates.common import file_scope_places, named_at, outermost_function, places_back
 from porter.findings.predicates.expr_types import NOT_TYPE_WORDS
+from porter.parse.brackets import closing
 
 _QUALIFIER = rb"(?:const|volatile|__restrict__|__restrict)\b\s*"
 _NOT_TYPES = frozenset(w.encode() for w in NOT_TYPE_WORDS)
 
 
+# qualifiers and type words, the type (a template's arguments kept), const after it; the stars with their
+# qualifiers and a reference
+_HEAD = (rb"(?P<head>(?:(?:const|volatile|static|extern|register|constexpr|unsigned|signed|long|short|struct|class"
+         rb"|typename)\s+)*)(?P<word>[A-Za-z_][\w:]*(?:\s*<[^;{}()]*?>)?)(?P<post>\s*\bconst\b)?\s*")
+_STARS = rb"(?P<stars>(?:\*\s*(?:" + _QUALIFIER + rb")*)*)&?\s*"
+
+
 @functools.lru_cache(maxsize=256)
 def _declaration(name: bytes) -> re.Pattern:
-    # qualifiers and type words, the type (a template's arguments kept), const after it, the stars with their
-    # qualifiers, a reference, the name, what follows a declared name
-    return re.compile(
-        rb"(?<![\w:.>])(?P<head>(?:(?:const|volatile|static|extern|register|constexpr|unsigned|signed|long|short"
-        rb"|struct|class|typename)\s+)*)(?P<word>[A-Za-z_][\w:]*(?:\s*<[^;{}()]*?>)?)(?P<post>\s*\bconst\b)?\s*"
-        rb"(?P<stars>(?:\*\s*(?:" + _QUALIFIER + rb")*)*)&?\s*(?<![\w])(?P<name>" + re.escape(name)
-        + rb")\s*(?P<next>[=;,)\[{(:])")
+    # the type, the stars, the name, what follows a declared name
+    return re.compile(rb"(?<![\w:.>])" + _HEAD + _STARS + rb"(?<![\w])(?P<name>" + re.escape(name)
+                      + rb")\s*(?P<next>[=;,)\[{(:])")
 
 
 class Declaration:
@@ -37,15 +40,14 @@ class Declaration:
     the base type is const, ``levels[k]`` whether the pointer after the k-th star is (``const float* p``:
     [True, False]; ``float* const p``: [False, True]); an array's elements are the base type with its stars."""
 
-    def __init__(self, m: re.Match, listed: re.Match | None = None):
-        """``m``: a declaration's match; ``listed``: where the name is a later declarator of ``m``'s statement
-        (``const float *x = a, *y = b;``), its own stars and what follows it (the type is the statement's)."""
-        own = listed or m
-        stars = own.group("stars").split(b"*")[1:]
+    def __init__(self, m: re.Match, stars: bytes | None = None, following: bytes | None = None):
+        """``m``: a declaration's match; for a later declarator of ``m``'s statement (``const float *x = a,
+        *y = b;``: the type is the statement's) the name's own ``stars`` and the character ``following`` it."""
+        stars = (m.group("stars") if stars is None else stars).split(b"*")[1:]
         self.word = m.group("word").split(b"<")[0].strip().split(b"::")[-1].decode("utf-8", "replace")
         self.levels = [b"const" in m.group("head").split() or bool(m.group("post"))] + [b"const" in s for s in stars]
         self.stars = len(stars)
-        self.array = own.group("next") == b"["
+        self.array = (m.group("next") if following is None else following) == b"["
 
     def pointee_const(self) -> bool:
         """The name's value, read as a pointer, points to const (an array's elements are const)."""
@@ -62,9 +64,6 @@ def _usable(m) -> bool:
     return m is not None and m.group("word").split(b"<")[0].strip() not in _NOT_TYPES
 
 
-_HEAD = (rb"(?P<head>(?:(?:const|volatile|static|extern|register|constexpr|unsigned|signed|long|short|struct|class"
-         rb"|typename)\s+)*)(?P<word>[A-Za-z_][\w:]*(?:\s*<[^;{}()]*?>)?)(?P<post>\s*\bconst\b)?\s*")
-_STARS = rb"(?P<stars>(?:\*\s*(?:" + _QUALIFIER + rb")*)*)&?\s*"
 # the first declarator of a statement, and a later one: ", *y" right before the name, "= ...", ";", "," or "[" after
 _FIRST = re.compile(rb"\s*" + _HEAD + _STARS + rb"[A-Za-z_]\w*\s*[=;,\[{]")
 _LATER = re.compile(rb",\s*" + _STARS + rb"(?P<name>)$")
@@ -112,12 +111,7 @@ def _listed_at(code: bytes, at: int, size: int) -> Declaration | None:
     first = _FIRST.match(code, start, later.start() + 1)
     if not _usable(first):
         return None
-
-    class _Own:  # the name's own stars and what follows it
-        def group(self, g):
-            return later.group("stars") if g == "stars" else after.group("next")
-
-    return Declaration(first, _Own())
+    return Declaration(first, later.group("stars"), after.group("next"))
 
 
 def _declaration_at(rx, code: bytes, at: int, size: int, start: int = 0) -> Declaration | None:
@@ -135,12 +129,10 @@ def declared(ctx, at, name: str) -> Declaration | None:
     key = name.encode()
     rx = _declaration(key)
     if fn is not None:
-        place = last_place(code, key, fn.start_byte, at.start_byte)
-        while place >= 0:
+        for place in places_back(code, key, fn.start_byte, at.start_byte):
             d = _declaration_at(rx, code, place, len(key), fn.start_byte)
             if d is not None:
                 return d
-            place = last_place(code, key, fn.start_byte, place)
     for place in file_scope_places(ctx, code, key, fn.start_byte if fn is not None else at.start_byte):
         d = _declaration_at(rx, code, place, len(key))
         if d is not None:
@@ -148,28 +140,13 @@ def declared(ctx, at, name: str) -> Declaration | None:
     return None
 
 
-def _body_end(code: bytes, open_brace: int) -> int:
-    depth = 0
-    for i in range(open_brace, len(code)):
-        c = code[i]
-        if c == 0x7B:
-            depth += 1
-        elif c == 0x7D:
-            depth -= 1
-            if depth == 0:
-                return i
-    return -1
-
-
 def _member_in(code: bytes, word: bytes, key: bytes, rx) -> Declaration | None:
     for m in re.finditer(rb"\b(?:struct|class)\s+" + re.escape(word) + rb"\b[^;{()]*\{", code):
-        end = _body_end(code, m.end() - 1)
-        place = last_place(code, key, m.end(), end) if end > 0 else -1
-        while place >= 0:
+        end = closing(code, m.end() - 1, "{", "}")
+        for place in places_back(code, key, m.end(), end) if end is not None else ():
             found = _declaration_at(rx, code, place, len(key), m.end())
             if found is not None:
                 return found
-            place = last_place(code, key, m.end(), place)
     return None
 
 

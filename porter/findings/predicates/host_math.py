@@ -21,8 +21,9 @@ import re
 
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
-from porter.findings.predicates.common import args_of, compact, edit, fix
+from porter.findings.predicates.common import args_of, compact, edit, fix, identifier_nodes
 from porter.findings.predicates.expr_types import defines_own_function
+from porter.findings.predicates.host_half import function_name
 
 _CLASSIFY = frozenset({"isfinite", "isnan", "isinf"})
 _MATH_H = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"]math\.h[>\"]", re.M)
@@ -68,63 +69,34 @@ def _host_code(ctx, node) -> bool:
     return not ctx.is_device_function(fn)
 
 
-def _host_device(ctx, fn) -> bool:
+def _host_device_emitted(ctx, node) -> bool:
+    """The call is in a __host__ __device__ function that the host compile emits too, where a device-only call
+    stops it ("reference to __device__ function 'rsqrtf' in __host__ __device__ function", hipcc 5.2 and
+    clang-19): one with external linkage that is neither inline nor a template (always emitted), or one that host
+    code of the file calls (an inline, static or template one is emitted where it is used)."""
+    fn = ctx.function_of(node)
+    while fn is not None and fn.type == "lambda_expression":
+        fn = ctx.function_of(fn)
+    if fn is None:
+        return False
     head = ctx.source[fn.start_byte:(fn.child_by_field_name("body") or fn).start_byte]
-    return _HOST.search(head) is not None and _DEVICE.search(head) is not None
-
-
-def _name_node(fn):
-    d = fn.child_by_field_name("declarator")
-    while d is not None and d.type not in ("identifier", "field_identifier", "qualified_identifier",
-                                           "destructor_name", "operator_name"):
-        d = d.child_by_field_name("declarator")
-    while d is not None and d.type == "qualified_identifier":
-        d = d.child_by_field_name("name")
-    return d if d is not None and d.type in ("identifier", "field_identifier") else None
-
-
-def _emitted_for_host(ctx, fn) -> bool:
-    """A __host__ __device__ function is compiled for the host too, where a device-only call stops it
-    ("reference to __device__ function 'rsqrtf' in __host__ __device__ function", hipcc 5.2 and clang-19),
-    when it has external linkage and is neither inline nor a template (always emitted), or when host code
-    of the file calls it (an inline, static or template one is emitted where it is used)."""
-    head = ctx.source[fn.start_byte:(fn.child_by_field_name("body") or fn).start_byte]
+    if _HOST.search(head) is None or _DEVICE.search(head) is None:
+        return False
     outer = fn.parent
     while outer is not None and outer.type in ("linkage_specification", "declaration_list", "translation_unit"):
         outer = outer.parent
     if not _INTERNAL.search(head) and (outer is None or outer.type == "namespace_definition"
                                        and outer.child_by_field_name("name") is not None):
         return True
-    name = _name_node(fn)
-    if name is None:
+    name = function_name(ctx.source, fn)
+    if not name:
         return False
-    raw = ctx.source[name.start_byte:name.end_byte]
     called = ctx.cache.setdefault("host_math.host_called", {})
-    key = (raw, fn.start_byte)
+    key = (name, fn.start_byte)
     if key not in called:
-        called[key] = _host_calls(ctx, fn, raw)
+        called[key] = any(not fn.start_byte <= n.start_byte < fn.end_byte and n.parent.type == "call_expression"
+                          and _host_code(ctx, n) for n in identifier_nodes(ctx, 0, len(ctx.source), name))
     return called[key]
-
-
-def _host_calls(ctx, fn, raw: bytes) -> bool:
-    """Host code of the file outside ``fn`` calls the function named ``raw``."""
-    for m in re.finditer(rb"(?<![\w.])" + re.escape(raw) + rb"(?!\w)", ctx.source):
-        at = m.start()
-        if fn.start_byte <= at < fn.end_byte or ctx.index.is_protected(at):
-            continue
-        node = ctx.index.node_at(at, m.end())
-        if (node is not None and node.type == "identifier" and node.parent is not None
-                and node.parent.type == "call_expression" and _host_code(ctx, node)):
-            return True
-    return False
-
-
-def _host_device_emitted(ctx, node) -> bool:
-    """The call is in a __host__ __device__ function the host compile emits."""
-    fn = ctx.function_of(node)
-    while fn is not None and fn.type == "lambda_expression":
-        fn = ctx.function_of(fn)
-    return fn is not None and _host_device(ctx, fn) and _emitted_for_host(ctx, fn)
 
 
 @node_check("PORT192")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from porter.findings.predicates.common import function_name
+from porter.findings.predicates.common import function_name, identifier_nodes
 from porter.findings.predicates.lds import evaluate_text
 
 FULL32 = 0xFFFFFFFF
@@ -47,7 +47,7 @@ def full_mask_line(ctx, call, mask) -> int | None:
     if _in_macro_body(ctx, name):
         return None
     declaration = None
-    for node in _occurrences(ctx, fn.start_byte, fn.end_byte, name, fn):
+    for node in identifier_nodes(ctx, fn.start_byte, fn.end_byte, name, fn):
         parent = node.parent
         if parent.type == "init_declarator" and _same(parent.child_by_field_name("declarator"), node):
             if declaration is not None:
@@ -87,7 +87,7 @@ _WRAPPED = {"array_declarator": "declarator", "qualified_identifier": "name"}
 
 def declares(ctx, fn, name: str) -> bool:
     """``fn`` declares a variable or parameter ``name`` (which then hides any of the file's)."""
-    return any(_declared(node) for node in _occurrences(ctx, fn.start_byte, fn.end_byte, name, fn))
+    return any(_declared(node) for node in identifier_nodes(ctx, fn.start_byte, fn.end_byte, name, fn))
 
 
 def declared_in(ctx, start: int, end: int, name: str) -> bool:
@@ -95,7 +95,7 @@ def declared_in(ctx, start: int, end: int, name: str) -> bool:
     bodies) is the name a declaration declares: a variable, a parameter, a template parameter, a member,
     an enumerator or a function.  Only the nodes at its occurrences are asked for (``ctx.index.node_at``:
     in a big file, the trees of their regions alone)."""
-    return any(_declared(node) for node in _occurrences(ctx, start, end, name, None, _NAMES))
+    return any(_declared(node) for node in identifier_nodes(ctx, start, end, name, None, _NAMES))
 
 
 _NAMES = ("identifier", "field_identifier")
@@ -111,23 +111,6 @@ def _declared(node) -> bool:
         child, parent = parent, parent.parent
     field = _DECLARES.get(parent.type) if parent is not None else None
     return field is not None and any(_same(d, child) for d in parent.children_by_field_name(field))
-
-
-def _occurrences(ctx, start: int, end: int, name: str, root=None, kinds=("identifier",)):
-    """The nodes of ``name`` (of one of ``kinds``) in bytes [start, end) of the file: not in comments, literals
-    or macro bodies, not a member after '.'.  ``root``: a node that spans them (a function), whose tree they
-    are taken from; else each from ``ctx.index.node_at``."""
-    raw = name.encode()
-    for m in re.compile(rb"(?<![\w.])" + re.escape(raw) + rb"(?!\w)").finditer(ctx.source, start, end):
-        at = m.start()
-        if root is None and ctx.index.is_protected(at):
-            continue  # a comment or a literal (no tree is asked for it)
-        node = root.descendant_for_byte_range(at, at + len(raw)) if root is not None else \
-            ctx.index.node_at(at, at + len(raw))
-        if node is None or node.type not in kinds or node.start_byte != at or node.end_byte != at + len(raw):
-            continue
-        if node.parent is not None:
-            yield node
 
 
 def _read(ctx, node) -> bool:
