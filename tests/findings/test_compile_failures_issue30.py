@@ -449,6 +449,12 @@ def test_host_math_fails_where_port192_says(build):
     math_h = (more / "negative_math_h.cu").read_bytes()
     assert not _rules(scan(math_h, "t.cu", options=R52), "PORT192")
     _ok(build(translate(math_h, "t.cu", R52).output, "hostmath_math_h"))
+    # in a __host__ __device__ function std::isfinite changes the device side too: a fix to review, not a safe one
+    hd = (more / "positive_host_device.cu").read_bytes()
+    (classify,) = [f for f in scan(hd, "t.cu", options=R52) if f.rule == "PORT192" and "isfinite" in f.message]
+    assert classify.fix is not None and not classify.fix.safe
+    (host,) = [f for f in scan(b"bool ok(float x) { return isfinite(x); }\n", "t.cu", options=R52) if f.rule == "PORT192"]
+    assert host.fix.safe
     # __host__ __device__ functions the host compile never emits (inline, static, template; device callers only)
     unemitted = (more / "negative_host_device.cu").read_bytes()
     assert not _rules(scan(unemitted, "t.cu", options=R52), "PORT192")

@@ -115,10 +115,10 @@ def host_math(ctx, node, caps):
              "where": "host code" if host else "a __host__ __device__ function the host compile emits"}
     if not host and name not in _CLASSIFY:  # the device side keeps CUDA's device function: no one-expression fix
         return Hit(node.start_byte, node.end_byte, facts)
-    if name in _CLASSIFY:
+    if name in _CLASSIFY:  # in a __host__ __device__ function the device side changes too: not executed, a review
         return Hit(node.start_byte, node.end_byte, facts,
                    fix(f"`std::{name}`: <cmath>'s host classification, the same answer", edit(fn.start_byte, fn.start_byte,
-                                                                                           "std::")))
+                                                                                           "std::"), safe=host))
     if name == "rsqrtf" and len(args) == 1:
         return Hit(node.start_byte, node.end_byte, facts,
                    fix("CUDA's host rsqrtf, computed as it computes it: `(float)(1.0 / std::sqrt((double)(x)))`",
