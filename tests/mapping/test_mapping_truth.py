@@ -66,6 +66,16 @@ def test_a_header_newer_than_the_floor_carries_its_release(db, truth):
     assert late == []
 
 
+def test_bf16_raw_structs_map_from_the_release_that_declares_them(db, truth):
+    # CUDA's __nv_bfloat16_raw / __nv_bfloat162_raw are { unsigned short x; } aligned 2 and { x, y } aligned 4
+    # (cuda_bf16.h 13.0); hip_bf16.h declares __hip_bfloat16_raw / __hip_bfloat162_raw with the same members and
+    # alignment from ROCm 6.2.0 (HIP's header names by release): before that the port cannot build
+    for cuda, hip in (("__nv_bfloat16_raw", "__hip_bfloat16_raw"), ("__nv_bfloat162_raw", "__hip_bfloat162_raw")):
+        e = db.identifiers[cuda]
+        assert e.renames and e.hip == hip and e.since_hip == "6.2"
+        assert truth.declared(hip) is not None
+
+
 def test_thrust_headers_rocthrust_lacks_are_not_emitted(db, truth):
     # CUDA 13's Thrust has headers rocThrust 5.7.1 does not ship: kept as they are, they would not be found
     absent = [e for e in db.headers.values() if e.cuda.startswith("thrust/") and "header gate" in e.source]
