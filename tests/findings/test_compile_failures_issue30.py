@@ -483,3 +483,29 @@ def test_the_rsqrtf_fix_gives_cudas_host_result(tmp_path):
                "    uint32_t b; std::memcpy(&b, &r, 4); std::printf(\"%08x %08x\\n\", u, b); }\n}\n")
     got = {int(a, 16): int(b, 16) for a, b in (line.split() for line in run_host_program(program, "rsqrtf", tmp_path).split("\n") if line.strip())}
     assert got == CUDA_HOST_RSQRTF
+
+
+# ---------------------------------------------------------------- the `register` storage class (PORT193)
+def test_register_fails_where_port193_says_and_compiles_without_it(build):
+    """HeCBench's ntt declares its butterflies' samples `register`: nvcc 13 compiles that as C++17, clang
+    rejects it in C++17 (HIP's language: clang-19's default, and the -std=c++17 the project passes hipcc 5.2).
+    The port fails with both on exactly the lines PORT193 flags; with the safe fix it compiles."""
+    fixtures = Path(__file__).with_name("fixtures") / "PORT193"
+    src = (fixtures / "positive.cu").read_bytes()
+    flagged = {line for _r, line in _rules(scan(src, "t.cu", options=R52), "PORT193")}
+    assert flagged == {i for i, line in enumerate(src.decode().splitlines(), 1) if "expect: PORT193" in line}
+    for arch, (rc, out) in build(translate(src, "t.cu", R52).output, "register", ("-std=c++17",)).items():
+        failing = {int(m) for m in re.findall(r"register\.hip:(\d+):\d+: error:", out)}
+        assert rc != 0 and failing == flagged, (arch, sorted(failing), sorted(flagged), out[-1500:])
+    _ok(build(_fixed_port(src), "register_fixed", ("-std=c++17",)))
+    _ok(build(translate((fixtures / "negative.cu").read_bytes(), "t.cu", R52).output, "register_negative", ("-std=c++17",)))
+
+
+def test_register_is_left_where_it_means_something():
+    # a GNU explicit register variable: the keyword goes with the asm label (removing it makes another declaration)
+    explicit = b"void f() { register unsigned long sp asm(\"rsp\"); (void)sp; }\n"
+    assert not _rules(scan(explicit, "t.cu", options=R52), "PORT193")
+    # a C source: C keeps `register` (and the address of such a variable cannot be taken there)
+    c_code = b"int sum(const int* v, int n) { register int s = 0; for (int i = 0; i < n; i++) s += v[i]; return s; }\n"
+    assert not _rules(scan(c_code, "sum.c", options=R52), "PORT193")
+    assert _rules(scan(c_code, "sum.cpp", options=R52), "PORT193") == [("PORT193", 1)]
