@@ -309,10 +309,12 @@ class _Runner:
         return None
 
 
-def _unexplained_failure(r: proc.Result, ds: list[Diagnostic], what: str) -> Diagnostic | None:
+def _unexplained_failure(r: proc.Result, ds: list[Diagnostic], what: str,
+                         makefile: Path | None = None) -> Diagnostic | None:
     """A step that failed and printed no error porter reads (a message another compile broke, a recipe
     that is not a compiler): an error with the last lines it printed, so a failed build always says
-    something about why."""
+    something about why (for make's "No rule to make target", which files the rule that would make it
+    lacks)."""
     if r.ok or r.cancelled or any(d.severity == "error" for d in ds):
         return None
     lines = [ln.strip() for ln in r.stdout.splitlines() if ln.strip()]
@@ -321,7 +323,31 @@ def _unexplained_failure(r: proc.Result, ds: list[Diagnostic], what: str) -> Dia
     d = Diagnostic("", 0, 0, "error", f"{what} failed (exit {r.returncode}): " + " | ".join(said[-3:])[:400],
                    unit=what)
     classify(d)  # (e.g. a file the Makefile names outside the converted folder)
+    if makefile is not None and not d.hint:
+        d.hint = _unmade_hint(r.stdout, makefile)
     return d
+
+
+_NO_RULE = re.compile(r"No rule to make target '([^']+)'")
+
+
+def _unmade_hint(output: str, makefile: Path) -> str:
+    """For make's "No rule to make target 'main.o'": the pattern rule that would make it and the
+    prerequisites of its that are not there (an outside one: where the port was written)."""
+    from porter.buildfiles.make_rules import unmade
+
+    rules: dict = {}  # (line, rule, missing) -> the targets make could not make with it
+    for target in dict.fromkeys(_NO_RULE.findall(output)):
+        for u in unmade(makefile, target):
+            rules.setdefault((u.line, u.rule, u.missing), []).append(target)
+    said = []
+    for (line, rule, missing), targets in rules.items():
+        said.append(f"{makefile.name}:{line} `{rule}` makes {', '.join(targets)} only when its prerequisites exist, "
+                    f"and {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not there")
+        if any(m.startswith("../") for m in missing):
+            said.append("a ../ path is outside the converted folder: convert to the default output (beside "
+                        "the CUDA folder, where it still resolves) or copy it next to the port")
+    return "; ".join(dict.fromkeys(said))[:600]
 
 
 _UNKNOWN_OPTION = re.compile(r"^unknown argument:? '(?P<opt>-[^'\s]+)'")
@@ -881,7 +907,7 @@ def _build_make(run: _Runner, report: BuildReport, makefile: str) -> None:
     if nothing:
         report.diagnostics.append(nothing)
         report.ok = False
-    unexplained = _unexplained_failure(r, ds, "make")
+    unexplained = _unexplained_failure(r, ds, "make", run.root / makefile)
     if unexplained:
         report.diagnostics.append(unexplained)
     if not r.ok and diskspace.says_no_space(r.stdout):  # make does not say which file: the folder it built in

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -159,6 +160,26 @@ def test_a_makefile_naming_a_file_outside_the_port_says_so(tmp_path, toolchain90
     assert not r.ok and r.system == "make"
     (e,) = [d for d in r.errors if "No rule to make target" in d.message]
     assert "outside the converted folder" in e.hint and "default output" in e.hint
+
+
+def test_a_pattern_rule_lacking_a_prerequisite_is_named(tmp_path, toolchain90a):
+    """HeCBench's permute-cuda lists ``../qkv-cuda/common.h`` (a sibling project's header) as a prerequisite of
+    its one pattern rule: make then says only "No rule to make target 'main.o'".  The report names the rule, its
+    line and the file that is not there, and where a ../ path is the cause, what to do about it."""
+    root = _tree(tmp_path / "out" / "permute-hip")
+    (root / "Makefile").write_text("HIPCC ?= hipcc\nHIP_ARCH ?= gfx942\nDEPS = util.h ../qkv-hip/common.h\n"
+                                   "main: main.o kernels.o\n\t$(HIPCC) --offload-arch=$(HIP_ARCH) -o $@ $^\n"
+                                   "\n%.o: %.cu $(DEPS) Makefile\n\t$(HIPCC) --offload-arch=$(HIP_ARCH) -c $< -o $@\n")
+    r = run_build(root, BuildOptions(arch=ARCH), toolchain=toolchain90a)
+    assert not r.ok and r.system == "make"
+    (e,) = [d for d in r.errors if "No rule to make target" in d.message]
+    assert re.search(r"Makefile:7 `%\.o: %\.cu \$\(DEPS\) Makefile` makes (main\.o, kernels\.o|kernels\.o, main\.o) only", e.hint)
+    assert "../qkv-hip/common.h is not there" in e.hint and "util.h" not in e.hint
+    assert "outside the converted folder" in e.hint
+    # the file there: it builds
+    (tmp_path / "out" / "qkv-hip").mkdir()
+    (tmp_path / "out" / "qkv-hip" / "common.h").write_text("#pragma once\n")
+    assert run_build(root, BuildOptions(arch=ARCH), toolchain=toolchain90a).ok
 
 
 def test_make_build_says_when_compile_commands_cannot_be_written(tmp_path, toolchain90a):
