@@ -23,7 +23,7 @@ STANDIN = """// test stand-in for HIP 5.7+'s hip_bf16.h, over HIP 5.2's hip_bflo
 #include <hip/hip_bfloat16.h>
 typedef hip_bfloat16 __hip_bfloat16;
 __host__ __device__ inline float __bfloat162float(__hip_bfloat16 v) { return static_cast<float>(v); }
-__host__ __device__ inline __hip_bfloat16 __float2bfloat16_rn(float v) { return __hip_bfloat16(v); }
+__host__ __device__ inline __hip_bfloat16 __float2bfloat16(float v) { return __hip_bfloat16(v); }
 """
 
 

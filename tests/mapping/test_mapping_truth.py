@@ -76,6 +76,21 @@ def test_bf16_raw_structs_map_from_the_release_that_declares_them(db, truth):
         assert truth.declared(hip) is not None
 
 
+def test_bf16_rounding_suffixes_hip_lacks(db, truth):
+    # CUDA's __float2bfloat16 and __float2bfloat16_rn are one conversion (cuda_bf16.h documents both as round
+    # to nearest even; nvcc 13's host code gives the same bits for all 2^32 floats, run on 2026-12-07); HIP
+    # declares __float2bfloat16 only (5.7+): the _rn form becomes it.  The two-half forms have no HIP name and
+    # say which declared calls build the value.
+    e = db.identifiers["__float2bfloat16_rn"]
+    assert e.renames and e.hip == "__float2bfloat16" and e.since_hip == "5.7"
+    assert truth.declared("__float2bfloat16") is not None and truth.declared("__float2bfloat16_rn") is None
+    for cuda, calls in (("__float2bfloat162_rn", ("__bfloat162bfloat162", "__float2bfloat16")),
+                        ("__floats2bfloat162_rn", ("__halves2bfloat162", "__float2bfloat16"))):
+        e = db.identifiers[cuda]
+        assert e.status == "unsupported" and truth.declared(cuda) is None
+        assert all(c in e.alternative and truth.declared(c) is not None for c in calls)
+
+
 def test_thrust_headers_rocthrust_lacks_are_not_emitted(db, truth):
     # CUDA 13's Thrust has headers rocThrust 5.7.1 does not ship: kept as they are, they would not be found
     absent = [e for e in db.headers.values() if e.cuda.startswith("thrust/") and "header gate" in e.source]

@@ -25,7 +25,7 @@ template <typename T> __device__ __forceinline__ T from_float(float v) { return 
 template <> __device__ __forceinline__ __half from_float<__half>(float v) { return __float2half_rn(v); }
 template <> __device__ __forceinline__ __hip_bfloat16 from_float<__hip_bfloat16>(float v)
 {
-    return __float2bfloat16_rn(v);
+    return __float2bfloat16(v);
 }
 
 constexpr float kSqrt2OverPi = 0.7978845608028654f;
