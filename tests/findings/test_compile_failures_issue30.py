@@ -509,3 +509,13 @@ def test_register_is_left_where_it_means_something():
     c_code = b"int sum(const int* v, int n) { register int s = 0; for (int i = 0; i < n; i++) s += v[i]; return s; }\n"
     assert not _rules(scan(c_code, "sum.c", options=R52), "PORT193")
     assert _rules(scan(c_code, "sum.cpp", options=R52), "PORT193") == [("PORT193", 1)]
+
+
+def test_register_in_a_c_file_a_cuda_source_includes_is_reported(tmp_path):
+    # HeCBench's heat2d: main.cu does `#include "lapl_ss.c"`, so the C file is compiled as C++ (HIP)
+    c_code = b"static int sum(const int* v, int n) { register int s = 0; for (int i = 0; i < n; i++) s += v[i]; return s; }\n"
+    (tmp_path / "lapl_ss.c").write_bytes(c_code)
+    (tmp_path / "other.c").write_bytes(c_code)
+    (tmp_path / "main.cu").write_text('#include "lapl_ss.c"\nint main() { int v[2] = {1, 2}; return sum(v, 2); }\n')
+    assert _rules(scan(c_code, str(tmp_path / "lapl_ss.c"), options=R52), "PORT193") == [("PORT193", 1)]
+    assert not _rules(scan(c_code, str(tmp_path / "other.c"), options=R52), "PORT193")

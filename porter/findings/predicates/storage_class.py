@@ -12,11 +12,13 @@ Deleting the keyword is the safe fix: in C++ it never changed what a program com
 register-only rule such as C's "no address of a register variable" that a program could rely on).  Left
 alone: a GNU explicit register variable (``register int sp asm("sp")``), where the keyword and the asm label
 go together and removing the keyword makes it another declaration; a C source (``.c``: C keeps
-``register``, and nvcc compiles a .c file as C++ only where the project says so).
+``register``), unless a C++ source beside it includes it (HeCBench's heat2d: ``#include "lapl_ss.c"`` in
+main.cu), which compiles it as C++.
 """
 
 from __future__ import annotations
 
+import os
 import re
 
 from porter.findings.engine import Hit
@@ -24,6 +26,26 @@ from porter.findings.predicates import node_check
 from porter.findings.predicates.common import compact, edit, fix
 
 _C_SOURCES = (".c",)
+_CXX_SOURCES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".hpp", ".hh", ".h")
+MAX_INCLUDERS = 64
+
+
+def _cxx_includer(path: str) -> str | None:
+    """A C++ source beside the C file ``path`` that includes it (``#include "name.c"``), or None."""
+    folder, name = os.path.split(os.path.abspath(path))
+    pattern = re.compile(rb'#[ \t]*include[ \t]*"(?:[^"\n]*/)?' + re.escape(name.encode()) + rb'"')
+    try:
+        entries = sorted(e for e in os.listdir(folder) if e.lower().endswith(_CXX_SOURCES))
+    except OSError:
+        return None
+    for entry in entries[:MAX_INCLUDERS]:
+        try:
+            with open(os.path.join(folder, entry), "rb") as fh:
+                if pattern.search(fh.read(1 << 20)):
+                    return entry
+        except OSError:
+            continue
+    return None
 
 
 def _declaration_of(node):
@@ -44,7 +66,12 @@ def _explicit_register_variable(ctx, decl) -> bool:
 @node_check("PORT193")
 def register_storage_class(ctx, node, caps):
     if str(ctx.path).lower().endswith(_C_SOURCES):
-        return None
+        key = ("storage_class.includer",)
+        if key not in ctx.cache:  # where the file lies on disk (a scan passes it, or its path names it)
+            disk = ctx.file or (str(ctx.path) if os.path.isfile(str(ctx.path)) else None)
+            ctx.cache[key] = _cxx_includer(disk) if disk else None
+        if ctx.cache[key] is None:
+            return None  # C, where `register` is still a storage class
     decl = _declaration_of(node)
     if _explicit_register_variable(ctx, decl):
         return None
