@@ -55,6 +55,7 @@ def _declaration_of(node):
                                                              "field_declaration") else None
 
 
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)  # (a comment inside the declaration is not shown)
 _ASM_LABEL = re.compile(rb"\b(?:asm|__asm__|__asm)\s*\(")
 
 
@@ -81,5 +82,6 @@ def register_storage_class(ctx, node, caps):
         end += 1
     if end < len(source) and source[end:end + 1] in (b"\n", b"\r"):
         end = node.end_byte  # (the keyword alone on its line: keep the line's layout, drop the word)
-    return Hit(node.start_byte, node.end_byte, {"decl": compact(ctx.text(decl) if decl is not None else "register", 50)},
+    shown = _COMMENT.sub(" ", ctx.text(decl)) if decl is not None else "register"
+    return Hit(node.start_byte, node.end_byte, {"decl": compact(shown, 50)},
                fix("delete `register` (no meaning in C++; C++17 removed it)", edit(node.start_byte, end, "")))
