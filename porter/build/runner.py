@@ -344,9 +344,12 @@ def _unmade_hint(output: str, makefile: Path) -> str:
     for (line, rule, missing), targets in rules.items():
         said.append(f"{makefile.name}:{line} `{rule}` makes {', '.join(targets)} only when its prerequisites exist, "
                     f"and {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not there")
-        if any(m.startswith("../") for m in missing):
-            said.append("a ../ path is outside the converted folder: convert to the default output (beside "
-                        "the CUDA folder, where it still resolves) or copy it next to the port")
+        outside = next((m for m in missing if m.startswith("../")), None)
+        if outside:  # what known_errors.toml says of make's message for a ../ file
+            probe = Diagnostic("", 0, 0, "error", f"No rule to make target '{outside}'")
+            classify(probe)
+            if probe.hint:
+                said.append(probe.hint)
     return "; ".join(dict.fromkeys(said))[:600]
 
 

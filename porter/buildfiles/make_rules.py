@@ -9,13 +9,10 @@ file expanded, every value each one is given) and names the files that are not t
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from porter.buildfiles.rewrite import _ASSIGN, _logical_lines, _variables, _expand
-
-_RULE = re.compile(r"^([^:=#\t][^:=#]*?)\s*:(?![:=])([^;#]*)")
+from porter.buildfiles.rewrite import _ASSIGN, RULE_HEAD, _expand, _logical_lines, _variables
 
 
 @dataclass(frozen=True)
@@ -47,7 +44,7 @@ def unmade(makefile: Path, target: str) -> list[UnmadeRule]:
         line = text[a:b].replace("\\\n", " ")
         if line.startswith("\t") or _ASSIGN.match(line):
             continue
-        m = _RULE.match(line)
+        m = RULE_HEAD.match(line)
         if m:
             rules.append((a, line, m))
     made = {t for _a, _line, m in rules for t in _expand(m.group(1), variables).split() if "%" not in t}

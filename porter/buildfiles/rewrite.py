@@ -607,6 +607,10 @@ def unused_nv_arch_goes(text: str, edits: list[Edit]) -> list[Edit]:
     return sorted(out, key=lambda x: (x.start, x.end))
 
 
+# a rule's head: its targets, then (after one colon) its prerequisites up to a ; or a comment
+RULE_HEAD = re.compile(r"^([^:=#]+):(?!=)([^;#]*)")
+
+
 def _recipes(text: str):
     """(start, end, the prerequisites of its rule) of each recipe line of a Makefile."""
     prereqs = ""
@@ -615,7 +619,7 @@ def _recipes(text: str):
         if line.startswith("\t"):
             yield a, b, prereqs
         elif line.strip() and not line.lstrip().startswith("#") and not _ASSIGN.match(line):
-            rule = re.match(r"^([^:=#]+):(?!=)([^;#]*)", line.replace("\\\n", " "))
+            rule = RULE_HEAD.match(line.replace("\\\n", " "))
             prereqs = rule.group(2) if rule else ""
 
 

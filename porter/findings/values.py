@@ -726,18 +726,25 @@ _SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".h", ".cuh", ".hpp", ".
 MAX_INCLUDERS = 64
 
 
+def includers_beside(path: str, suffixes: tuple[str, ...]):
+    """(file name, full path) of the files beside ``path`` with one of ``suffixes`` (at most MAX_INCLUDERS, by
+    name), and the pattern of an ``#include "...name"`` of it: what a check of its includers reads."""
+    folder, name = os.path.split(os.path.abspath(path))
+    try:
+        entries = sorted(e for e in os.listdir(folder) if e.endswith(suffixes) and e != name)
+    except OSError:
+        entries = []
+    pattern = re.compile(r'#[ \t]*include[ \t]*"(?:[^"\n]*/)?' + re.escape(name) + '"')
+    return [(e, os.path.join(folder, e)) for e in entries[:MAX_INCLUDERS]], pattern
+
+
 def includer_roles(path: str) -> frozenset:
     """The lane-role names (``threadIdx.x % WS``) of the files beside a header that include it: a
     header that only defines ``WS = 32`` is read as a warp width when its includers use it so."""
-    folder, name = os.path.split(os.path.abspath(path))
-    try:
-        entries = sorted(e for e in os.listdir(folder) if e.endswith(_SOURCE_SUFFIXES) and e != name)
-    except OSError:
-        return frozenset()
-    pattern = re.compile(r'#[ \t]*include[ \t]*"(?:[^"\n]*/)?' + re.escape(name) + '"')
+    beside, pattern = includers_beside(path, _SOURCE_SUFFIXES)
     roles: set[str] = set()
-    for entry in entries[:MAX_INCLUDERS]:
-        facts = _header_facts(os.path.join(folder, entry), entry)
+    for entry, full in beside:
+        facts = _header_facts(full, entry)
         if facts is None or facts.code is None or not facts.lane_roles:
             continue
         if pattern.search(facts.code.decode("utf-8", "replace")):

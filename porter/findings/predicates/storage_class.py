@@ -21,27 +21,22 @@ from __future__ import annotations
 import os
 import re
 
+from porter.findings import values
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
 from porter.findings.predicates.common import compact, edit, fix
 
 _C_SOURCES = (".c",)
 _CXX_SOURCES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".hpp", ".hh", ".h")
-MAX_INCLUDERS = 64
 
 
 def _cxx_includer(path: str) -> str | None:
     """A C++ source beside the C file ``path`` that includes it (``#include "name.c"``), or None."""
-    folder, name = os.path.split(os.path.abspath(path))
-    pattern = re.compile(rb'#[ \t]*include[ \t]*"(?:[^"\n]*/)?' + re.escape(name.encode()) + rb'"')
-    try:
-        entries = sorted(e for e in os.listdir(folder) if e.lower().endswith(_CXX_SOURCES))
-    except OSError:
-        return None
-    for entry in entries[:MAX_INCLUDERS]:
+    beside, pattern = values.includers_beside(path, _CXX_SOURCES)
+    for entry, full in beside:
         try:
-            with open(os.path.join(folder, entry), "rb") as fh:
-                if pattern.search(fh.read(1 << 20)):
+            with open(full, "rb") as fh:
+                if pattern.search(fh.read(1 << 20).decode("utf-8", "replace")):
                     return entry
         except OSError:
             continue
@@ -55,13 +50,29 @@ def _declaration_of(node):
                                                              "field_declaration") else None
 
 
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)  # (a comment inside the declaration is not shown)
 _ASM_LABEL = re.compile(rb"\b(?:asm|__asm__|__asm)\s*\(")
 
 
 def _explicit_register_variable(ctx, decl) -> bool:
     """``register T name asm("reg")`` (GNU's explicit register variable): an asm label in the declaration."""
     return decl is not None and _ASM_LABEL.search(ctx.source, decl.start_byte, decl.end_byte) is not None
+
+
+def _without_comments(ctx, decl) -> str:
+    """The declaration's text with the comments inside it (the tree's comment nodes) left out."""
+    pieces, pos, stack = [], decl.start_byte, [decl]
+    comments = []
+    while stack:
+        n = stack.pop()
+        if n.type == "comment":
+            comments.append(n)
+        else:
+            stack.extend(n.children)
+    for c in sorted(comments, key=lambda c: c.start_byte):
+        pieces.append(ctx.source[pos:c.start_byte])
+        pos = c.end_byte
+    pieces.append(ctx.source[pos:decl.end_byte])
+    return b" ".join(pieces).decode("utf-8", "replace")
 
 
 @node_check("PORT193")
@@ -82,6 +93,6 @@ def register_storage_class(ctx, node, caps):
         end += 1
     if end < len(source) and source[end:end + 1] in (b"\n", b"\r"):
         end = node.end_byte  # (the keyword alone on its line: keep the line's layout, drop the word)
-    shown = _COMMENT.sub(" ", ctx.text(decl)) if decl is not None else "register"
+    shown = _without_comments(ctx, decl) if decl is not None else "register"
     return Hit(node.start_byte, node.end_byte, {"decl": compact(shown, 50)},
                fix("delete `register` (no meaning in C++; C++17 removed it)", edit(node.start_byte, end, "")))
