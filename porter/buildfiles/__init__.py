@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from porter.buildfiles.rewrite import (Context, _variables, apply_edits, arch_foreach_once, arch_set_once,
+from porter.buildfiles import make_text
+from porter.buildfiles.rewrite import (Context, apply_edits, arch_foreach_once, arch_set_once,
                                        cmake_insertions, collect_edits, comment_spans, compile_arch_added,
                                        compiler_indirection, empty_genex_goes, make_insertions, rdc_link_added,
                                        unused_nv_arch_goes, unused_rocm_path_goes)
@@ -165,7 +166,7 @@ def migrate(path: str, text: str, arch: str = "gfx942") -> Migration:
     if not kind:
         return Migration(str(path), "", text)
     ruleset = load_rules(kind)
-    ctx = Context(kind, arch, [], variables=_variables(text) if kind == "make" else None)
+    ctx = Context(kind, arch, [], variables=make_text.variables(text) if kind == "make" else None)
     edits = collect_edits(text, ruleset, ctx)
     if kind == "make":
         arch_ref = ruleset.settings.get("arch_ref", "{arch}").replace("{arch}", arch)

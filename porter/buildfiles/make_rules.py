@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from porter.buildfiles.rewrite import _ASSIGN, RULE_HEAD, _expand, _logical_lines, _variables
+from porter.buildfiles import make_text
 
 
 @dataclass(frozen=True)
@@ -38,24 +38,24 @@ def unmade(makefile: Path, target: str) -> list[UnmadeRule]:
         text = makefile.read_text(errors="replace")
     except OSError:
         return []
-    variables = _variables(text)
+    variables = make_text.variables(text)
     rules = []
-    for a, b in _logical_lines(text):
+    for a, b in make_text.logical_lines(text):
         line = text[a:b].replace("\\\n", " ")
-        if line.startswith("\t") or _ASSIGN.match(line):
+        if line.startswith("\t") or make_text.ASSIGN.match(line):
             continue
-        m = RULE_HEAD.match(line)
+        m = make_text.RULE_HEAD.match(line)
         if m:
             rules.append((a, line, m))
-    made = {t for _a, _line, m in rules for t in _expand(m.group(1), variables).split() if "%" not in t}
+    made = {t for _a, _line, m in rules for t in make_text.expand(m.group(1), variables).split() if "%" not in t}
     out = []
     for a, line, m in rules:
-        targets = _expand(m.group(1), variables).split()
+        targets = make_text.expand(m.group(1), variables).split()
         stems = [s for s in (_matches(t, target) for t in targets if t.count("%") == 1) if s is not None]
         if not stems:
             continue
         missing = []
-        for word in _expand(m.group(2), variables).split():
+        for word in make_text.expand(m.group(2), variables).split():
             name = word.replace("%", stems[0])
             if "$" in name or "(" in name or name in missing:
                 continue  # (an automatic variable or a function make expands itself)

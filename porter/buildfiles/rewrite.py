@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from porter.buildfiles import make_text
 from porter.buildfiles.rules import Rule, RuleSet, libraries
 
 CMAKE_HIP_MIN = "3.21"
@@ -93,7 +94,7 @@ def _nv_arch_var(m: re.Match, ctx: Context) -> str:
     values = (ctx.variables or {}).get(name)
     if ctx.kind != "make" or not values:
         return m.group(0)
-    expanded = [_expand(v, ctx.variables).strip() for v in values]
+    expanded = [make_text.expand(v, ctx.variables).strip() for v in values]
     if not all(_NV_ARCH_VALUE.match(v) for v in expanded):
         return m.group(0)
     ctx.used_arch_ref = True
@@ -464,53 +465,11 @@ def apply_edits(text: str, edits: list[Edit]) -> str:
 
 # ---------------------------------------------------------------- Make: a compile with no AMD target
 
-_ASSIGN = re.compile(r"^[ \t]*(?:override[ \t]+|export[ \t]+)*([A-Za-z_][\w.-]*)[ \t]*(::?=|\?=|\+=|=)(.*)$")
 _INCLUDE = re.compile(r"^[ \t]*-?s?include[ \t]", re.M)
-_REF = re.compile(r"\$(?:\(([A-Za-z_][\w.-]*)\)|\{([A-Za-z_][\w.-]*)\})")
 _ARCH_FLAG = re.compile(r"(?<![\w-])(?:--?offload-arch|--amdgpu-target|--cuda-gpu-arch)[= ]")
 _SUBSTITUTION = re.compile(r"\$[({][^)}:]*:[^)}]*[)}]")
 _SOURCE = re.compile(r"\.(?:cu|cpp|cc|cxx|c\+\+|c|hip)\b")
 _COMPILER_WORD = re.compile(r"(?<![\w.-])(?:[\w./$(){}-]*/)?(?:hipcc|nvcc)(?![\w.-])")
-
-
-def _logical_lines(text: str):
-    """(start, end) of each line with its backslash continuations."""
-    pos, n = 0, len(text)
-    while pos < n:
-        end = text.find("\n", pos)
-        while end > 0 and text[end - 1:end] == "\\" or end > 1 and text[end - 2:end] == "\\\r":
-            end = text.find("\n", end + 1)
-        end = n if end < 0 else end
-        yield pos, end
-        pos = end + 1
-
-
-_MAKE_IF = re.compile(r"^[ \t]*(?:ifeq|ifneq|ifdef|ifndef)\b")
-_MAKE_ENDIF = re.compile(r"^[ \t]*endif\b")
-
-
-def _assignments(text: str) -> dict[str, list[tuple[str, str, bool]]]:
-    """(operator, value, whether it sits in a conditional) of each assignment of each Make variable."""
-    out: dict[str, list[tuple[str, str, bool]]] = {}
-    depth = 0
-    for a, b in _logical_lines(text):
-        if text.startswith("\t", a):
-            continue
-        line = text[a:b].replace("\\\n", " ")
-        if _MAKE_IF.match(line):
-            depth += 1
-        elif _MAKE_ENDIF.match(line):
-            depth = max(depth - 1, 0)
-        elif m := _ASSIGN.match(line):
-            out.setdefault(m.group(1), []).append((m.group(2), m.group(3), depth > 0))
-    return out
-
-
-def _variables(text: str, assignments: dict | None = None) -> dict[str, list[str]]:
-    """Every value each Make variable is given (all branches of a conditional, appends included); from the
-    file's ``assignments`` where they are read already."""
-    given_all = _assignments(text) if assignments is None else assignments
-    return {name: [value for _, value, _ in given] for name, given in given_all.items()}
 
 
 def _always_arch(value: str, assignments: dict[str, list[tuple[str, str, bool]]], depth: int = 0) -> bool:
@@ -520,7 +479,7 @@ def _always_arch(value: str, assignments: dict[str, list[tuple[str, str, bool]]]
         return True
     if depth > 12:
         return False
-    for m in _REF.finditer(value):
+    for m in make_text.REF.finditer(value):
         given = assignments.get(m.group(1) or m.group(2), ())
         plain = [v for op, v, _ in given if op != "+="]
         if (any(op == "+=" and not conditional and _always_arch(v, assignments, depth + 1)
@@ -528,14 +487,6 @@ def _always_arch(value: str, assignments: dict[str, list[tuple[str, str, bool]]]
                 or plain and all(_always_arch(v, assignments, depth + 1) for v in plain)):
             return True
     return False
-
-
-def _expand(value: str, variables: dict[str, list[str]], depth: int = 0) -> str:
-    """``value`` with the variables it names replaced by all their values (cycles and depth cut)."""
-    if depth > 12:
-        return value
-    return _REF.sub(lambda m: " ".join(_expand(v, variables, depth + 1)
-                                       for v in variables.get(m.group(1) or m.group(2), ())), value)
 
 
 _WHICH = re.compile(r"\$[({]shell[ \t]+(?:which|command[ \t]+-v)[ \t]+([\w./-]+)")
@@ -550,7 +501,7 @@ def compiler_indirection(text: str, edits: list[Edit]) -> list[Edit]:
     (gfx942 with ROCm 5.2), and a user's ``make`` still runs hipcc.  HIPCC's own definition stays."""
     out = list(edits)
     comments = comment_spans(text)
-    for a, b in _logical_lines(text):
+    for a, b in make_text.logical_lines(text):
         if _in_spans(a, comments):
             continue
         line = text[a:b]
@@ -563,7 +514,7 @@ def compiler_indirection(text: str, edits: list[Edit]) -> list[Edit]:
             if edited(text, out, s, e) != "hipcc":
                 continue
         else:
-            m = _ASSIGN.match(line)
+            m = make_text.ASSIGN.match(line)
             if m is None or m.group(1) in ("HIPCC", "NVCC"):
                 continue
             value_start = a + m.start(3) + (len(m.group(3)) - len(m.group(3).lstrip()))
@@ -587,17 +538,17 @@ def unused_nv_arch_goes(text: str, edits: list[Edit]) -> list[Edit]:
     """A variable that only ever held an NVIDIA target (``ARCH = sm_60``), that the original referred to and
     that nothing refers to once its ``-arch=$(ARCH)`` became ``--offload-arch=$(HIP_ARCH)``, goes, line and
     all.  (One only set, never read here, may be read by an included file or the command line: it stays.)"""
-    variables = _variables(text)
+    variables = make_text.variables(text)
     output = apply_edits(text, edits)
     out = list(edits)
     for name, values in variables.items():
-        if not values or not all(_NV_ARCH_VALUE.match(_expand(v, variables).strip()) for v in values):
+        if not values or not all(_NV_ARCH_VALUE.match(make_text.expand(v, variables).strip()) for v in values):
             continue
         ref = re.compile(r"\$[({]" + re.escape(name) + r"[)}]")
         if ref.search(output) or not ref.search(text):
             continue
-        for a, b in _logical_lines(text):
-            m = _ASSIGN.match(text[a:b])
+        for a, b in make_text.logical_lines(text):
+            m = make_text.ASSIGN.match(text[a:b])
             if m is None or m.group(1) != name or text.startswith("\t", a):
                 continue
             end = b + 1 if b < len(text) else b
@@ -605,22 +556,6 @@ def unused_nv_arch_goes(text: str, edits: list[Edit]) -> list[Edit]:
                 continue
             out.append(Edit(a, end, "", "make.unused-nv-arch", f"{name} held an NVIDIA target; nothing uses it now"))
     return sorted(out, key=lambda x: (x.start, x.end))
-
-
-# a rule's head: its targets, then (after one colon) its prerequisites up to a ; or a comment
-RULE_HEAD = re.compile(r"^([^:=#]+):(?!=)([^;#]*)")
-
-
-def _recipes(text: str):
-    """(start, end, the prerequisites of its rule) of each recipe line of a Makefile."""
-    prereqs = ""
-    for a, b in _logical_lines(text):
-        line = text[a:b]
-        if line.startswith("\t"):
-            yield a, b, prereqs
-        elif line.strip() and not line.lstrip().startswith("#") and not _ASSIGN.match(line):
-            rule = RULE_HEAD.match(line.replace("\\\n", " "))
-            prereqs = rule.group(2) if rule else ""
 
 
 def _hipcc_words(text: str, edits: list[Edit], variables: dict[str, list[str]], comments, a: int,
@@ -632,7 +567,7 @@ def _hipcc_words(text: str, edits: list[Edit], variables: dict[str, list[str]], 
         if _in_spans(a + m.start(), comments):
             continue
         word = edited(text, edits, a + m.start(), a + m.end())
-        expanded = _expand(word, variables).strip()
+        expanded = make_text.expand(word, variables).strip()
         found = _WHICH.match(expanded)  # NVCC := $(shell which nvcc 2>/dev/null), migrated: llm.c
         first = [found.group(1)] if found else expanded.split()
         if first and re.search(r"(?:^|/)hipcc$", first[0]):
@@ -655,9 +590,9 @@ def rdc_link_added(text: str, edits: list[Edit]) -> list[Edit]:
     if not _RDC.search(probe):
         return edits
     comments = comment_spans(text)
-    variables = _variables(probe)
+    variables = make_text.variables(probe)
     variables.setdefault("HIPCC", ["hipcc"])
-    recipes = list(_recipes(text))
+    recipes = list(make_text.recipes(text))
 
     def runs_hipcc(a: int, b: int):
         words = _hipcc_words(text, edits, variables, comments, a, b)
@@ -667,7 +602,7 @@ def rdc_link_added(text: str, edits: list[Edit]) -> list[Edit]:
         return bool(re.search(r"(?<![\w-])-c(?![\w-])", command) or _SOURCE.search(command)
                     or re.search(r"\$[<^+?]", command) and _SOURCE.search(_SUBSTITUTION.sub(" ", prereqs)))
 
-    if not any(runs_hipcc(a, b) and compiles(cmd := _expand(edited(text, edits, a, b), variables), p)
+    if not any(runs_hipcc(a, b) and compiles(cmd := make_text.expand(edited(text, edits, a, b), variables), p)
                and _RDC.search(cmd) for a, b, p in recipes):
         return edits
     out = list(edits)
@@ -700,18 +635,18 @@ def compile_arch_added(text: str, edits: list[Edit], ctx: Context, arch_ref: str
         return edits
     comments = comment_spans(text)
     probe = apply_edits(text, edits)
-    assignments = _assignments(probe)
-    variables = _variables(probe, assignments)
+    assignments = make_text.assignments(probe)
+    variables = make_text.variables(probe, assignments)
     variables.setdefault("HIPCC", ["hipcc"])  # HIPCC ?= hipcc comes with the insertions
     out = list(edits)
-    for a, b, prereqs in _recipes(text):
+    for a, b, prereqs in make_text.recipes(text):
         compilers = _hipcc_words(text, out, variables, comments, a, b)
         for i, (s, e, word) in enumerate(compilers):
             stop = compilers[i + 1][0] if i + 1 < len(compilers) else b
             raw = re.split(r"(?<![\\])(?:&&|\|\||;)", edited(text, out, s, stop))[0]
             if _always_arch(raw, assignments):
                 continue
-            command = _SUBSTITUTION.sub(" ", _expand(raw, variables))  # $(SRCS:.cu=.o) names objects
+            command = _SUBSTITUTION.sub(" ", make_text.expand(raw, variables))  # $(SRCS:.cu=.o) names objects
             sources = _SOURCE.search(command) or (re.search(r"\$[<^+?]", command) and _SOURCE.search(prereqs))
             if not (sources or re.search(r"(?<![\w-])-c(?![\w-])", command) or "-fgpu-rdc" in command):
                 continue  # a link of objects: the target is in them
