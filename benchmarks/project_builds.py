@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/project_builds.py SRC [NAME ...] [--out DIR] [-I DIR ...] [--target-rocm X.Y]
         [--json FILE]
+    .venv/bin/python benchmarks/project_builds.py --tree SRC [SUBPATH ...] [same options]
 
 SRC holds CUDA projects, one folder each (HeCBench's ``src/NAME-cuda``: a Makefile and the sources; fetch them
 yourself, they are not part of porter); NAME picks some (default: every folder, ``-cuda`` dropped).  Each is
@@ -12,6 +13,10 @@ run as a user would, as whole ``porter`` processes:
 3. ``porter build --json OUT/NAME-hip`` for gfx942 (the default toolchain: hipcc, else clang-19) and
    ``--arch gfx90a --toolchain hipcc``, each with ``--flag=-isystemDIR`` per ``-I`` (library headers the
    machine lacks, e.g. the ones scripts/fetch_library_headers.py extracts).
+
+With ``--tree``, SRC is one folder of several projects sharing files (NVIDIA's cuda-samples: ``Common/`` and
+``Samples/CAT/NAME`` each with its own CMakeLists.txt): the tree is converted and scanned once, and each project
+porter build finds in it (or each SUBPATH) is built on its own with ``porter build --project``.
 
 An error of a build is *predicted* when it maps back (porter's manifest) to a CUDA line a finding covers (a
 finding over at most predicted.SPAN_LINES lines covers each of them), or one of its "in instantiation of ...
@@ -85,17 +90,28 @@ def _predicted(d: dict, covered: set[tuple[str, int]]) -> bool:
     return any((str(Path(x.get("source_file") or "?").resolve()), x.get("source_line")) in covered for x in places)
 
 
-def measure(cuda: Path, out: Path, target: str, includes: list[str]) -> dict:
-    hip = out / (cuda.name.removesuffix("-cuda") + "-hip")
+def _convert(cuda: Path, hip: Path, target: str) -> str | None:
+    """The port of ``cuda`` written afresh to ``hip``; what went wrong, or None."""
     shutil.rmtree(hip, ignore_errors=True)
     r = _porter(["convert", "-q", "--target-rocm", target, "--fix", str(cuda), "-o", str(hip)], 600)
-    if r.returncode:
-        return {"convert": r.stderr.strip()[-300:]}
-    covered = _covered(cuda, target)
+    return r.stderr.strip()[-300:] if r.returncode else None
+
+
+def measure(cuda: Path, out: Path, target: str, includes: list[str]) -> dict:
+    hip = out / (cuda.name.removesuffix("-cuda") + "-hip")
+    failed = _convert(cuda, hip, target)
+    if failed:
+        return {"convert": failed}
+    return _builds(hip, _covered(cuda, target), includes)
+
+
+def _builds(hip: Path, covered: set[tuple[str, int]], includes: list[str], project: str | None = None) -> dict:
+    """Each arch's build of ``hip`` (only its sub-project ``project``, a path relative to it, where given)."""
     result = {}
     for arch, extra in ARCHES:
         flags = [f"--flag=-isystem{d}" for d in includes]
-        b = _porter(["build", "--arch", arch, *extra, *flags, "--json", str(hip)], 1800)
+        only = ["--project", str(hip / project)] if project else []
+        b = _porter(["build", "--arch", arch, *extra, *flags, *only, "--json", str(hip)], 1800)
         lines = b.stdout.strip().splitlines()
         try:
             report = json.loads(lines[-1])
@@ -115,6 +131,42 @@ def measure(cuda: Path, out: Path, target: str, includes: list[str]) -> dict:
     return result
 
 
+def _projects(hip: Path) -> list[str]:
+    """The sub-projects of a converted tree, as paths relative to it: the topmost folders below it that hold
+    a Makefile or a CMakeLists.txt (what porter build builds on its own)."""
+    found = []
+    for f in sorted(hip.rglob("*")):
+        if f.name in ("CMakeLists.txt", "Makefile", "makefile", "GNUmakefile") and ".porter" not in f.parts:
+            rel = str(f.parent.relative_to(hip))
+            if rel != "." and not any(rel.startswith(p + "/") for p in found) and rel not in found:
+                found.append(rel)
+    return found
+
+
+def measure_tree(src: Path, out: Path, target: str, includes: list[str], subpaths: list[str]):
+    """(sub-project, its result) of each project of the tree, as each is built."""
+    hip = out / (src.name + "-hip")
+    failed = _convert(src, hip, target)
+    if failed:
+        yield src.name, {"convert": failed}
+        return
+    covered = _covered(src, target)
+    for p in subpaths or _projects(hip):
+        yield p, _builds(hip, covered, includes, p)
+
+
+def _report(name: str, res: dict) -> None:
+    if "convert" in res:
+        print(f"{name:28s} convert failed: {res['convert']}", flush=True)
+        return
+    print(f"{name:28s} " + "  ".join(
+        f"{a}: {'built' if r['ok'] else 'FAILED'} ({r['errors']} errors, {len(r['unflagged'])} unflagged)"
+        for a, r in res.items()), flush=True)
+    for a, r in res.items():
+        for u in r["unflagged"][:6]:
+            print(f"    {a} unflagged {u}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("src", type=Path)
@@ -123,27 +175,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-I", dest="includes", action="append", default=[])
     ap.add_argument("--target-rocm", default="5.2")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--tree", action="store_true", help="SRC is one folder of several projects (NAME: a sub-path)")
     args = ap.parse_args(argv)
-    folders = [args.src / f"{n}-cuda" for n in args.names] if args.names else sorted(args.src.glob("*-cuda"))
     args.out.mkdir(parents=True, exist_ok=True)
     results = {}
-    for cuda in folders:
-        if not cuda.is_dir():
-            print(f"{cuda.name}: not a folder", file=sys.stderr)
-            continue
-        res = results[cuda.name] = measure(cuda, args.out, args.target_rocm, args.includes)
-        if "convert" in res:
-            print(f"{cuda.name:28s} convert failed: {res['convert']}", flush=True)
-            continue
-        print(f"{cuda.name:28s} " + "  ".join(
-            f"{a}: {'built' if r['ok'] else 'FAILED'} ({r['errors']} errors, {len(r['unflagged'])} unflagged)"
-            for a, r in res.items()), flush=True)
-        for a, r in res.items():
-            for u in r["unflagged"][:6]:
-                print(f"    {a} unflagged {u}", flush=True)
+    if args.tree:
+        for name, res in measure_tree(args.src, args.out, args.target_rocm, args.includes, args.names):
+            results[name] = res
+            _report(name, res)
+    else:
+        folders = [args.src / f"{n}-cuda" for n in args.names] if args.names else sorted(args.src.glob("*-cuda"))
+        for cuda in folders:
+            if not cuda.is_dir():
+                print(f"{cuda.name}: not a folder", file=sys.stderr)
+                continue
+            res = results[cuda.name] = measure(cuda, args.out, args.target_rocm, args.includes)
+            _report(cuda.name, res)
     print()
     for arch, _extra in ARCHES:
-        runs = [r[arch] for r in results.values() if arch in r]
+        runs = [r[arch] for r in results.values() if arch in r]  # (a failed conversion has no build)
         print(f"{arch}: {sum(r['ok'] for r in runs)} of {len(results)} built; "
               f"{sum(r['errors'] for r in runs)} errors, {sum(len(r['unflagged']) for r in runs)} unflagged, in "
               f"{sum(1 for r in runs if r['unflagged'])} projects")

@@ -18,6 +18,13 @@
 ;    tiled_partition<N>(parent), the parent a tile (HIP partitions a thread_block only): the predicate checks the parent
 ((call_expression function: [(template_function) (qualified_identifier)] @part arguments: (argument_list)) @PORT071
  (#match? @part "(^|::)\\s*tiled_partition\\s*<"))
+;    anything of cooperative_groups::experimental (CUDA's tiles of more than 32 threads, before CUDA 12 moved them
+;    out of it): HIP has no such namespace; the predicate leaves block_tile_memory and this_thread_block(scratch) to
+;    the patterns below, and checks the outer name is cooperative_groups'
+((qualified_identifier scope: (namespace_identifier) @ns name: (qualified_identifier scope: (namespace_identifier) @exp)) @PORT071
+ (#eq? @exp "experimental"))
+((namespace_alias_definition (nested_namespace_specifier (namespace_identifier) @exp .)) @PORT071
+ (#eq? @exp "experimental"))
 ;    block_tile_memory (CUDA's scratch for tiles of more than 32 threads) and this_thread_block(scratch)
 ((template_type name: (type_identifier) @fn) @PORT071
  (#eq? @fn "block_tile_memory"))

@@ -632,6 +632,13 @@ def _link(run: _Runner, report: BuildReport, plans, keys, cache: Cache, make_lib
         run.emit(f"[link] {name}")
         r = proc.stream(argv, timeout=run.options.timeout, cwd=root, env=run.env, cancel=run.cancel,
                         on_line=run.emit)
+        if not r.ok and "-fgpu-rdc" in argv and _only_hip_header_duplicates(r.stdout):
+            argv = [*argv[:len(run.tc.link_prefix(run.arch))], *DEVICE_LINK_KEEP_ONE,
+                    *argv[len(run.tc.link_prefix(run.arch)):]]
+            report.messages.append(f"link {name}: {HIP_HEADER_DUPLICATES_NOTE}")
+            run.emit(f"[link] {name} (again, the device linker keeping one copy of HIP's header functions)")
+            r = proc.stream(argv, timeout=run.options.timeout, cwd=root, env=run.env, cancel=run.cancel,
+                            on_line=run.emit)
         ds = run.diags(r.stdout, f"link {name}")
         step = run.failed_step(r, f"link {name}")
         if step:
@@ -656,6 +663,25 @@ def _link(run: _Runner, report: BuildReport, plans, keys, cache: Cache, make_lib
                 report.cancelled = True
         report.diagnostics.extend(ds)
     _save(run, report, cache)  # (a program linked stays reported: it is on disk, only porter's record of it is not)
+
+
+# HIP 5.2's cooperative-groups header (amd_detail/hip_cooperative_groups_helper.h) defines
+# cooperative_groups::internal::coalesced_group::masked_bit_count neither static nor inline: every unit that
+# includes it holds a copy, and a -fgpu-rdc device link (lld) rejects the second.  Newer HIP headers declare it
+# static (__CG_STATIC_QUALIFIER__).  The copies are the same header code, so the device linker may keep one.
+DEVICE_LINK_KEEP_ONE = ("-Xoffload-linker", "--allow-multiple-definition")
+HIP_HEADER_DUPLICATES_NOTE = (
+    "the installed HIP's cooperative-groups header defines a function in every unit that includes it, which a "
+    "-fgpu-rdc device link rejects (newer HIP headers declare it static); linked again with -Xoffload-linker "
+    "--allow-multiple-definition, the copies being the same header code")
+_DUPLICATE = re.compile(r"duplicate symbol: (\S+)")
+
+
+def _only_hip_header_duplicates(output: str) -> bool:
+    """The link failed on duplicate symbols and every one is a function of HIP's own cooperative-groups header
+    (never a project's own symbol defined twice: that stays an error)."""
+    found = _DUPLICATE.findall(output)
+    return bool(found) and all(s.startswith("cooperative_groups::internal::") for s in found)
 
 
 def _why_failed(output: str, default: str = "no output") -> str:

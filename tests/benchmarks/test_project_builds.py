@@ -100,3 +100,39 @@ def test_the_errors_after_the_first_of_an_instantiation_are_under_its_backtrace(
     assert predicted == [True, True, True, False]
     alone = [bench._predicted(d, {(main, 196)}) for d in errors]
     assert alone == [True, False, False, False]  # (what the errors say without the context carried)
+
+
+def test_a_tree_of_projects_lists_the_topmost_folders_with_a_build_file(tmp_path):
+    """cuda-samples' shape: a shared Common/ with no build file, Samples/CAT/NAME each with its own; a build
+    file below a project's (a sub-folder it adds) is part of that project, not another."""
+    for rel in ("Samples/A/CMakeLists.txt", "Samples/B/Makefile", "Samples/B/lib/CMakeLists.txt",
+                "Common/helper.h", "Samples/B/.porter/x/Makefile"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    assert bench._projects(tmp_path) == ["Samples/A", "Samples/B"]
+
+
+@pytest.mark.hipcc
+def test_a_tree_is_converted_once_and_each_project_built_on_its_own(tmp_path, capsys, gfx942_device_libs):
+    """Two projects sharing a header in Common/ (found through their Makefiles' -I../../Common): each is built
+    with porter build --project, and an error no finding covers is counted for the project it is in."""
+    src = tmp_path / "samples"
+    (src / "Common").mkdir(parents=True)
+    (src / "Common" / "helper.h").write_text("#pragma once\n#define SCALE 2.0f\n")
+    include = '#include "helper.h"\n'
+    for name, code in (("good", GOOD.replace("*= 2.0f", "*= SCALE")), ("mixed", MIXED)):
+        folder = src / "Samples" / name
+        folder.mkdir(parents=True)
+        (folder / "Makefile").write_text(MAKEFILE.replace("-O3", "-O3 -I../../Common"))
+        (folder / "main.cu").write_text(include + code)
+    out = tmp_path / "json"
+    assert bench.main(["--tree", str(src), "--out", str(tmp_path / "out"), "--json", str(out)]) == 0
+    results = json.loads(out.read_text())
+    assert sorted(results) == ["Samples/good", "Samples/mixed"]
+    for arch in ("gfx942", "gfx90a"):
+        good, mixed = results["Samples/good"][arch], results["Samples/mixed"][arch]
+        assert good["ok"] and good["code_objects"] == [f"amdgcn-amd-amdhsa--{arch}"], good
+        assert not mixed["ok"]
+        assert [u.split(":")[1] for u in mixed["unflagged"]] == ["6"], mixed  # MIXED's line 5, below the include
+    printed = capsys.readouterr().out
+    assert "gfx942: 1 of 2 built" in printed and "gfx90a: 1 of 2 built" in printed

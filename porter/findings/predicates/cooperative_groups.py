@@ -129,6 +129,9 @@ _CG_ADVICE = {
     "invoke_one": "`if (g.thread_rank() == 0)`, with a tile shuffle to broadcast a result",
     "partition": "a ballot of the label and __popcll of the lanes below",
     "operator": "pass a lambda or write the operation out in the shuffle loop",
+    "experimental": ("HIP has no experimental namespace: write the name without `experimental::` (HIP's "
+                     "tiled_partition<N> of a thread_block takes N up to the wavefront, 64 on gfx942; a larger tile "
+                     "becomes block-wide code with __shared__ memory and __syncthreads())"),
     "tile_memory": ("drop it and call this_thread_block() without an argument: HIP's tiles need no scratch, but a "
                     "thread_block_tile holds at most a wavefront (64 threads on gfx942), so a larger tile becomes "
                     "block-wide code with __shared__ memory and __syncthreads()"),
@@ -151,6 +154,8 @@ def _cg_what(name: str) -> str:
 
 @node_check("PORT071")
 def cg_unsupported(ctx, node, caps):
+    if "exp" in caps:
+        return _experimental_hit(ctx, node)
     if node.type == "qualified_identifier" and node.parent is not None and node.parent.type == "call_expression":
         return None  # reported as a call
     if "part" in caps:
@@ -179,6 +184,26 @@ def cg_unsupported(ctx, node, caps):
     checked = _CG_CHECKED + ("; HIP's cooperative-groups guide lists it as unsupported in ROCm 6" if kind in _CG_UNSUPPORTED_LATER
                              else "")
     return Hit(start, end, {"what": what, "checked": checked, "advice": _CG_ADVICE[kind]})
+
+
+def _experimental_hit(ctx, node):
+    """``cg::experimental::NAME`` (or a namespace alias to cooperative_groups::experimental): HIP's
+    cooperative groups have no experimental namespace.  block_tile_memory and this_thread_block(scratch) in it
+    are reported by their own patterns (the same advice, once)."""
+    if node.type == "namespace_alias_definition":
+        spec = next(c for c in node.named_children if c.type == "nested_namespace_specifier")
+        if not is_cg_name(ctx, spec):
+            return None
+    else:
+        if not is_cg_name(ctx, node):
+            return None
+        last = re.sub(r"\s+", "", ctx.text(node)).rsplit("::", 1)[-1]
+        call = node.parent if node.parent is not None and node.parent.type == "call_expression" else None
+        if last.startswith("block_tile_memory") or last == "this_thread_block" and call is not None and _args(call):
+            return None
+        node = call or node
+    return Hit(node.start_byte, node.end_byte, {"what": compact(ctx.text(node), 50), "checked": _CG_CHECKED,
+                                                 "advice": _CG_ADVICE["experimental"]})
 
 
 # ---------------------------------------------------------------- cooperative-groups: cg::reduce
