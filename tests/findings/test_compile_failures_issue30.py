@@ -249,6 +249,33 @@ def test_alloc_flags_is_newer_than_rocm_52():
     assert "allocFlags" in f.message and "compressionType and usage as direct members" in f.message
 
 
+DEVICE_PROPS = b"""#include <cstdio>
+#include <cuda_runtime.h>
+int main()
+{
+    cudaDeviceProp prop;
+    cudaGetDeviceProperties(&prop, 0);
+    printf("%d %d\\n", prop.multiProcessorCount, prop.warpSize);
+    printf("%d\\n", prop.deviceOverlap);
+    return prop.major >= 2 && prop.asyncEngineCount > 1;
+}
+"""
+
+
+def test_device_properties_rocm_6_added_are_reported_before_it(build):
+    """NVIDIA's simpleMultiCopy prints cudaDeviceProp::deviceOverlap and asyncEngineCount: HIP 5.2's
+    hipDeviceProp_t has neither (ROCm 6.0's layout has both).  At 5.2 the port fails with both compilers on
+    exactly the lines PORT032 flags; at 6.0 nothing is reported."""
+    flagged = {line for _r, line in _rules(scan(DEVICE_PROPS, "t.cu", options=R52), "PORT032")}
+    assert flagged == {8, 9}
+    assert not _rules(scan(DEVICE_PROPS, "t.cu", options=TranslateOptions(target_rocm="6.0")), "PORT032")
+    port = translate(DEVICE_PROPS, "t.cu", R52).output.replace(b"int main()", b"int main2()")
+    assert port.count(b"\n") == DEVICE_PROPS.count(b"\n")
+    for arch, (rc, out) in build(port, "device_props").items():
+        failing = {int(m) for m in re.findall(r"device_props\.hip:(\d+):\d+: error:", out)}
+        assert rc != 0 and failing == flagged, (arch, sorted(failing), out[-1500:])
+
+
 # ---------------------------------------------------------------- min(unsigned, blockDim.x)
 def test_min_of_a_coordinate_is_an_error_for_older_targets_and_an_info_after():
     src = b"__global__ void k(unsigned* o, unsigned n) { o[0] = min(n, blockDim.x); }\n"
