@@ -1205,6 +1205,7 @@ def _build_projects(root: Path, subs: list[SubProject], options: BuildOptions, t
     the report holds each one's result, and is ok only when every one built."""
     smap = SourceMap.load(root)
     report.system = "projects"
+    said: list[tuple[str, str]] = []  # (project, message) of each project's notes
     for sub in subs:
         sub_root = root / sub.rel
         rep = BuildReport(False, report.arch, tc.compiler, "none", str(sub_root), toolchain=report.toolchain)
@@ -1231,10 +1232,28 @@ def _build_projects(root: Path, subs: list[SubProject], options: BuildOptions, t
         report.diagnostics.extend(rep.diagnostics)
         report.outputs.extend(rep.outputs)
         report.code_objects.update(rep.code_objects)
-        report.messages.extend(f"{sub.rel}: {m}" for m in rep.messages)
+        said.extend((sub.rel, m) for m in rep.messages)
         report.cancelled = report.cancelled or rep.cancelled
         report.write_error = report.write_error or rep.write_error  # (its line is among the diagnostics)
+    report.messages.extend(project_notes(said))
     report.ok = bool(report.projects) and all(p.ok for p in report.projects)
+
+
+def project_notes(said: list[tuple[str, str]], named: int = 3) -> list[str]:
+    """The notes of several projects, each said once: ``PROJECT: note`` where one project has it, else the note
+    with how many projects have it and the first ``named`` of them (a samples tree's 70 CMake projects all
+    falling back to per-file builds is one line, not 70; each project's own notes stay in its result)."""
+    who: dict[str, list[str]] = {}
+    for rel, message in said:
+        who.setdefault(message, []).append(rel)
+    out = []
+    for message, rels in who.items():
+        if len(rels) == 1:
+            out.append(f"{rels[0]}: {message}")
+        else:
+            more = f" and {len(rels) - named} more" if len(rels) > named else ""
+            out.append(f"{message} ({len(rels)} projects: {', '.join(rels[:named])}{more})")
+    return out
 
 
 def _build_system(run: _Runner, report: BuildReport) -> None:

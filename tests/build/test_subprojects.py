@@ -161,3 +161,19 @@ def test_one_sample_built_from_its_own_folder_has_the_trees_target_and_cuda_line
     assert (errors[0]["source_file"], errors[0]["source_line"]) == (str(src / BAD / "laneIdPtx.cu"), ptx_line)
     r = _porter_build(str(out / BAD), "--arch", "gfx942")
     assert "note: the port targets ROCm 5.2 (as porter convert recorded in ../../../.porter/manifest.json)" in r.stdout
+
+
+def test_a_note_several_projects_share_is_said_once_with_how_many():
+    """A samples tree's CMake projects all fall back to per-file builds on a machine without ROCm's hip-lang
+    package: one line saying how many (and which, the first three), not one per project; a note only one
+    project has keeps its project in front."""
+    from porter.build.runner import project_notes
+
+    fallback = "building per file instead, with the definitions, include folders and libraries of CMakeLists.txt"
+    said = [(f"Samples/{n}", fallback) for n in ("a", "b", "c", "d", "e")]
+    said.insert(2, ("Samples/b", "link b: linked again"))
+    assert project_notes(said) == [
+        f"{fallback} (5 projects: Samples/a, Samples/b, Samples/c and 2 more)",
+        "Samples/b: link b: linked again"]
+    assert project_notes(said[:2]) == [f"{fallback} (2 projects: Samples/a, Samples/b)"]
+    assert project_notes([("Samples/a", fallback)]) == [f"Samples/a: {fallback}"]
