@@ -41,3 +41,8 @@
 ; reads the group's and the value's declarations)
 ((call_expression function: (field_expression field: (field_identifier) @method) arguments: (argument_list) @args) @PORT188
  (#match? @method "^(shfl|shfl_up|shfl_down|shfl_xor)$"))
+
+; PORT194: a tile's (or coalesced group's) vote, which HIP's groups lack before ROCm 7.0 unless
+; HIP_ENABLE_WARP_SYNC_BUILTINS is defined (6.2 on): the predicate reads the group's declaration
+((call_expression function: (field_expression field: (field_identifier) @method) arguments: (argument_list)) @PORT194
+ (#match? @method "^(any|all|ballot|match_any|match_all)$"))

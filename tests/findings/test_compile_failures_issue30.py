@@ -408,6 +408,8 @@ def test_the_build_error_names_the_rule():
         "use of undeclared identifier 'CUDART_VERSION'": "PORT173",
         "no member named 'allocFlags' in 'hipMemAllocationProp'": "PORT032",
         "no template named 'block_tile_memory' in namespace 'cooperative_groups'": "PORT071",
+        "no member named 'ballot' in 'cooperative_groups::thread_block_tile<32>'": "PORT194",
+        "no member named 'any' in 'cooperative_groups::coalesced_group'": "PORT194",
         "no member named 'experimental' in namespace 'cooperative_groups'": "PORT071",
         "no namespace named 'experimental' in namespace 'cooperative_groups'": "PORT071",
         "redefinition of 'atomicMax'": "PORT170",
@@ -430,6 +432,24 @@ def test_cooperative_groups_experimental_fails_where_port071_says(build):
     the one error of the sample no finding pointed at.  Any name in it, and an alias to it, fail with both
     compilers on exactly the lines PORT071 flags; the same tiles outside it compile."""
     _fails_where_flagged(build, "PORT071", "cg_experimental", "_experimental")
+
+
+def test_group_votes_fail_where_port194_says(build):
+    """NVIDIA's cdpQuadtree votes with tile32.ballot/any, cdpAdvancedQuicksort with a coalesced group's
+    ballot: HIP 5.2's groups have no votes, and those lines were errors no finding pointed at.  They fail with
+    both compilers on exactly the lines PORT194 flags; a project's own any/ballot members compile."""
+    src = _fails_where_flagged(build, "PORT194", "cg_votes")
+    # the tile's votes written as the messages say (the tile's size and predicate filled in) compile
+    tile = [f for f in scan(src, "t.cu", options=R52) if f.rule == "PORT194" and "packed by rank" not in f.message]
+    assert len(tile) == 3
+    lines = src.decode().splitlines()
+    for f in tile:
+        written = re.search(r"`([^`]*__ballot\((?!p\))[^`]*)`", f.message).group(1)
+        call = f.message.split("`")[1]
+        assert call in lines[f.line - 1], (call, lines[f.line - 1])
+        lines[f.line - 1] = lines[f.line - 1].replace(call, written)
+    rewritten = "\n".join(lines[:16]) + "\n"  # (the tiles' kernel, not the coalesced group's)
+    _ok(build(translate(rewritten.encode(), "t.cu", R52).output, "cg_votes_written"))
 
 
 def test_cooperative_groups_reduce_is_in_no_rocm_porter_knows():

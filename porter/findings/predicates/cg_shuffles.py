@@ -24,7 +24,7 @@ _GROUP_TYPES = r"(?:thread_block_tile\s*<[^;{}()]*?>|coalesced_group|thread_grou
 _GROUP_CALLS = r"(?:tiled_partition|coalesced_threads|binary_partition|labeled_partition)"
 
 
-def _is_group(text: str | bytes, name: str, endpos: int | None = None) -> bool:
+def is_group(text: str | bytes, name: str, endpos: int | None = None) -> bool:
     """Whether ``text`` (or a file's bytes up to ``endpos``: no copy of a big file's text above a call) declares
     ``name`` a tile or group."""
     as_bytes, end = isinstance(text, bytes), len(text) if endpos is None else endpos
@@ -52,7 +52,7 @@ def tile_shuffle_of_a_composite(ctx, node, caps):
     # the text above the call: the file's bytes searched up to the call (a big file's text is neither decoded
     # nor copied for each call)
     source, at = ctx.source, node.start_byte
-    if not (_is_group(before, ctx.text(group)) or _is_group(source, ctx.text(group), at)):
+    if not (is_group(before, ctx.text(group)) or is_group(source, ctx.text(group), at)):
         return None
     value = args[0]
     kind = None
