@@ -309,6 +309,9 @@ class _Runner:
         return None
 
 
+_MAKE_REASON = re.compile(r"(?:\S*/)?g?make(?:\[\d+\])?: (?:\S+:\d+: )?\*\*\* (?!\[)")
+
+
 def _unexplained_failure(r: proc.Result, ds: list[Diagnostic], what: str,
                          makefile: Path | None = None) -> Diagnostic | None:
     """A step that failed and printed no error porter reads (a message another compile broke, a recipe
@@ -318,8 +321,11 @@ def _unexplained_failure(r: proc.Result, ds: list[Diagnostic], what: str,
     if r.ok or r.cancelled or any(d.severity == "error" for d in ds):
         return None
     lines = [ln.strip() for ln in r.stdout.splitlines() if ln.strip()]
-    # what the failing command printed says more than make's own "*** [...] Error 2" lines after it
-    said = [ln for ln in lines if not re.match(r"g?make(?:\[\d+\])?: ", ln)] or lines
+    # make's own reason ("*** No rule to make target 'kernels.cu'", "*** missing separator") is why it stopped:
+    # not the command lines it echoed for the targets it could make; else what the failing command printed says
+    # more than make's bookkeeping after it ("*** [...] Error 2", "Target 'main' not remade")
+    said = [ln for ln in lines if _MAKE_REASON.match(ln)] or \
+        [ln for ln in lines if not re.match(r"g?make(?:\[\d+\])?: ", ln)] or lines
     d = Diagnostic("", 0, 0, "error", f"{what} failed (exit {r.returncode}): " + " | ".join(said[-3:])[:400],
                    unit=what)
     classify(d)  # (e.g. a file the Makefile names outside the converted folder)

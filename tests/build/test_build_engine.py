@@ -182,6 +182,22 @@ def test_a_pattern_rule_lacking_a_prerequisite_is_named(tmp_path, toolchain90a):
     assert run_build(root, BuildOptions(arch=ARCH), toolchain=toolchain90a).ok
 
 
+def test_a_source_the_makefile_names_and_the_tree_lacks_is_the_reason_given(tmp_path, toolchain90a):
+    """make -k compiles what it can and echoes those commands; when a source the Makefile lists is missing
+    (a partial copy of a project), the reason is make's "No rule to make target 'extra.cu'", not the last
+    command line it echoed (HeCBench's fluidSim, fetched without kernels.cu, said "hipcc ... -c main.cu")."""
+    root = _tree(tmp_path / "partial")
+    (root / "Makefile").write_text("HIPCC ?= hipcc\nobj = main.o kernels.o extra.o\n"
+                                   "main: $(obj)\n\t$(HIPCC) --offload-arch=gfx90a -o $@ $(obj)\n"
+                                   "main.o: main.cu util.h\n\t$(HIPCC) --offload-arch=gfx90a -c main.cu -o $@\n"
+                                   "kernels.o: kernels.cu util.h\n\t$(HIPCC) --offload-arch=gfx90a -c kernels.cu -o $@\n"
+                                   "extra.o: extra.cu\n\t$(HIPCC) --offload-arch=gfx90a -c extra.cu -o $@\n")
+    r = run_build(root, BuildOptions(arch=ARCH), toolchain=toolchain90a)
+    assert not r.ok and r.system == "make"
+    (e,) = r.errors
+    assert "No rule to make target 'extra.cu', needed by 'extra.o'" in e.message and "-c main.cu" not in e.message
+
+
 def test_make_build_says_when_compile_commands_cannot_be_written(tmp_path, toolchain90a):
     """A folder where compile_commands.json would go does not fail the build, and the report says why the
     editors' file is missing (it was silent on the Make path)."""
