@@ -42,14 +42,15 @@ _COALESCED_ADVICE = ("the wavefront's `__ballot(p)` with the bits of the group's
                      "lanes below a lane gives its rank)")
 
 
-def _for_tile(advice: str, n: int, args) -> str:
-    """The tile advice written for a tile of ``n`` lanes (a power of two below 64), with the call's predicate."""
+def _for_tile(advice: str, n: int, predicate: str | None) -> str:
+    """The tile advice written for a tile of ``n`` lanes (a power of two below 64), with the call's predicate
+    where it has one argument."""
     advice = (advice.replace("a tile of N lanes (N < 64) is N consecutive lanes of the wavefront: ",
                              f"the tile's {n} lanes are {n} consecutive lanes of the wavefront: ")
               .replace(" for a tile of N lanes", "")
               .replace("~(N - 1)", f"~{n - 1}").replace("((1ull << N) - 1)", f"{hex((1 << n) - 1)}ull"))
-    if len(args) == 1:
-        advice = advice.replace("__ballot(p)", f"__ballot({compact(args[0].text.decode('utf-8', 'replace'), 40)})")
+    if predicate is not None:
+        advice = advice.replace("__ballot(p)", f"__ballot({compact(predicate, 40)})")
     return advice
 
 
@@ -80,6 +81,7 @@ def tile_vote(ctx, node, caps):
     advice = _COALESCED_ADVICE if coalesced and method in ("ballot", "any", "all") else _ADVICE[method]
     sizes = None if coalesced else tile_sizes(ctx, node, name)
     if sizes and len(sizes) == 1 and isinstance(n := next(iter(sizes)), int) and 0 < n < 64 and not n & (n - 1):
-        advice = _for_tile(advice, n, args_of(node))
+        args = args_of(node)
+        advice = _for_tile(advice, n, ctx.text(args[0]) if len(args) == 1 else None)
     return Hit(node.start_byte, node.end_byte, {"call": compact(ctx.text(node), 50), "method": method,
                                                  "advice": advice})
