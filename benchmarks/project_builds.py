@@ -40,6 +40,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import predicted  # noqa: E402
 
+from porter.build.subprojects import find_subprojects  # noqa: E402
+
 PORTER = [sys.executable, "-m", "porter"]
 ARCHES = (("gfx942", ()), ("gfx90a", ("--toolchain", "hipcc")))
 
@@ -131,18 +133,6 @@ def _builds(hip: Path, covered: set[tuple[str, int]], includes: list[str], proje
     return result
 
 
-def _projects(hip: Path) -> list[str]:
-    """The sub-projects of a converted tree, as paths relative to it: the topmost folders below it that hold
-    a Makefile or a CMakeLists.txt (what porter build builds on its own)."""
-    found = []
-    for f in sorted(hip.rglob("*")):
-        if f.name in ("CMakeLists.txt", "Makefile", "makefile", "GNUmakefile") and ".porter" not in f.parts:
-            rel = str(f.parent.relative_to(hip))
-            if rel != "." and not any(rel.startswith(p + "/") for p in found) and rel not in found:
-                found.append(rel)
-    return found
-
-
 def measure_tree(src: Path, out: Path, target: str, includes: list[str], subpaths: list[str]):
     """(sub-project, its result) of each project of the tree, as each is built."""
     hip = out / (src.name + "-hip")
@@ -151,7 +141,7 @@ def measure_tree(src: Path, out: Path, target: str, includes: list[str], subpath
         yield src.name, {"convert": failed}
         return
     covered = _covered(src, target)
-    for p in subpaths or _projects(hip):
+    for p in subpaths or [sub.rel for sub in find_subprojects(hip)]:  # (what porter build builds on its own)
         yield p, _builds(hip, covered, includes, p)
 
 

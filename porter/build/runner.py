@@ -639,8 +639,8 @@ def _link(run: _Runner, report: BuildReport, plans, keys, cache: Cache, make_lib
         r = proc.stream(argv, timeout=run.options.timeout, cwd=root, env=run.env, cancel=run.cancel,
                         on_line=run.emit)
         if not r.ok and "-fgpu-rdc" in argv and _only_hip_header_duplicates(r.stdout):
-            argv = [*argv[:len(run.tc.link_prefix(run.arch))], *DEVICE_LINK_KEEP_ONE,
-                    *argv[len(run.tc.link_prefix(run.arch)):]]
+            head = len(run.tc.link_prefix(run.arch))
+            argv = [*argv[:head], *DEVICE_LINK_KEEP_ONE, *argv[head:]]
             report.messages.append(f"link {name}: {HIP_HEADER_DUPLICATES_NOTE}")
             run.emit(f"[link] {name} (again, the device linker keeping one copy of HIP's header functions)")
             r = proc.stream(argv, timeout=run.options.timeout, cwd=root, env=run.env, cancel=run.cancel,

@@ -105,11 +105,14 @@ def test_the_errors_after_the_first_of_an_instantiation_are_under_its_backtrace(
 def test_a_tree_of_projects_lists_the_topmost_folders_with_a_build_file(tmp_path):
     """cuda-samples' shape: a shared Common/ with no build file, Samples/CAT/NAME each with its own; a build
     file below a project's (a sub-folder it adds) is part of that project, not another."""
-    for rel in ("Samples/A/CMakeLists.txt", "Samples/B/Makefile", "Samples/B/lib/CMakeLists.txt",
-                "Common/helper.h", "Samples/B/.porter/x/Makefile"):
+    files = {"Samples/A/CMakeLists.txt": "project(a)\nadd_executable(a a.cu)\n", "Samples/A/a.cu": "",
+             "Samples/B/Makefile": "b: b.cu\n\thipcc -o $@ $<\n", "Samples/B/b.cu": "",
+             "Samples/B/lib/CMakeLists.txt": "project(l)\nadd_library(l l.cu)\n", "Samples/B/lib/l.cu": "",
+             "Common/helper.h": "", "Samples/B/.porter/x/Makefile": "x: x.cu\n\thipcc -o $@ $<\n"}
+    for rel, text in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text("")
-    assert bench._projects(tmp_path) == ["Samples/A", "Samples/B"]
+        (tmp_path / rel).write_text(text)
+    assert [s.rel for s in bench.find_subprojects(tmp_path)] == ["Samples/A", "Samples/B"]
 
 
 @pytest.mark.hipcc

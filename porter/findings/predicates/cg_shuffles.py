@@ -24,13 +24,14 @@ _GROUP_TYPES = r"(?:thread_block_tile\s*<[^;{}()]*?>|coalesced_group|thread_grou
 _GROUP_CALLS = r"(?:tiled_partition|coalesced_threads|binary_partition|labeled_partition)"
 
 
-def is_group(text: str | bytes, name: str, endpos: int | None = None) -> bool:
+def is_group(text: str | bytes, name: str, endpos: int | None = None, types: str = _GROUP_TYPES,
+             calls: str = _GROUP_CALLS) -> bool:
     """Whether ``text`` (or a file's bytes up to ``endpos``: no copy of a big file's text above a call) declares
-    ``name`` a tile or group."""
+    ``name`` a tile or group: of one of ``types``, or ``auto`` from one of ``calls``."""
     as_bytes, end = isinstance(text, bytes), len(text) if endpos is None else endpos
     n = re.escape(name)
-    declared = pattern_for(_GROUP_TYPES + r"\s*&?\s*" + n + r"\b", as_bytes)
-    assigned = pattern_for(r"\bauto\s*&?\s*" + n + r"\s*=[^;]*\b" + _GROUP_CALLS + r"\b", as_bytes)
+    declared = pattern_for(types + r"\s*&?\s*" + n + r"\b", as_bytes)
+    assigned = pattern_for(r"\bauto\s*&?\s*" + n + r"\s*=[^;]*\b" + calls + r"\b", as_bytes)
     return bool(declared.search(text, 0, end) or assigned.search(text, 0, end))
 
 

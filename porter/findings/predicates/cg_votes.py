@@ -12,29 +12,29 @@ tiled_partition / coalesced_threads."""
 
 from __future__ import annotations
 
-import re
-
 from porter.findings.engine import Hit
 from porter.findings.predicates import node_check
 from porter.findings.predicates.cg_shuffles import is_group
 from porter.findings.predicates.common import args_of, compact, target_before
 from porter.findings.predicates.cooperative_groups import tile_sizes
-from porter.findings.predicates.expr_types import pattern_for
 
 # the release whose cooperative-groups header declares the votes without HIP_ENABLE_WARP_SYNC_BUILTINS
 DEFAULT_SINCE = "7.0"
+# a tile of {n} lanes is {n} consecutive lanes of the wavefront, the first at __lane_id() & {low}: its vote is
+# the wave's ballot shifted there and masked to {n} bits ({mask}); {p} is the call's predicate
+_TILE_BALLOT = "((__ballot({p}) >> (__lane_id() & {low})) & {mask})"
 _ADVICE = {
-    "ballot": "a tile of N lanes (N < 64) is N consecutive lanes of the wavefront: "
-              "`(unsigned)((__ballot(p) >> (__lane_id() & ~(N - 1))) & ((1ull << N) - 1))`",
-    "any": "`((__ballot(p) >> (__lane_id() & ~(N - 1))) & ((1ull << N) - 1)) != 0` for a tile of N lanes "
-           "(not `__any(p)`: that is the whole 64-lane wavefront)",
-    "all": "`((__ballot(p) >> (__lane_id() & ~(N - 1))) & ((1ull << N) - 1)) == ((1ull << N) - 1)` for a tile of "
-           "N lanes (not `__all(p)`: that is the whole 64-lane wavefront)",
+    "ballot": "{size}`(unsigned)" + _TILE_BALLOT + "`",
+    "any": "`" + _TILE_BALLOT + " != 0`{for_n} (not `__any(p)`: that is the whole 64-lane wavefront)",
+    "all": "`" + _TILE_BALLOT + " == {mask}`{for_n} (not `__all(p)`: that is the whole 64-lane wavefront)",
     "match_any": "a loop over the tile's shuffles comparing each lane's value (HIP's __match_any_sync needs the same "
                  "ROCm 6.2 and HIP_ENABLE_WARP_SYNC_BUILTINS)",
     "match_all": "a loop over the tile's shuffles comparing each lane's value (HIP's __match_all_sync needs the same "
                  "ROCm 6.2 and HIP_ENABLE_WARP_SYNC_BUILTINS)",
 }
+# a size porter cannot read: the expressions in N
+_ANY_SIZE = {"size": "a tile of N lanes (N < 64) is N consecutive lanes of the wavefront: ", "for_n": " for a tile of N lanes",
+             "low": "~(N - 1)", "mask": "((1ull << N) - 1)", "p": "p"}
 
 # a coalesced group's threads are whichever lanes were active where it was formed: its votes count by rank
 _COALESCED_ADVICE = ("the wavefront's `__ballot(p)` with the bits of the group's lanes (the `__ballot(1)` of where "
@@ -42,25 +42,16 @@ _COALESCED_ADVICE = ("the wavefront's `__ballot(p)` with the bits of the group's
                      "lanes below a lane gives its rank)")
 
 
-def _for_tile(advice: str, n: int, predicate: str | None) -> str:
-    """The tile advice written for a tile of ``n`` lanes (a power of two below 64), with the call's predicate
-    where it has one argument."""
-    advice = (advice.replace("a tile of N lanes (N < 64) is N consecutive lanes of the wavefront: ",
-                             f"the tile's {n} lanes are {n} consecutive lanes of the wavefront: ")
-              .replace(" for a tile of N lanes", "")
-              .replace("~(N - 1)", f"~{n - 1}").replace("((1ull << N) - 1)", f"{hex((1 << n) - 1)}ull"))
-    if predicate is not None:
-        advice = advice.replace("__ballot(p)", f"__ballot({compact(predicate, 40)})")
-    return advice
-
-
-def _coalesced(text: str | bytes, name: str, endpos: int | None = None) -> bool:
-    """``name`` is declared a coalesced_group, or set from coalesced_threads() (in ``text[:endpos]``)."""
-    as_bytes, end = isinstance(text, bytes), len(text) if endpos is None else endpos
-    n = re.escape(name)
-    rx = pattern_for(r"\bcoalesced_group\s*&?\s*" + n + r"\b|\bauto\s*&?\s*" + n + r"\s*=[^;]*\bcoalesced_threads\b",
-                     as_bytes)
-    return bool(rx.search(text, 0, end))
+def _advice(method: str, n: int | None, predicate: str | None) -> str:
+    """What to write for ``method`` on a tile of ``n`` lanes (a power of two below 64; None: not read), with the
+    call's predicate where it has one argument."""
+    fields = dict(_ANY_SIZE)
+    if n is not None:
+        fields.update(size=f"the tile's {n} lanes are {n} consecutive lanes of the wavefront: ", for_n="",
+                      low=f"~{n - 1}", mask=f"{hex((1 << n) - 1)}ull")
+        if predicate is not None:
+            fields["p"] = compact(predicate, 40)
+    return _ADVICE[method].format(**fields)
 
 
 @node_check("PORT194")
@@ -77,11 +68,15 @@ def tile_vote(ctx, node, caps):
         return None
     method = ctx.text(caps["method"][0])
     name = ctx.text(group)
-    coalesced = _coalesced(before, name) or _coalesced(ctx.source, name, node.start_byte)
-    advice = _COALESCED_ADVICE if coalesced and method in ("ballot", "any", "all") else _ADVICE[method]
-    sizes = None if coalesced else tile_sizes(ctx, node, name)
-    if sizes and len(sizes) == 1 and isinstance(n := next(iter(sizes)), int) and 0 < n < 64 and not n & (n - 1):
+    coalesced = (is_group(before, name, types="coalesced_group", calls="coalesced_threads")
+                 or is_group(ctx.source, name, node.start_byte, types="coalesced_group", calls="coalesced_threads"))
+    if coalesced and method in ("ballot", "any", "all"):
+        advice = _COALESCED_ADVICE
+    else:
+        sizes = None if coalesced else tile_sizes(ctx, node, name)
+        n = next(iter(sizes)) if sizes and len(sizes) == 1 else None
+        n = n if isinstance(n, int) and 0 < n < 64 and not n & (n - 1) else None
         args = args_of(node)
-        advice = _for_tile(advice, n, ctx.text(args[0]) if len(args) == 1 else None)
+        advice = _advice(method, n, ctx.text(args[0]) if len(args) == 1 else None)
     return Hit(node.start_byte, node.end_byte, {"call": compact(ctx.text(node), 50), "method": method,
                                                  "advice": advice})
