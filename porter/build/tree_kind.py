@@ -10,12 +10,13 @@ import os
 import re
 from pathlib import Path
 
+from porter.findings.build_modes import MAKEFILES  # noqa: F401  (porter.build reads it from here too)
+
 # what porter convert (or the review app) leaves in an output folder: the folder is a port, not CUDA source
 MANIFEST = os.path.join(".porter", "manifest.json")  # porter convert's (porter/project/convert.py)
 PORT_MARKERS = (MANIFEST, os.path.join(".porter", "session.json"))
 UNIT_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".hip")
 SKIP_DIRS = {".porter", ".git", ".hg", ".svn", "build", "CMakeFiles", "__pycache__", ".venv", "node_modules"}
-MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 
 
 def _still_cuda(path: Path) -> bool:

@@ -13,6 +13,7 @@ import pytest
 
 from fixture_expectations import expected_lines
 from porter.findings import apply_fixes, catalogue, scan, scan_build_file
+from porter.findings.build_modes import BUILD_FILES
 from porter.translate import TranslateOptions, translate
 
 FIXTURES = Path(__file__).with_name("fixtures")
@@ -27,7 +28,10 @@ def _scan(path: Path, data: bytes):
         roc = re.search(rb"porter-test:.*--roc\b", data) is not None
         options = TranslateOptions(**({"target_rocm": m.group(1).decode()} if m else {}), roc=roc) \
             if m or roc else None
-        return scan(data, path.name, options=options)
+        # a fixture folder with a build file (PORT195's CMakeLists.txt) is scanned as that project's files on
+        # disk: the build file says how they are compiled
+        on_disk = any((path.parent / name).is_file() for name in BUILD_FILES)
+        return scan(data, path.name, options=options, file=path if on_disk else None)
     return scan_build_file(data.decode("utf-8"), path.name)
 
 

@@ -58,4 +58,4 @@ def file_check(rule_id: str, regions=None, per_region: bool = False):
 # (hipblas_types first: its PORT185 says more than api's PORT032 at the cublasDotEx calls of an older target, and
 # PORT032 leaves a place a finding already covers)
 from porter.findings.predicates import hipblas_types  # noqa: E402,F401,I001  (registration)
-from porter.findings.predicates import api, arch_macros, cg_shuffles, cg_votes, arity, asm, clusters, cooperative_groups, copy_sources, curand_states, driver_pointers, features, hipdefs, hipheaders, host_half, host_math, int_results, lanes, lds, legacy_blas, libwarps, miopen, overloads, roc_blas, roc_sparse, solver, storage_class, warp, warpvalues  # noqa: E402,F401  (registration)
+from porter.findings.predicates import api, arch_macros, cg_shuffles, cg_votes, arity, asm, clusters, cooperative_groups, copy_sources, curand_states, device_var_linkage, driver_pointers, features, hipdefs, hipheaders, host_half, host_math, int_results, lanes, lds, legacy_blas, libwarps, miopen, overloads, roc_blas, roc_sparse, solver, storage_class, warp, warpvalues  # noqa: E402,F401  (registration)

@@ -278,9 +278,11 @@ def defines_macro(source: bytes, name: str) -> bool:
 
 def own_definitions(source: bytes, name: str):
     """The spans of ``name`` where the file defines it as a function or a variable of its own (a type
-    word, the name, then a body, an initializer or the end of the declaration)."""
-    pattern = (rb"\b(?:unsigned|int|long|auto|void|float|double|[A-Za-z_]\w*_t)\s*[*&]?\s*(" + re.escape(name.encode())
-               + rb")\s*(?:\([^;{}]*\)\s*(?:const\s*)?\{|=|;)")
+    word, the name, then a body, an initializer or the end of the declaration).  The type word is any name but
+    a statement's keyword (``return umin;`` defines nothing): a project's own typedef too (NVIDIA's mergeSort:
+    ``static uint umin(uint a, uint b) { ... }``), or a template's closing ``>``."""
+    pattern = (rb"(?:\b(?!(?:return|else|case|goto|throw|delete|new|sizeof|do|co_return|co_yield)\b)[A-Za-z_]\w*|>)"
+               rb"\s*[*&]?\s*(" + re.escape(name.encode()) + rb")\s*(?:\([^;{}]*\)\s*(?:const\s*)?\{|=|;)")
     return (m.span(1) for m in re.finditer(pattern, source))
 
 

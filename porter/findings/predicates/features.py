@@ -5,11 +5,14 @@ CUDA version macros have modules of their own (cooperative_groups, clusters, arc
 
 from __future__ import annotations
 
+import functools
 import re
 
+from porter import parse
 from porter.findings import ptx
-from porter.findings.engine import Hit
-from porter.findings.predicates import node_check
+from porter.findings.catalogue import catalogue
+from porter.findings.engine import Hit, rule_patterns
+from porter.findings.predicates import file_check, node_check
 from porter.findings.predicates.common import compact, edit, fix
 from porter.findings.predicates.cooperative_groups import INT_LITERAL
 
@@ -139,6 +142,40 @@ def texture_fetch(ctx, node, caps):
     if not ctx.in_device_code(node):
         return None
     return Hit(node.start_byte, node.end_byte, {"call": compact(ctx.text(node), 50)})
+
+
+# a #define's body, to the end of its last line (backslash continuations)
+_DEFINE = re.compile(rb"(?m)^[ \t]*#[ \t]*define[ \t]+\w+(?:\([^)\n]*\))?[ \t]*((?:[^\n\\]|\\.|\\\n)*)")
+_MACRO_CODE = b"void porter_macro_body() { "
+
+
+@functools.cache
+def _fetch_query():
+    """PORT081's own query patterns (grammars/rules/device_runtime.scm), to run over a macro's body."""
+    return parse.ts.Query(parse.language(), "\n".join(rule_patterns()["PORT081"]))
+
+
+@file_check("PORT081")
+def texture_fetch_in_macro(ctx):
+    """A texture fetch written in a #define (NVIDIA's convolutionFFT2D: ``#define LOAD_FLOAT(i)
+    tex1Dfetch<float>(texFloat, i)``, used in its kernels): clang stops in the macro's body, at each
+    expansion.  The body is parsed as code (continuations blanked, positions kept) and PORT081's patterns run
+    over it; a texture fetch is device code wherever the macro is used."""
+    words = catalogue()["PORT081"].triggers
+    if b"define" not in ctx.source or not any(w in ctx.source for w in words):
+        return []
+    hits = []
+    for m in _DEFINE.finditer(ctx.source):
+        body = m.group(1)
+        if not any(w in body for w in words) or ctx.index.is_protected(m.start()):
+            continue
+        code = _MACRO_CODE + re.sub(rb"\\(\r?\n)", lambda c: b" " + c.group(1), body) + b"\n;}"
+        tree = parse.parse(code)
+        for node in parse.captures(_fetch_query(), tree.root_node).get("PORT081", []):
+            start = m.start(1) + node.start_byte - len(_MACRO_CODE)
+            hits.append(Hit(start, start + node.end_byte - node.start_byte,
+                            {"call": compact(node.text.decode("utf-8", "replace"), 50)}))
+    return hits
 
 
 @node_check("PORT090")
