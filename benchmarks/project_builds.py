@@ -22,7 +22,8 @@ An error of a build is *predicted* when it maps back (porter's manifest) to a CU
 finding over at most predicted.SPAN_LINES lines covers each of them), or one of its "in instantiation of ...
 requested here" notes does (an error inside a template, a header's or HIP's, that a flagged line instantiates;
 clang prints that backtrace with the first error of an instantiation only, so the errors after it in the same
-unit and file are read as under it), or it follows from a predicted error (porter build's ``cause``: a call
+unit and file are read as under it), or the macro body its "expanded from macro" note points at does (the code
+clang rejects is written there), or it follows from a predicted error (porter build's ``cause``: a call
 clang rejects because the template it names failed to compile at that error), or it names a missing library; *unflagged*
 otherwise (an error with no line, such as a failed link, is unflagged unless it names a library).  Printed:
 one line per project (built or not, per arch, errors, unflagged), the unflagged errors (at their CUDA line), and the totals.
@@ -85,10 +86,15 @@ def _with_contexts(errors: list[dict]) -> list[dict]:
     return out
 
 
+def _macro_notes(d: dict) -> list[dict]:
+    return [n for n in d.get("notes") or () if n.get("message", "").startswith("expanded from macro")]
+
+
 def _predicted(d: dict, covered: set[tuple[str, int]]) -> bool:
     """A finding covers the error's CUDA line, or the line that instantiates the template (or HIP header
-    template) it is in: clang's "in instantiation of ... requested here" notes, mapped back like the error."""
-    places = [d, *_instantiation_notes(d)]
+    template) it is in: clang's "in instantiation of ... requested here" notes, mapped back like the error;
+    or the macro body it was expanded from (clang's "expanded from macro" note: the code it rejects is there)."""
+    places = [d, *_instantiation_notes(d), *_macro_notes(d)]
     return any((str(Path(x.get("source_file") or "?").resolve()), x.get("source_line")) in covered for x in places)
 
 

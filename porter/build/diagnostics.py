@@ -225,7 +225,25 @@ def parse(output: str, *, cwd: str, root: str, unit: str = "") -> list[Diagnosti
             classify(d)
     _follow_failed_templates(out)
     _follow_typo_corrections(out)
+    _follow_invalid_declarations(out)
     return out
+
+
+_STEP_FAILED = re.compile(r"(?:amdgcn-link|linker|ld\.lld|lld|clang-offload-bundler|clang-offload-wrapper) command "
+                          r"failed\b")
+
+
+def follow_failed_steps(ds: list[Diagnostic]) -> None:
+    """The driver's "amdgcn-link command failed with exit code 1" (or "linker command failed") after the errors
+    of that step: it says only that the step stopped, at the first of them that has a place (an undefined
+    symbol porter located at its declaration): that error is its ``cause``."""
+    for i, d in enumerate(ds):
+        if d.severity != "error" or d.line or d.cause or not _STEP_FAILED.search(d.message):
+            continue
+        first = next((e for e in ds[:i] if e.severity == "error" and e.line and e.unit == d.unit), None)
+        if first is not None:
+            d.rule, d.cause = d.rule or first.rule, f"{first.file}:{first.line}"
+            d.hint = f"the step stopped at the error at {d.cause}" + (f": {first.hint}" if first.hint else "")
 
 
 _NO_MATCH = re.compile(r"no matching (?:function|member function|constructor) for call to '(?:[\w:]*::)?(?P<name>\w+)'")
@@ -296,6 +314,32 @@ def _follow_typo_corrections(ds: list[Diagnostic]) -> None:
                 d.hint = (f"a consequence of the error at {d.cause}: clang took the undeclared `{names[0]}` for "
                           f"`{names[1]}` and checked the arguments against it; fix `{names[0]}` there")
         typo = None
+
+
+_NOT_VIABLE = re.compile(r"candidate function (?:template )?not viable")
+
+
+def _follow_invalid_declarations(ds: list[Diagnostic]) -> None:
+    """"no matching function for call to 'f'" where every candidate clang lists ("candidate function not viable")
+    is a declaration it already reported an error in (an unknown type name among its parameters, which clang
+    reads as int from then on: NVIDIA's simpleCUFFT_2d_MGPU declares ``solvePoissonEquation(cudaLibXtDesc *,
+    ...)``, a name the target's HIP lacks) follows from that error: it gets its rule and ``cause``.  The
+    declaration's error is on the candidate's line or within its parameter list's lines below it."""
+    earlier: dict[tuple[str, str], list[Diagnostic]] = {}
+    for d in ds:
+        if d.severity != "error":
+            continue
+        if not d.cause and _NO_MATCH.search(d.message):
+            places = [(n.file, n.line) for n in d.notes if _NOT_VIABLE.search(n.message)]
+            causes = [next((e for e in earlier.get((d.unit, file), ())
+                            if line <= e.line <= line + _STATEMENT_LINES), None) for file, line in places]
+            if places and all(causes):
+                cause = causes[0]
+                d.rule, d.cause = d.rule or cause.rule, f"{cause.file}:{cause.line}"
+                d.hint = (f"a consequence of the error at {d.cause}: clang could not read a parameter type of the "
+                          "function declared there, so no call matches it; fix that declaration")
+                continue
+        earlier.setdefault((d.unit, d.file), []).append(d)
 
 
 # ---------------------------------------------------------------- mapping back

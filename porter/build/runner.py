@@ -32,13 +32,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from porter import proc
-from porter.build import diskspace
+from porter.build import diskspace, link_places, unit_languages
 from porter.build.cache import Cache, read_depfile, sha256_bytes
-from porter.build.diagnostics import UNDEFINED, Diagnostic, SourceMap, classify, parse
+from porter.build.diagnostics import UNDEFINED, Diagnostic, SourceMap, classify, follow_failed_steps, parse
 from porter.build.report import BuildReport, ProjectResult, UnitResult
 from porter.build.subprojects import SubProject, find_subprojects, project_of
 from porter.build.toolchain import KINDS, Toolchain, detect_toolchain, find_plain_clangs, valid_arch_name
 from porter.build.tree_kind import MAKEFILES, SKIP_DIRS, UNIT_SUFFIXES, _still_cuda, cuda_source
+from porter.findings.build_modes import BUILD_FILES, asks_for_relocatable
 
 STATE_DIR = os.path.join(".porter", "build")
 # header include -> the library to link (per-file builds)
@@ -47,10 +48,6 @@ LINK_LIBS = {"hipblas": "-lhipblas", "hipblaslt": "-lhipblaslt", "hiprand": "-lh
              "rocsparse": "-lrocsparse", "rccl": "-lrccl", "roctracer/roctx": "-lroctx64", "rocsolver": "-lrocsolver"}
 _INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([\w./+-]+)[>"]', re.M)
 _MAIN = re.compile(rb"\bint\s+main\s*\(")
-# the project asks for relocatable device code (separable compilation): per-file builds need -fgpu-rdc
-# at compile and link time, or their verdict differs from the project's own build
-_RDC = re.compile(r"(?<![\w-])-fgpu-rdc\b|(?<![\w-])-rdc[ =]true\b|--relocatable-device-code[ =]true\b|"
-                  r"(?<![\w-])-dc\b|\b(?:CMAKE_)?(?:CUDA|HIP)_SEPARABLE_COMPILATION\s+(?:ON|TRUE|1|YES)\b", re.I)
 
 
 class BuildError(Exception):
@@ -161,13 +158,13 @@ def _build_file_flags(root: Path) -> tuple[list[str], list[str]]:
     libs: list[str] = []
     incs: list[str] = []
     rdc = False
-    for name in (*MAKEFILES, "CMakeLists.txt"):
+    for name in BUILD_FILES:
         p = root / name
         if not p.is_file():
             continue
         text = p.read_text(errors="replace")
         text = re.sub(r"#[^\n]*", "", text)
-        rdc = rdc or _RDC.search(text) is not None
+        rdc = rdc or asks_for_relocatable(text)
         if name == "CMakeLists.txt":
             for m in re.finditer(r"(?is)\b(?:add_compile_definitions|target_compile_definitions)\s*\(([^)]*)\)", text):
                 words = m.group(1).split()
@@ -273,8 +270,11 @@ class _Runner:
 
         ds = parse(text, cwd=str(cwd or self.root), root=str(self.root), unit=unit)
         self.explain_missing_runtime(ds, Path(cwd or self.root))
+        link_places.locate_internal_variables(ds, Path(cwd or self.root), self.root)
+        link_places.locate_inline_asm(ds, Path(cwd or self.root), self.root)
         _locate_unknown_options(ds, self.root)
         self.smap.apply(ds)
+        follow_failed_steps(ds)
         for d in ds:  # clang cannot read a device library: which file, and what to do
             note = damaged_library_note(d.message) if d.severity == "error" else ""
             if note:
@@ -469,9 +469,15 @@ def unit_argument(run: _Runner, rel: str) -> tuple[str | None, str]:
     return _arg_path(str(stub), run.root), ""
 
 
-def _compile_argv(run: _Runner, rel: str, obj: str, dep: str, defines: list[str], source: str | None = None) -> list[str]:
+def _compile_argv(run: _Runner, rel: str, obj: str, dep: str, defines: list[str], source: str | None = None,
+                  host: str | None = None) -> list[str]:
+    """``host``: "c++" or "c" for a unit the project's build compiles for the host only (unit_languages)."""
     o = run.options
-    argv = run.tc.compile_prefix(run.arch)
+    if host:
+        argv = run.tc.host_compile_prefix(host)
+        defines = [d for d in defines if d != "-fgpu-rdc"]
+    else:
+        argv = run.tc.compile_prefix(run.arch)
     if not rel.endswith(".c"):
         argv.append(f"-std={o.std}")
     argv += [o.opt, *defines, "-I.", *(f"-I{d}" for d in ("include", "src") if (run.root / d).is_dir()),
@@ -489,6 +495,7 @@ def _build_per_file(run: _Runner, report: BuildReport) -> None:
         return
     cache = Cache(run.state / "cache.json")
     defines, make_libs = _build_file_flags(root)
+    host = unit_languages.host_languages(root, units)
     # objects per arch: switching arch compiles into another folder, switching back finds its objects
     objdir = run.state / arch_dir(run.arch) / "obj"
     plans = []
@@ -500,7 +507,7 @@ def _build_per_file(run: _Runner, report: BuildReport) -> None:
         source, why = unit_argument(run, rel)
         if why:
             refused[rel] = why
-        argv = _compile_argv(run, rel, obj, dep, defines, source)
+        argv = _compile_argv(run, rel, obj, dep, defines, source, host.get(rel))
         plans.append((rel, obj, dep, argv))
     commands = [{"directory": str(root), "arguments": argv, "file": rel, "output": obj}
                 for rel, obj, dep, argv in plans]
@@ -585,7 +592,10 @@ def _build_per_file(run: _Runner, report: BuildReport) -> None:
         return
     report.ok = True
     if run.options.link:
-        _link(run, report, plans, keys, cache, make_libs)
+        # (no unit with device code: no relocatable device code to link; hipcc 5.2's device link of none fails,
+        # "target emulation unknown: -m or at least one .o file required")
+        device = any(rel not in host for rel, *_ in plans)
+        _link(run, report, plans, keys, cache, make_libs if device else [f for f in make_libs if f != "-fgpu-rdc"])
 
 
 def _cached_warnings(cache: Cache, uid: str):

@@ -122,6 +122,14 @@ class Toolchain:
         head = [self.compiler, "-x", "hip"] if self.compiler_kind == "clang" else [self.compiler]
         return [*head, f"--offload-arch={arch}", *self.hip_flags()]
 
+    def host_compile_prefix(self, language: str) -> list[str]:
+        """argv up to the flags of a unit compiled for the host only, as C++ or C (``language``: "c++" or
+        "c") with HIP's headers for the host, as CMake's C++ / C compiler with hip::host compiles it."""
+        flags = [self.compiler, "-x", language, "-D__HIP_PLATFORM_AMD__=1"]
+        if self.rocm_path and self.rocm_path != "/usr":
+            flags.append(f"-isystem{os.path.join(self.rocm_path, 'include')}")
+        return flags
+
     def link_prefix(self, arch: str) -> list[str]:
         head = [self.compiler, "--hip-link"] if self.compiler_kind == "clang" else [self.compiler]
         return [*head, f"--offload-arch={arch}", *self.hip_flags()]

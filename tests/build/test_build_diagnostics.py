@@ -164,3 +164,23 @@ def test_device_only_math_in_host_code_points_to_port192():
             assert d.rule == "PORT192", message
     (other,) = parse("t.hip:9:12: error: no matching function for call to 'rsqrtff'\n", cwd="/p", root="/p")
     assert other.rule != "PORT192"
+
+
+def test_a_call_of_a_function_whose_declaration_failed_follows_from_that_error(tmp_path):
+    # NVIDIA's simpleCUFFT_2d_MGPU: `void solvePoissonEquation(cudaLibXtDesc *, ...)` with a name the target's
+    # HIP lacks; clang reads the unknown parameter type as int, and the call says "no matching function"
+    import shutil
+    import subprocess
+
+    from required_tools import require
+
+    require(shutil.which("clang++-19"), "clang++-19 not installed (apt-get install clang-19)")
+    (tmp_path / "k.cpp").write_text("struct Known {};\nvoid solve(Unknown *,\n           Unknown *, int);\n"
+                                    "void g(Known *k) { solve(k, k, 1); }\n"
+                                    "void h(int);\nvoid c(Known *k) { h(k); }\n")
+    r = subprocess.run(["clang++-19", "-fsyntax-only", "k.cpp"], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=120)
+    ds = [d for d in parse(r.stderr, cwd=str(tmp_path), root=str(tmp_path)) if d.severity == "error"]
+    assert [(d.line, d.cause) for d in ds] == [(2, ""), (3, ""), (4, "k.cpp:2"), (6, "")], \
+        [d.one_line() for d in ds]
+    assert "declared there" in ds[2].hint
