@@ -276,14 +276,22 @@ def defines_macro(source: bytes, name: str) -> bool:
     return re.search(rb"#[ \t]*define[ \t]+" + re.escape(name.encode()) + rb"\b", source) is not None
 
 
+_NOT_A_TYPE = frozenset({b"return", b"else", b"case", b"goto", b"throw", b"delete", b"new", b"sizeof", b"do",
+                         b"co_return", b"co_yield"})
+_TYPE_BEFORE = re.compile(rb"(?:([A-Za-z_]\w*)|>)\s*[*&]?\s*$")
+
+
 def own_definitions(source: bytes, name: str):
     """The spans of ``name`` where the file defines it as a function or a variable of its own (a type
     word, the name, then a body, an initializer or the end of the declaration).  The type word is any name but
     a statement's keyword (``return umin;`` defines nothing): a project's own typedef too (NVIDIA's mergeSort:
-    ``static uint umin(uint a, uint b) { ... }``), or a template's closing ``>``."""
-    pattern = (rb"(?:\b(?!(?:return|else|case|goto|throw|delete|new|sizeof|do|co_return|co_yield)\b)[A-Za-z_]\w*|>)"
-               rb"\s*[*&]?\s*(" + re.escape(name.encode()) + rb")\s*(?:\([^;{}]*\)\s*(?:const\s*)?\{|=|;)")
-    return (m.span(1) for m in re.finditer(pattern, source))
+    ``static uint umin(uint a, uint b) { ... }``), or a template's closing ``>``.  (The name is searched for
+    first and the word before it read after: a pattern that starts at any word tries every word of the file.)"""
+    pattern = rb"\b(" + re.escape(name.encode()) + rb")\s*(?:\([^;{}]*\)\s*(?:const\s*)?\{|=|;)"
+    for m in re.finditer(pattern, source):
+        before = _TYPE_BEFORE.search(source, max(0, m.start() - 80), m.start())
+        if before is not None and before.group(1) not in _NOT_A_TYPE:
+            yield m.span(1)
 
 
 def own_facts(ctx, name: str) -> tuple[bool, list[tuple[int, int]]]:
