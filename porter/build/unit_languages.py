@@ -10,7 +10,8 @@ for the host (``__HIP_PLATFORM_AMD__``, what CMake's hip::host gives them).
 
 Left as HIP: every unit of a project whose CMakeLists sets the C++ compiler itself (CMAKE_CXX_COMPILER, often
 hipcc) or adds targets through FindHIP / FindCUDA's macros (hip_add_executable...), whose rules for .cpp files
-are their own; a unit named with ``LANGUAGE HIP`` or ``LANGUAGE CUDA``; .cu and .hip units."""
+are their own, or gives ``LANGUAGE HIP`` / ``CUDA`` to files it names through a variable or a glob; a unit named
+with ``LANGUAGE HIP`` or ``LANGUAGE CUDA``; .cu and .hip units."""
 
 from __future__ import annotations
 
@@ -43,6 +44,8 @@ def host_languages(root: Path, units: list[str]) -> dict[str, str]:
     for m in _LANGUAGE_PROPERTY.finditer(text):
         if _SETS_DEVICE_LANGUAGE.search(m.group(1)):
             files = re.split(r"(?i)\bPROPERTIES\b", m.group(1))[0].split()
+            if any("$" in f or "*" in f for f in files):
+                return {}  # (files named through a variable or a glob: which ones, porter does not read)
             device.update(os.path.basename(f.strip('"')) for f in files)
     out = {}
     for rel in units:

@@ -122,3 +122,19 @@ def test_a_project_of_host_units_only_links_without_a_device_link(tmp_path, arch
     convert_tree(src, tmp_path / "hip")
     report = run_build(tmp_path / "hip", BuildOptions(arch=arch, system="per-file"), toolchain=toolchain)
     assert report.ok, [d.one_line() for d in report.diagnostics]
+
+
+def test_which_units_are_host_units(tmp_path):
+    """Without a compile: what CMake's rules say, and where porter cannot read them it keeps HIP."""
+    from porter.build.unit_languages import host_languages
+
+    units = ["main.cpp", "gold.cpp", "checksum.c", "kernel.cu", "scale.cpp"]
+    (tmp_path / "CMakeLists.txt").write_text(CMAKE)
+    assert host_languages(tmp_path, units) == {"main.cpp": "c++", "gold.cpp": "c++", "checksum.c": "c"}
+    for own in ("set(SOURCES main.cpp gold.cpp)\nset_source_files_properties(${SOURCES} PROPERTIES LANGUAGE HIP)\n",
+                "set(CMAKE_CXX_COMPILER hipcc)\n", "hip_add_executable(spectrum main.cpp)\n"):
+        (tmp_path / "CMakeLists.txt").write_text(CMAKE + own)
+        assert host_languages(tmp_path, units) == {}, own
+    (tmp_path / "CMakeLists.txt").write_text(CMAKE)
+    (tmp_path / "Makefile").write_text("all:\n\thipcc -o spectrum *.cpp *.cu\n")  # porter runs make: not its rules
+    assert host_languages(tmp_path, units) == {}
