@@ -14,12 +14,11 @@ import re
 from pathlib import Path
 
 from porter.build.diagnostics import UNDEFINED, Diagnostic
-from porter.build.tree_kind import SKIP_DIRS, UNIT_SUFFIXES
+from porter.build.tree_kind import HEADER_SUFFIXES, SKIP_DIRS, UNIT_SUFFIXES
 
 HINT = ("a static (or unnamed-namespace) __device__/__constant__ variable that a kernel reads before host code "
         "names it: with -fgpu-rdc clang renames it for the runtime only after that kernel, so the device link "
         "cannot find it; delete `static` (see `porter explain PORT195`)")
-_HEADERS = (".h", ".cuh", ".hpp", ".hh")
 # the files of a folder read for the declaration, at most (a link names symbols of the project being linked)
 MAX_FILES = 2000
 
@@ -95,7 +94,7 @@ def _sources(cwd: Path):
     for dirpath, dirnames, filenames in os.walk(cwd):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
         for name in sorted(filenames):
-            if name.endswith(UNIT_SUFFIXES + _HEADERS):
+            if name.endswith(UNIT_SUFFIXES + HEADER_SUFFIXES):
                 count += 1
                 if count > MAX_FILES:
                     return

@@ -38,7 +38,7 @@ _CUDA_INCLUDE = re.compile(
 # a CUDA runtime call in a .cu file (nvcc includes cuda_runtime.h by itself)
 _CUDA_CALL = re.compile(r"\bcuda[A-Z]\w*\s*\(")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-_HEADER_SUFFIXES = (".h", ".cuh", ".hpp", ".hh", ".inl")
+HEADER_SUFFIXES = (".h", ".cuh", ".hpp", ".hh", ".inl")
 
 
 def is_port(root: Path) -> bool:
@@ -57,7 +57,7 @@ def cuda_source(root: Path) -> str | None:
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
         for name in sorted(filenames):
-            if not name.endswith((*UNIT_SUFFIXES, *_HEADER_SUFFIXES)):
+            if not name.endswith((*UNIT_SUFFIXES, *HEADER_SUFFIXES)):
                 continue
             path = os.path.join(dirpath, name)
             try:

@@ -28,9 +28,8 @@ from porter.findings.build_modes import relocatable_build_file
 from porter.findings.engine import Hit
 from porter.findings.predicates import file_check
 from porter.findings.predicates.common import edit, fix
+from porter.findings.predicates.hipdefs import DESCEND
 
-_DESCEND = {"linkage_specification", "declaration_list", "preproc_if", "preproc_ifdef", "preproc_else",
-            "preproc_elif"}
 _MAYBE = re.compile(rb"\bstatic\b[^;{}()]*\b__(?:device|constant)__\b|\b__(?:device|constant)__\b[^;{}()]*\bstatic\b"
                     rb"|\bnamespace\s*\{")
 _INLINE_WORDS = {"inline", "__inline__", "__forceinline__", "constexpr", "consteval", "static"}
@@ -42,7 +41,7 @@ def _items(node, anonymous: bool):
     """(node, inside an unnamed namespace) for each declaration of the unit, through #if blocks, extern "C" and
     namespaces."""
     for child in node.named_children:
-        if child.type in _DESCEND:
+        if child.type in DESCEND:
             yield from _items(child, anonymous)
         elif child.type == "namespace_definition":
             body = child.child_by_field_name("body")
@@ -73,10 +72,6 @@ def _function_name(ctx, node) -> str:
     return ctx.text(d) if d is not None else "?"
 
 
-def _line(ctx, pos: int) -> int:
-    return ctx.source.count(b"\n", 0, pos) + 1
-
-
 @file_check("PORT195", per_region=True)
 def static_device_variable_read_first(ctx):
     if not _MAYBE.search(ctx.source):
@@ -87,18 +82,19 @@ def static_device_variable_read_first(ctx):
         return None
     protected = ctx.index.protected_test()
     variables: dict[str, dict] = {}  # name -> its declaration, the first eager device read, the first host use
-    pattern = [None]
+    pattern = None  # the names declared so far, as one pattern
 
     def uses(node) -> set[str]:
-        if pattern[0] is None:
+        if pattern is None:
             return set()
         found = set()
-        for m in pattern[0].finditer(ctx.source, node.start_byte, node.end_byte):
+        for m in pattern.finditer(ctx.source, node.start_byte, node.end_byte):
             if not protected(m.start()):
                 found.add(m.group().decode())
         return found
 
     def declare(node, anonymous: bool) -> None:
+        nonlocal pattern
         words = _specifier_words(ctx, node)
         if not words & {"__device__", "__constant__"} or words & {"extern", "__shared__", "__managed__"}:
             return
@@ -112,7 +108,7 @@ def static_device_variable_read_first(ctx):
                 variables.setdefault(ctx.text(name), {"name": name, "static": static, "anonymous": anonymous,
                                                       "kind": "__constant__" if "__constant__" in words
                                                       else "__device__", "device": None, "host": None})
-        pattern[0] = re.compile(rb"(?<![\w.>:])(?:" + b"|".join(re.escape(n.encode()) for n in variables)
+        pattern = re.compile(rb"(?<![\w.>:])(?:" + b"|".join(re.escape(n.encode()) for n in variables)
                                 + rb")(?!\w)")
 
     def define(node, anonymous: bool, position: float) -> None:
@@ -155,9 +151,9 @@ def static_device_variable_read_first(ctx):
                 continue
             reader, at = v["device"]
             host, host_at = v["host"]
-            params = {"name": name, "reader": reader, "reader_line": _line(ctx, at),
-                      "host": host,
-                      "host_line": "the end of the unit" if host_at == _END else f"line {_line(ctx, int(host_at))}",
+            host_line = "the end of the unit" if host_at == _END else f"line {ctx.line_col(int(host_at))[0]}"
+            params = {"name": name, "reader": reader, "reader_line": ctx.line_col(at)[0], "host": host,
+                      "host_line": host_line,
                       "build_file": os.path.basename(build_file),
                       "decl": f"static {v['kind']}" if v["static"] is not None
                       else f"{v['kind']} in an unnamed namespace"}

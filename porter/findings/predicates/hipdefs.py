@@ -30,7 +30,8 @@ from porter.findings.predicates.common import compact, edit, fix, outermost_func
 from porter.parse.lexical import whole_identifier
 
 DATA = Path(__file__).resolve().parents[1] / "hip_provides.json"
-_DESCEND = {"linkage_specification", "declaration_list", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif"}
+# the blocks whose declarations are the enclosing scope's (#if branches, extern "C" { }, a namespace's body)
+DESCEND = {"linkage_specification", "declaration_list", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif"}
 GUARD = "__HIP_PLATFORM_AMD__"
 
 
@@ -159,7 +160,7 @@ def top_level(node, ctx=None):
     for child in node.children:
         if not child.is_named:
             continue
-        if child.type in _DESCEND:
+        if child.type in DESCEND:
             if ctx is not None and _excludes_amd(ctx, child):
                 for alt in child.named_children:  # the #else branch is compiled for AMD
                     if alt.type in ("preproc_else", "preproc_elif"):
