@@ -10,7 +10,7 @@ import sys
 
 from textual.widgets import RichLog
 
-from porter.tui.screens.dialogs import ChoiceScreen
+from porter.tui.screens.dialogs import ChoiceScreen, ConfirmScreen
 from tui_helpers import SIZE, make_app, notes, open_file, settle, sync
 
 LATER = "reduce_kernels.cu"  # accepted after the write, not written
@@ -163,3 +163,19 @@ async def test_c_before_anything_is_written_says_what_to_do_and_builds_nothing(p
         assert any("nothing written yet" in n for n in notes(app)), notes(app)
         await settle(app, pilot)
         assert "build saw" not in _log(app)  # no build ran
+
+
+@sync
+async def test_c_before_anything_is_written_does_not_ask_to_run_the_build_files_first(project_dir):
+    """As in real use (the app asks before running a project's build files): with nothing to compile, c says
+    so at once instead of asking to run the Makefile and then building nothing."""
+    app = make_app(project_dir, ask_to_run=True)
+    _with_fake_build(app)
+    (app.project.output / ".porter").mkdir(parents=True, exist_ok=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("c")
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert any("nothing written yet" in n for n in notes(app)), notes(app)
+        assert not app.trusted  # nothing was allowed on the user's behalf

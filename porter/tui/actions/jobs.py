@@ -96,6 +96,11 @@ class JobActions:
     def action_compile(self) -> None:
         if self.build_argv() is None:  # (not installed: said)
             return
+        from porter.project.session import unwritten
+
+        if not unwritten(self.project) and not _holds_port(self.project.output):
+            self._nothing_written()  # (said before asking to run the project's build files: nothing would run)
+            return
         ask_then(self, "compile", [build_piece(self.project)],  # the project's Makefile may run anything
                  lambda: self.before_build(lambda choice: self._compile(choice == "write"), ask=True))
 
@@ -106,10 +111,13 @@ class JobActions:
         if write:
             self._start(self._run_job("build", argv, BUILD_TIMEOUT_S, self._job_worker, write=True))
         elif not _holds_port(self.project.output):  # (the app's lock folder alone is no port)
-            self.notify("nothing written yet: accept files (a, A) and w writes them, then c compiles",
-                        severity="warning")
+            self._nothing_written()
         else:
             self.start_job("build", argv, BUILD_TIMEOUT_S)
+
+    def _nothing_written(self) -> None:
+        self.notify("nothing written yet: accept files (a, A) and w writes them, then c compiles",
+                    severity="warning")
 
     def before_build(self, then, ask: bool) -> None:
         """c and T with reviewed work the output folder does not hold yet: write it first, or build what
