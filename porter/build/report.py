@@ -98,3 +98,18 @@ class BuildReport:
             "target_rocm": self.target_rocm, "projects": [p.as_dict() for p in self.projects],
             **({"error": self.write_error} if self.write_error else {}),
         }
+
+
+def code_object_notes(outputs: list[str], code_objects: dict[str, list[str]], arch: str) -> list[str]:
+    """One line per program: the GPU targets its fat binary holds, or that it holds none of its own (a program
+    whose units were all host code: built, but nothing in it was compiled for ``arch``).  porter build prints
+    them as notes; the app shows the same lines."""
+    lines = []
+    for path in outputs:
+        found = code_objects.get(path)
+        if found:
+            lines.append(f"{path} holds {', '.join(map(str, found))}")
+        elif found == []:
+            lines.append(f"{path} holds no GPU code of its own: no unit of it was compiled for the device, so "
+                         f"nothing in it is for {arch} (a host-only program, or one whose device code is in a library)")
+    return lines

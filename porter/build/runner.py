@@ -714,7 +714,8 @@ def _why_failed(output: str, default: str = "no output") -> str:
 
 
 def _record_code_objects(report: BuildReport, root: Path, paths: list[str]) -> None:
-    """The GPU targets each output's fat binary holds (what was really built)."""
+    """The GPU targets each output's fat binary holds (what was really built); [] for a program read whole that
+    holds none (an object with none is left out: a host unit)."""
     from porter.build import fatbin
 
     for p in paths:
@@ -722,8 +723,9 @@ def _record_code_objects(report: BuildReport, root: Path, paths: list[str]) -> N
             found = fatbin.targets(p)
         except fatbin.FatbinError:
             continue
-        if found:
-            report.code_objects[_rel(p, root)] = found
+        rel = _rel(p, root)
+        if found or rel in report.outputs:
+            report.code_objects[rel] = found
 
 
 def check_code_objects(report: BuildReport) -> None:

@@ -49,6 +49,8 @@ def register(sub) -> None:
 
 
 def _print_text(report, out) -> None:
+    from porter.build.report import code_object_notes
+
     for d in report.diagnostics:
         if d.unit == "write" and d.message == report.write_error:
             continue  # the last line, on stderr
@@ -57,9 +59,8 @@ def _print_text(report, out) -> None:
             print("    " + n.one_line(), file=out)
     for m in report.messages:
         print(f"note: {m}", file=out)
-    for path, targets in report.code_objects.items():
-        if path in report.outputs:
-            print(f"note: {path} holds {', '.join(targets)}", file=out)
+    for line in code_object_notes(report.outputs, report.code_objects, report.arch):
+        print(f"note: {line}", file=out)
     counts: dict[str, int] = {}
     for u in report.units:
         counts[u.status] = counts.get(u.status, 0) + 1

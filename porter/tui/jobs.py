@@ -71,10 +71,12 @@ def report_summary(rep: dict) -> list[str]:
             out.append(f"      hint: {d['hint']}")
     out += [f"  {m}" for m in rep.get("messages") or [] if isinstance(m, str)]
     # what the programs hold, as porter build prints it (a build for another GPU than its code is an error above)
+    from porter.build.report import code_object_notes
+
     outputs = [o for o in rep.get("outputs") or [] if isinstance(o, str)]
     code = rep.get("code_objects") if isinstance(rep.get("code_objects"), dict) else {}
-    out += [f"  note: {path} holds {', '.join(map(str, code[path]))}" for path in outputs
-            if isinstance(code.get(path), list) and code[path]]
+    code = {path: found for path, found in code.items() if isinstance(found, list)}
+    out += [f"  note: {line}" for line in code_object_notes(outputs, code, str(rep.get("arch", "?")))]
     return out
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from porter.build import BuildOptions, run_build
+from porter.build.report import code_object_notes
 from porter.project.convert import convert_tree
 
 CMAKE = """cmake_minimum_required(VERSION 3.20)
@@ -122,6 +123,11 @@ def test_a_project_of_host_units_only_links_without_a_device_link(tmp_path, arch
     convert_tree(src, tmp_path / "hip")
     report = run_build(tmp_path / "hip", BuildOptions(arch=arch, system="per-file"), toolchain=toolchain)
     assert report.ok, [d.one_line() for d in report.diagnostics]
+    # built, and said to hold no GPU code: nothing in it is for the arch (porter build's note, the app's too)
+    (program,) = report.outputs
+    assert report.code_objects == {program: []}, report.code_objects
+    (note,) = code_object_notes(report.outputs, report.code_objects, arch)
+    assert note.startswith(f"{program} holds no GPU code of its own") and arch in note, note
 
 
 def test_which_units_are_host_units(tmp_path):

@@ -91,3 +91,15 @@ def test_the_build_summary_names_the_code_each_program_holds(outputs, expected):
     rep = {"toolchain": "t", "ok": True, "arch": "gfx942", "outputs": outputs,
            "code_objects": {"app": ["amdgcn-amd-amdhsa--gfx942"], "k.o": ["amdgcn-amd-amdhsa--gfx942"]}}
     assert report_summary(rep) == ["build ok: gfx942 with t; no diagnostics", *expected]
+
+
+def test_the_build_summary_says_a_program_holds_no_gpu_code():
+    """A program none of whose units was compiled for the device (porter build records [] for it): built, but
+    nothing in it is for the arch, and the app says so as porter build does."""
+    from porter.tui.jobs import report_summary
+
+    rep = {"toolchain": "t", "ok": True, "arch": "gfx942", "outputs": ["tool", "app"],
+           "code_objects": {"tool": [], "app": ["amdgcn-amd-amdhsa--gfx942"]}}
+    notes = report_summary(rep)[1:]
+    assert len(notes) == 2 and notes[1] == "  note: app holds amdgcn-amd-amdhsa--gfx942", notes
+    assert notes[0].startswith("  note: tool holds no GPU code of its own") and "gfx942" in notes[0], notes
