@@ -33,6 +33,7 @@ from pathlib import Path
 
 from porter import proc
 from porter.build import diskspace, link_places, unit_languages
+from porter.build.cmake_targets import executable_name
 from porter.build.cache import Cache, read_depfile, sha256_bytes
 from porter.build.diagnostics import UNDEFINED, Diagnostic, SourceMap, classify, follow_failed_steps, parse
 from porter.build.report import BuildReport, ProjectResult, UnitResult
@@ -632,7 +633,7 @@ def _link(run: _Runner, report: BuildReport, plans, keys, cache: Cache, make_lib
         write_failed(report, diskspace.line_for_error(exc, str(bindir), str(root)))
         return
     for rel, obj in mains:
-        name = root.name if len(mains) == 1 else Path(rel).stem
+        name = (executable_name(root) or root.name) if len(mains) == 1 else Path(rel).stem  # (CMake's own name)
         if not plain_name(name):  # the program's name reaches the link command line: shell-inert letters only
             name = re.sub(r"[^A-Za-z0-9_.+-]", "_", name).lstrip("-.")[:200] or "program"
         out = str(bindir / name)

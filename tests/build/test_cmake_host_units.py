@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from porter.build import BuildOptions, run_build
+from porter.build.cmake_targets import executable_name
 from porter.build.report import code_object_notes
 from porter.project.convert import convert_tree
 
@@ -98,6 +99,7 @@ def test_host_units_compile_as_the_cmakelists_says(tmp_path, arch, request):
     report = run_build(port, BuildOptions(arch=arch, system="per-file"), toolchain=toolchain)
     assert report.ok, [d.one_line() for d in report.diagnostics]
     (program,) = report.outputs
+    assert program == f".porter/build/{arch}/bin/spectrum"  # add_executable's name, as CMake names it (not "hip")
     assert report.code_objects[program] == [f"amdgcn-amd-amdhsa--{arch}"], report.code_objects
     commands = {c["file"]: c["arguments"] for c in json.loads((port / "compile_commands.json").read_text())}
     language = {f: a[a.index("-x") + 1] if "-x" in a else "hip (hipcc)" for f, a in commands.items()}
@@ -144,3 +146,16 @@ def test_which_units_are_host_units(tmp_path):
     (tmp_path / "CMakeLists.txt").write_text(CMAKE)
     (tmp_path / "Makefile").write_text("all:\n\thipcc -o spectrum *.cpp *.cu\n")  # porter runs make: not its rules
     assert host_languages(tmp_path, units) == {}
+
+
+@pytest.mark.parametrize("text, name", [
+    ("project(spectrum LANGUAGES CXX HIP)\nadd_executable(spectrum main.cpp)\n", "spectrum"),
+    ("project(fft CXX)\nadd_executable(${PROJECT_NAME} main.cpp)\n", "fft"),
+    ("project(fft CXX)\n# add_executable(old main.cpp)\nadd_executable( \"fft_test\"\n  main.cpp)\n", "fft_test"),
+    ("add_executable(a a.cpp)\nadd_executable(b b.cpp)\n", None),  # two programs: each main's own name
+    ("add_executable(${TARGET} main.cpp)\n", None),  # a variable porter does not read
+    ("add_library(k STATIC k.cpp)\n", None),
+])
+def test_the_per_file_program_is_named_after_the_executable_target(tmp_path, text, name):
+    (tmp_path / "CMakeLists.txt").write_text(text)
+    assert executable_name(tmp_path) == name
