@@ -32,8 +32,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from porter import proc
-from porter.build import diskspace, link_places, unit_languages
-from porter.build.cmake_targets import executable_name
+from porter.build import cmakelists, diskspace, link_places, unit_languages
 from porter.build.cache import Cache, read_depfile, sha256_bytes
 from porter.build.diagnostics import UNDEFINED, Diagnostic, SourceMap, classify, follow_failed_steps, parse
 from porter.build.report import BuildReport, ProjectResult, UnitResult
@@ -163,8 +162,10 @@ def _build_file_flags(root: Path) -> tuple[list[str], list[str]]:
         p = root / name
         if not p.is_file():
             continue
-        text = p.read_text(errors="replace")
-        text = re.sub(r"#[^\n]*", "", text)
+        if name == cmakelists.NAME:
+            text = cmakelists.text(root) or ""
+        else:
+            text = re.sub(r"#[^\n]*", "", p.read_text(errors="replace"))
         rdc = rdc or asks_for_relocatable(text)
         if name == "CMakeLists.txt":
             for m in re.finditer(r"(?is)\b(?:add_compile_definitions|target_compile_definitions)\s*\(([^)]*)\)", text):
@@ -633,7 +634,7 @@ def _link(run: _Runner, report: BuildReport, plans, keys, cache: Cache, make_lib
         write_failed(report, diskspace.line_for_error(exc, str(bindir), str(root)))
         return
     for rel, obj in mains:
-        name = (executable_name(root) or root.name) if len(mains) == 1 else Path(rel).stem  # (CMake's own name)
+        name = (cmakelists.executable_name(root) or root.name) if len(mains) == 1 else Path(rel).stem  # (CMake's own name)
         if not plain_name(name):  # the program's name reaches the link command line: shell-inert letters only
             name = re.sub(r"[^A-Za-z0-9_.+-]", "_", name).lstrip("-.")[:200] or "program"
         out = str(bindir / name)

@@ -19,6 +19,7 @@ import os
 import re
 from pathlib import Path
 
+from porter.build import cmakelists
 from porter.findings.build_modes import MAKEFILES
 
 HOST_SUFFIXES = {".cpp": "c++", ".cc": "c++", ".cxx": "c++", ".c": "c"}
@@ -31,14 +32,10 @@ def host_languages(root: Path, units: list[str]) -> dict[str, str]:
     """{unit: "c++" or "c"} of the ``units`` (relative to ``root``) that ``root``'s CMakeLists.txt compiles
     with the C++ or C compiler; empty when ``root`` has no CMakeLists.txt, has a Makefile (porter runs make),
     or the CMakeLists has compile rules of its own (see the module's text)."""
-    cmake = root / "CMakeLists.txt"
-    if not cmake.is_file() or any((root / m).is_file() for m in MAKEFILES):
+    if any((root / m).is_file() for m in MAKEFILES):
         return {}
-    try:
-        text = re.sub(r"#[^\n]*", "", cmake.read_text(errors="replace"))
-    except OSError:
-        return {}
-    if _OWN_RULES.search(text):
+    text = cmakelists.text(root)
+    if text is None or _OWN_RULES.search(text):
         return {}
     device = set()
     for m in _LANGUAGE_PROPERTY.finditer(text):

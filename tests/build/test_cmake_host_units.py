@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from porter.build import BuildOptions, run_build
-from porter.build.cmake_targets import executable_name
+from porter.build.cmakelists import executable_name
 from porter.build.report import code_object_notes
 from porter.project.convert import convert_tree
 
