@@ -164,30 +164,17 @@ def _build_file_flags(root: Path) -> tuple[list[str], list[str]]:
             continue
         if name == cmakelists.NAME:
             text = cmakelists.text(root) or ""
+            more_defines, more_incs = cmakelists.compile_flags(root, text)
+            defines += more_defines
+            incs += more_incs
         else:
             text = re.sub(r"#[^\n]*", "", p.read_text(errors="replace"))
-        rdc = rdc or asks_for_relocatable(text)
-        if name == "CMakeLists.txt":
-            for m in re.finditer(r"(?is)\b(?:add_compile_definitions|target_compile_definitions)\s*\(([^)]*)\)", text):
-                words = m.group(1).split()
-                if m.group(0).lower().startswith("target_"):
-                    words = words[1:]
-                for w in words:
-                    if w.upper() not in ("PRIVATE", "PUBLIC", "INTERFACE") and re.match(r"^[A-Za-z_]\w*(=\S+)?$", w):
-                        defines.append("-D" + w)
-            for m in re.finditer(r"(?is)\b(include_directories|target_include_directories)\s*\(([^)]*)\)", text):
-                words = m.group(2).split()[1 if m.group(1).lower().startswith("target_") else 0:]
-                for w in words:
-                    w = w.strip('"').replace("${CMAKE_CURRENT_SOURCE_DIR}/", "").replace("${PROJECT_SOURCE_DIR}/", "")
-                    if w and "$" not in w and w.upper() not in ("PRIVATE", "PUBLIC", "INTERFACE", "SYSTEM", "BEFORE") \
-                            and (root / w).is_dir():
-                        incs.append("-I" + w)
-        else:
             defines += re.findall(r"(?<![\w$-])-D[A-Za-z_]\w*(?:=[^\s$()]+)?", text)
             libs += [lib for lib in re.findall(r"(?<![\w-])-l[\w+.-]+", text)]
             for w in re.findall(r"(?<![\w-])-I\s*([^\s$()]+)", text):
                 if not os.path.isabs(w) and (root / w).is_dir():
                     incs.append("-I" + w)
+        rdc = rdc or asks_for_relocatable(text)
     if rdc:
         defines.append("-fgpu-rdc")
         libs.insert(0, "-fgpu-rdc")
