@@ -25,14 +25,20 @@ clang prints that backtrace with the first error of an instantiation only, so th
 unit and file are read as under it), or the macro body its "expanded from macro" note points at does (the code
 clang rejects is written there), or it follows from a predicted error (porter build's ``cause``: a call
 clang rejects because the template it names failed to compile at that error), or it names a missing library; *unflagged*
-otherwise (an error with no line, such as a failed link, is unflagged unless it names a library).  Printed:
-one line per project (built or not, per arch, errors, unflagged), the unflagged errors (at their CUDA line), and the totals.
+otherwise (an error with no line, such as a failed link, is unflagged unless it names a library).  An unflagged
+error is counted apart as *absent* when it names a file the CUDA project itself lacks (no file of that name
+anywhere under its folder, or the tree): make's "No rule to make target" for a prerequisite (or the ones porter
+build's hint names for a pattern rule's object), or "file not found" for an ``#include "..."`` of the CUDA line:
+a corpus fetched in part, or a Makefile naming a sibling project's file; the CUDA original does not build
+either.  Printed: one line per project (built or not, per arch, errors, unflagged, absent), the unflagged errors
+(at their CUDA line), and the totals.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -110,11 +116,52 @@ def measure(cuda: Path, out: Path, target: str, includes: list[str]) -> dict:
     failed = _convert(cuda, hip, target)
     if failed:
         return {"convert": failed}
-    return _builds(hip, _covered(cuda, target), includes)
+    return _builds(hip, _covered(cuda, target), includes, cuda=cuda)
 
 
-def _builds(hip: Path, covered: set[tuple[str, int]], includes: list[str], project: str | None = None) -> dict:
-    """Each arch's build of ``hip`` (only its sub-project ``project``, a path relative to it, where given)."""
+_NO_RULE = re.compile(r"No rule to make target '([^']+)'")
+_NOT_THERE = re.compile(r"and (.+?) (?:is|are) not there")  # (porter build's hint on a pattern rule's object)
+_NOT_FOUND = re.compile(r"^'?([^':]+?)'?(?: file not found|: No such file or directory)")
+_QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s*"')
+
+
+def _absent_names(d: dict) -> list[str]:
+    """The files an error says are missing, as a CUDA project names them: make's targets it has no rule for
+    (for an object, the prerequisites porter build's hint names), or the header of a quoted #include on the
+    error's CUDA line; [] for anything else (a system header, a CUDA header left unconverted)."""
+    message = d.get("message", "")
+    targets = _NO_RULE.findall(message)
+    if targets:
+        named = [n.strip() for m in _NOT_THERE.findall(d.get("hint") or "") for n in m.split(",")]
+        files = [t for t in targets if not t.endswith(".o")]
+        # an object make has no rule for is absent only as far as the hint names what its rule lacks
+        return [] if len(files) < len(targets) and not named else named + files
+    m = _NOT_FOUND.match(message)
+    source, line = d.get("source_file"), d.get("source_line")
+    if not m or not source or not line:
+        return []
+    try:
+        text = Path(source).read_text(errors="replace").splitlines()[line - 1]
+    except (OSError, IndexError):
+        return []
+    return [m.group(1)] if _QUOTED_INCLUDE.match(text) else []
+
+
+def _absent(d: dict, cuda: Path | None, present: dict) -> bool:
+    """Every file ``d`` says is missing is missing from the CUDA project too (no file of its name under it)."""
+    names = _absent_names(d) if cuda is not None else []
+    if not names:
+        return False
+    if cuda not in present:
+        present[cuda] = {p.name for p in cuda.rglob("*") if p.is_file()}
+    return all(Path(n).name not in present[cuda] for n in names)
+
+
+def _builds(hip: Path, covered: set[tuple[str, int]], includes: list[str], project: str | None = None,
+            cuda: Path | None = None) -> dict:
+    """Each arch's build of ``hip`` (only its sub-project ``project``, a path relative to it, where given);
+    ``cuda``: the CUDA folder it was converted from (its files tell an absent file from a lost one)."""
+    present: dict = {}
     result = {}
     for arch, extra in ARCHES:
         flags = [f"--flag=-isystem{d}" for d in includes]
@@ -130,11 +177,13 @@ def _builds(hip: Path, covered: set[tuple[str, int]], includes: list[str], proje
                   and not d.get("message", "").startswith("too many errors emitted")]  # (clang giving up: no error)
         errors = _with_contexts(errors)
         at = {f"{d.get('file')}:{d.get('line')}": d for d in errors}
-        unflagged = [f"{Path(d.get('source_file') or d.get('file') or '?').name}:{d.get('source_line') or d.get('line')}: "
-                     f"{d.get('message', '')[:160]}" for d in errors
-                     if not d.get("library") and not _predicted(d, covered)
-                     and not (d.get("cause") in at and _predicted(at[d["cause"]], covered))]
-        result[arch] = {"ok": bool(report.get("ok")), "errors": len(errors), "unflagged": unflagged,
+        unpredicted = [d for d in errors if not d.get("library") and not _predicted(d, covered)
+                       and not (d.get("cause") in at and _predicted(at[d["cause"]], covered))]
+        said = {id(d): f"{Path(d.get('source_file') or d.get('file') or '?').name}:"
+                       f"{d.get('source_line') or d.get('line')}: {d.get('message', '')[:160]}" for d in unpredicted}
+        absent = [said[id(d)] for d in unpredicted if _absent(d, cuda, present)]
+        unflagged = [said[id(d)] for d in unpredicted if said[id(d)] not in absent]
+        result[arch] = {"ok": bool(report.get("ok")), "errors": len(errors), "unflagged": unflagged, "absent": absent,
                         "code_objects": sorted({t for ts in (report.get("code_objects") or {}).values() for t in ts})}
     return result
 
@@ -148,7 +197,7 @@ def measure_tree(src: Path, out: Path, target: str, includes: list[str], subpath
         return
     covered = _covered(src, target)
     for p in subpaths or [sub.rel for sub in find_subprojects(hip)]:  # (what porter build builds on its own)
-        yield p, _builds(hip, covered, includes, p)
+        yield p, _builds(hip, covered, includes, p, cuda=src)
 
 
 def _report(name: str, res: dict) -> None:
@@ -156,11 +205,14 @@ def _report(name: str, res: dict) -> None:
         print(f"{name:28s} convert failed: {res['convert']}", flush=True)
         return
     print(f"{name:28s} " + "  ".join(
-        f"{a}: {'built' if r['ok'] else 'FAILED'} ({r['errors']} errors, {len(r['unflagged'])} unflagged)"
+        f"{a}: {'built' if r['ok'] else 'FAILED'} ({r['errors']} errors, {len(r['unflagged'])} unflagged"
+        + (f", {len(r.get('absent', ()))} absent" if r.get("absent") else "") + ")"
         for a, r in res.items()), flush=True)
     for a, r in res.items():
         for u in r["unflagged"][:6]:
             print(f"    {a} unflagged {u}", flush=True)
+        for u in r.get("absent", [])[:2]:
+            print(f"    {a} absent {u}", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -192,7 +244,8 @@ def main(argv: list[str] | None = None) -> int:
         runs = [r[arch] for r in results.values() if arch in r]  # (a failed conversion has no build)
         print(f"{arch}: {sum(r['ok'] for r in runs)} of {len(results)} built; "
               f"{sum(r['errors'] for r in runs)} errors, {sum(len(r['unflagged']) for r in runs)} unflagged, in "
-              f"{sum(1 for r in runs if r['unflagged'])} projects")
+              f"{sum(1 for r in runs if r['unflagged'])} projects; {sum(len(r.get('absent', ())) for r in runs)} "
+              f"name a file the CUDA project lacks, in {sum(1 for r in runs if r.get('absent'))} projects")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     return 0

@@ -5,7 +5,11 @@
   device code (PORT195, porter/findings/predicates/device_var_linkage.py): put at the variable's declaration.
 - "<inline asm>:1:2: invalid instruction" (PTX that reached the device link: with -fgpu-rdc inline assembly is
   assembled there, NVIDIA's stereoDisparity for gfx90a): put at the project's asm statement when it has only
-  one, so that the reviewer sees where (PORT001 flags it)."""
+  one, so that the reviewer sees where (PORT001 flags it).
+- "undefined reference to `__device_stub__NAME(float*, float)'" (host link): the host side of a kernel launch,
+  which clang emits where a ``__global__`` function is defined; a kernel declared and launched but defined in no
+  unit of the link, or defined with other parameters (another function to C++), leaves it undefined.  Put at
+  the launch in the file the linker names, with where the project declares and defines that name."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ import re
 from pathlib import Path
 
 from porter.build.diagnostics import UNDEFINED, Diagnostic
+from porter.parse.brackets import closing
 from porter.build.tree_kind import HEADER_SUFFIXES, SKIP_DIRS, UNIT_SUFFIXES
 
 HINT = ("a static (or unnamed-namespace) __device__/__constant__ variable that a kernel reads before host code "
@@ -81,6 +86,92 @@ def locate_inline_asm(ds: list[Diagnostic], cwd: Path, root: Path) -> None:
     where = _where(path, root)
     for d in wanted:
         d.file, d.line, d.column = where, line, column
+
+
+# clang's host-side name of a kernel (HIP and CUDA alike) as GNU ld prints it: "__device_stub__scale(float*,
+# float)", a template's "void __device_stub__k<float>(float*)"
+_STUB = re.compile(r"__device_stub__(?P<kernel>[A-Za-z_]\w*)(?:<[^()]*>)?(?P<params>\(.*\))?")
+# the source file of the object GNU ld names: "main.cu:(.text+0x48f): undefined reference to ..."
+_LINKED_SOURCE = re.compile(r"(?:^|\s)([\w./+-]+\.(?:cu|hip|cpp|cc|cxx|c))(?::\(|\s|$)")
+
+
+def locate_undefined_kernels(ds: list[Diagnostic], cwd: Path, root: Path) -> None:
+    """Give a line-less "undefined reference to `__device_stub__NAME(...)'" of ``ds`` the place of NAME's launch
+    in the source the linker names (under ``cwd``, relative to ``root``) and a hint naming where the project
+    declares and defines kernels of that name: the linker's words read like a file that did not compile."""
+    wanted = []
+    for d in ds:
+        m = UNDEFINED.search(d.message) if d.severity == "error" and not d.line else None
+        stub = _STUB.search(m.group("sym")) if m else None
+        if stub:
+            wanted.append((d, stub.group("kernel"), stub.group("params") or ""))
+    if not wanted:
+        return
+    texts = {}
+    for path in _sources(cwd):
+        try:
+            texts[path] = path.read_text(errors="replace")
+        except OSError:
+            continue
+    for d, kernel, params in wanted:
+        declared, defined = [], []
+        for path, text in texts.items():
+            if kernel in text:
+                for line, is_definition, head in _kernels_named(text, kernel):
+                    (defined if is_definition else declared).append(f"{_where(path, root)}:{line} `{head}`")
+        launch = _launch(d.message, kernel, cwd)
+        if launch is not None:
+            d.file, d.line, d.column = _where(launch[0], root), launch[1], launch[2]
+        if not defined:
+            d.hint = (f"no source of the project defines the kernel {kernel}{params} this launch calls"
+                      + (f" (declared at {declared[0]})" if declared else "")
+                      + ": its __global__ definition is missing from the program's sources")
+        else:
+            d.hint = (f"the link found no kernel {kernel}{params}; the project defines {kernel} at "
+                      f"{'; '.join(defined[:3])}: a definition with other parameter types is another function "
+                      "to C++ (make it match the declaration the launch uses), and one in a file this program "
+                      "does not link needs that file in the program's sources")
+
+
+def _kernels_named(text: str, kernel: str):
+    """(line, whether a definition, its name and parameters as written) of each ``__global__`` function
+    ``kernel`` of ``text``: a declaration ends in ``;`` after its parameter list, a definition opens a body."""
+    word = re.escape(kernel)
+    for m in re.finditer(rf"\b__global__\b[^;{{}}]*?\b{word}\s*(?:<[^;{{}}()]*>\s*)?\(", text):
+        close = closing(text, m.end() - 1, "(", ")", limit=4000, stop=";{}")
+        if close is None:
+            continue
+        tail = re.match(r"[^;{}]*(?P<end>[;{])", text[close + 1:close + 400])
+        if tail is None:
+            continue
+        head = " ".join(text[m.start() + m.group().rfind(kernel):close + 1].split())
+        yield text.count("\n", 0, m.start()) + 1, tail.group("end") == "{", head[:120]
+
+
+def _launch(message: str, kernel: str, cwd: Path) -> tuple[Path, int, int] | None:
+    """(file, line, column) of the first launch of ``kernel`` (``<<<``, hipLaunchKernelGGL, else its first use
+    on a line without ``__global__``) in the source file a GNU ld message names; None when none is found."""
+    m = _LINKED_SOURCE.search(message)
+    if not m:
+        return None
+    path = (cwd / m.group(1)).resolve()
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return None
+    word = re.escape(kernel)
+    found = (re.search(rf"\b{word}\s*(?:<[^;{{}}()]*>\s*)?<<<", text)
+             or re.search(rf"\bhipLaunchKernelGGL\s*\(\s*(?:HIP_KERNEL_NAME\s*\(\s*)?{word}\b", text))
+    if found is None:
+        for use in re.finditer(rf"\b{word}\b", text):
+            start, end = text.rfind("\n", 0, use.start()) + 1, text.find("\n", use.start())
+            if "__global__" not in text[start:end if end >= 0 else len(text)]:
+                found = use
+                break
+    if found is None:
+        return None
+    pos = found.start()
+    return path, text.count("\n", 0, pos) + 1, pos - (text.rfind("\n", 0, pos) + 1) + 1
 
 
 def _where(path: Path, root: Path) -> str:

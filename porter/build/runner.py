@@ -261,6 +261,7 @@ class _Runner:
         self.explain_missing_runtime(ds, Path(cwd or self.root))
         link_places.locate_internal_variables(ds, Path(cwd or self.root), self.root)
         link_places.locate_inline_asm(ds, Path(cwd or self.root), self.root)
+        link_places.locate_undefined_kernels(ds, Path(cwd or self.root), self.root)
         _locate_unknown_options(ds, self.root)
         self.smap.apply(ds)
         follow_failed_steps(ds)

@@ -139,3 +139,33 @@ def test_a_tree_is_converted_once_and_each_project_built_on_its_own(tmp_path, ca
         assert [u.split(":")[1] for u in mixed["unflagged"]] == ["6"], mixed  # MIXED's line 5, below the include
     printed = capsys.readouterr().out
     assert "gfx942: 1 of 2 built" in printed and "gfx90a: 1 of 2 built" in printed
+
+
+def test_an_error_naming_a_file_the_cuda_project_lacks_is_counted_apart(tmp_path):
+    """A corpus fetched in part (HeCBench's adamw: its Makefile's pattern rule needs a reference.h the folder
+    has not got) fails in CUDA as in HIP: counted as absent, not as an error porter failed to predict; a file
+    the CUDA folder has (the port lost it), an angle-bracket include (a header left unconverted) and an object
+    make has no rule for with no word of why stay unflagged."""
+    cuda = tmp_path / "cuda"
+    cuda.mkdir()
+    (cuda / "main.cu").write_text('#include "util.h"\n#include <cuda_fp8.h>\n#include "kernels.h"\n')
+    (cuda / "kernels.h").write_text("")
+    main = str(cuda / "main.cu")
+
+    def absent(message, hint="", line=0):
+        d = {"message": message, "hint": hint, "source_file": main if line else None, "source_line": line}
+        return bench._absent(d, cuda, {})
+
+    no_rule = "make failed (exit 2): make: *** No rule to make target 'main.o', needed by 'main'."
+    assert absent(no_rule, "Makefile:54 `%.o: %.cu kernels.h reference.h` makes main.o only when its "
+                           "prerequisites exist, and reference.h is not there")
+    assert not absent(no_rule, "Makefile:54 `%.o: %.cu kernels.h` makes main.o only when its prerequisites "
+                               "exist, and kernels.h is not there")  # (the CUDA folder has it: the port lost it)
+    assert not absent(no_rule)
+    assert absent("make failed (exit 2): make: *** No rule to make target '../bfs-sycl/util.h', needed by 'bfs.o'.")
+    assert absent("'util.h' file not found", line=1)
+    assert not absent("'cuda_fp8.h' file not found", line=2)
+    assert not absent("'kernels.h' file not found", line=3)
+    assert not absent("use of undeclared identifier 'c'", line=1)
+    assert not bench._absent({"message": "'util.h' file not found", "source_file": main, "source_line": 1},
+                             None, {})  # (no CUDA folder to look in: nothing is counted apart)

@@ -71,3 +71,68 @@ def test_several_asm_statements_leave_the_error_where_it_is(tmp_path):
     two = [error()]
     locate_inline_asm(two, tmp_path, tmp_path)
     assert (two[0].file, two[0].line) == ("", 0)
+
+
+# A kernel declared in a header and launched, but defined nowhere (scale) or defined with another parameter list
+# (shift takes a double: another function to C++).  Written from CUDA's semantics: nvcc compiles each unit and its
+# link fails too ("hidden symbol `_Z5scalePff' isn't defined"); clang's host link says "undefined reference to
+# `__device_stub__scale(float*, float)'", with no line and words that read like a file that did not compile.
+KERNELS_H = """#pragma once
+#include <cuda_runtime.h>
+__global__ void scale(float *x, float a);
+__global__ void shift(float *x, float b);
+"""
+KERNELS_CU = """#include "kernels.h"
+// takes a double: another function than the shift kernels.h declares
+__global__ void shift(float *x, double b) { x[threadIdx.x] += b; }
+"""
+LAUNCHES = """#include "kernels.h"
+int main() {
+  float *x = nullptr;
+  cudaMalloc(&x, 64 * sizeof(float));
+  scale<<<1, 64>>>(x, 2.0f);
+  shift<<<1, 64>>>(x, 1.0f);
+  cudaDeviceSynchronize();
+  cudaFree(x);
+  return 0;
+}
+"""
+MAKEFILE = """CC = nvcc
+ARCH = sm_60
+program = main
+obj = kernels.o main.o
+
+$(program): $(obj)
+\t$(CC) -arch=$(ARCH) $(obj) -o $@
+
+%.o: %.cu kernels.h
+\t$(CC) -arch=$(ARCH) -c $< -o $@
+"""
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx90a"])
+def test_a_kernel_launched_but_not_defined_is_put_at_its_launch(tmp_path, arch, request):
+    toolchain = request.getfixturevalue("toolchain942" if arch == "gfx942" else "toolchain90a")
+    src = tmp_path / "cuda"
+    src.mkdir()
+    for name, text in {"kernels.h": KERNELS_H, "kernels.cu": KERNELS_CU, "main.cu": LAUNCHES,
+                       "Makefile": MAKEFILE}.items():
+        (src / name).write_text(text)
+    convert_tree(src, tmp_path / "hip")
+    report = run_build(tmp_path / "hip", BuildOptions(arch=arch), toolchain=toolchain)
+    assert not report.ok
+    errors = {d.message.rsplit("__device_stub__", 1)[-1][:5]: d for d in report.errors if "__device_stub__" in d.message}
+    assert set(errors) == {"scale", "shift"}, [d.one_line() for d in report.errors]
+    launch = {k: next(i for i, ln in enumerate(LAUNCHES.splitlines(), 1) if ln.lstrip().startswith(k + "<<<"))
+              for k in ("scale", "shift")}
+    for kernel, d in errors.items():
+        assert (d.file, d.source_line) == ("main.cu", launch[kernel]), d.one_line()
+    assert "no source of the project defines the kernel scale(float*, float)" in errors["scale"].hint
+    # (the hint names the places of the port, the files this build compiled)
+    def port_line(name, text):
+        return next(i for i, ln in enumerate((tmp_path / "hip" / name).read_text().splitlines(), 1) if text in ln)
+
+    assert f"declared at kernels.h:{port_line('kernels.h', 'void scale(')} `scale(float *x, float a)`" \
+        in errors["scale"].hint, errors["scale"].hint
+    assert f"defines shift at kernels.cu:{port_line('kernels.cu', 'void shift(')} `shift(float *x, double b)`" \
+        in errors["shift"].hint, errors["shift"].hint
