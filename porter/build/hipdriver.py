@@ -2,7 +2,9 @@
 
 Run as ``python -SE hipdriver.py CONFIG.json ARGS...`` (the small ``hipcc``
 script porter writes beside CONFIG.json does it; ``make HIPCC=that-script``).
-Like hipcc it compiles every C/C++/CUDA source as HIP, adds the ROCm paths,
+Like hipcc it compiles every C++/CUDA source as HIP and a ``.c`` one as C (hipcc.pl 5.2 and hipBin 6: ``-x c``;
+a compile of C sources only gets no GPU target or ROCm paths, as hipcc gives it none), guesses no language
+after an explicit ``-x``, adds the ROCm paths,
 and, when it links, ``--hip-link`` and the HIP runtime; a command that names no
 optimization level gets ``-O3``, hipcc's default (at -O0 a device link can need what -O3 folds away: a
 ``static constexpr`` member a C++14 header odr-uses, rocPRIM 5.7's ``radix_bits_per_pass``).  ``porter build --flag``'s
@@ -23,6 +25,8 @@ import sys
 
 SOURCES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".hip", ".C")
 NO_LINK = {"-c", "-E", "-S", "-M", "-MM", "-fsyntax-only"}
+# the GPU target options hipcc takes for itself and gives to HIP compiles and links only (hipcc.pl 5.2)
+ARCH_OPTIONS = ("--offload-arch=", "--amdgpu-target=")
 VALUED = {"-o", "-MF", "-MT", "-MQ", "-include", "-x", "-I", "-L", "-D", "-U", "-isystem", "-l"}
 
 
@@ -30,37 +34,42 @@ def argv_for(cfg: dict, args: list[str]) -> list[str]:
     # hipcc --genco (a code object for hipModuleLoad) is clang's --cuda-device-only: nothing is linked
     args = ["--cuda-device-only" if a == "--genco" else a for a in args]
     link = not any(a in NO_LINK or a == "--cuda-device-only" for a in args)
+    languages = _languages(args)
+    c_only = not link and set(languages.values()) == {"c"}
     out = [cfg["clang"]]
     if link:
         out.append("--hip-link")
-    out += cfg["flags"]
+    if not c_only:  # (ROCm's paths and device libraries: clang warns that a C compile does not use them)
+        out += cfg["flags"]
     if not any(a.startswith("-O") for a in args):
         out.append("-O3")  # hipcc's default for hip-clang when the command names no level (hipcc.pl, ROCm 5.2)
-    if _compiles(args):
+    if languages:
         out += cfg.get("compile_flags", [])
-    prev = ""
-    for a in args:
-        # a source (not the value of -o/-MF/...): compile it as HIP, as hipcc does
-        if a.endswith(SOURCES) and not a.startswith("-") and prev not in VALUED:
-            # a source named @x.cu would be read by clang as a response file (options from the project)
-            out += ["-x", "hip", "./" + a if a.startswith("@") else a, "-x", "none"]
-        else:
+    for k, a in enumerate(args):
+        if k in languages:
+            # a source (not the value of -o/-MF/...), as HIP or as C as hipcc compiles it (a source named @x.cu
+            # would be read by clang as a response file: options from the project)
+            name = "./" + a if a.startswith("@") else a
+            out += ["-x", languages[k], name, "-x", "none"] if languages[k] else [name]
+        elif not (c_only and a.startswith(ARCH_OPTIONS)):  # (hipcc gives its GPU targets to HIP and links only)
             out.append(a)
-        prev = a
     out = _drop_idle_language(out)
     if link:
         out += cfg["link"]
     return out
 
 
-def _compiles(args: list[str]) -> bool:
-    """Whether the command has a source among its inputs (not the value of -o/-MF/...)."""
-    prev = ""
-    for a in args:
-        if a.endswith(SOURCES) and not a.startswith("-") and prev not in VALUED:
-            return True
+def _languages(args: list[str]) -> dict[int, str]:
+    """The language hipcc gives each source of ``args`` (not the value of -o/-MF/..., by index): "c" for
+    ``.c``, "hip" for the others, and "" after an explicit ``-x`` (the command's own, which hipcc keeps)."""
+    found, prev, explicit = {}, "", False
+    for k, a in enumerate(args):
+        if a == "-x" or (a.startswith("-x") and len(a) > 2):
+            explicit = True
+        elif a.endswith(SOURCES) and not a.startswith("-") and prev not in VALUED:
+            found[k] = "" if explicit else ("c" if a.endswith(".c") else "hip")
         prev = a
-    return False
+    return found
 
 
 def _drop_idle_language(argv: list[str]) -> list[str]:
