@@ -121,7 +121,7 @@ def locate_undefined_kernels(ds: list[Diagnostic], cwd: Path, root: Path) -> Non
                     (defined if is_definition else declared).append(f"{_where(path, root)}:{line} `{head}`")
         launch = _launch(d.message, kernel, cwd)
         if launch is not None:
-            d.file, d.line, d.column = _where(launch[0], root), launch[1], launch[2]
+            d.file, d.line, d.column = where(*launch, root)
         if not defined:
             d.hint = (f"no source of the project defines the kernel {kernel}{params} this launch calls"
                       + (f" (declared at {declared[0]})" if declared else "")
@@ -148,17 +148,32 @@ def _kernels_named(text: str, kernel: str):
         yield text.count("\n", 0, m.start()) + 1, tail.group("end") == "{", head[:120]
 
 
-def _launch(message: str, kernel: str, cwd: Path) -> tuple[Path, int, int] | None:
-    """(file, line, column) of the first launch of ``kernel`` (``<<<``, hipLaunchKernelGGL, else its first use
-    on a line without ``__global__``) in the source file a GNU ld message names; None when none is found."""
+def linked_source(message: str, cwd: Path) -> tuple[Path, str] | None:
+    """(path, text) of the source file a GNU ld message names (GNU ld links the host code of both toolchains
+    here: "k.cu:(.text+0x14ca): undefined reference to ..."), relative to ``cwd``; None when it names none or
+    the file cannot be read."""
     m = _LINKED_SOURCE.search(message)
     if not m:
         return None
     path = (cwd / m.group(1)).resolve()
     try:
-        text = path.read_text(errors="replace")
+        return path, path.read_text(errors="replace")
     except OSError:
         return None
+
+
+def where(path: Path, text: str, pos: int, root: Path) -> tuple[str, int, int]:
+    """(file as a diagnostic names it, line, column) of offset ``pos`` of ``path``'s ``text``."""
+    return _where(path, root), text.count("\n", 0, pos) + 1, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def _launch(message: str, kernel: str, cwd: Path) -> tuple[Path, str, int] | None:
+    """(file, its text, offset) of the first launch of ``kernel`` (``<<<``, hipLaunchKernelGGL, else its first
+    use on a line without ``__global__``) in the source file a GNU ld message names; None when none is found."""
+    source = linked_source(message, cwd)
+    if source is None:
+        return None
+    path, text = source
     word = re.escape(kernel)
     found = (re.search(rf"\b{word}\s*(?:<[^;{{}}()]*>\s*)?<<<", text)
              or re.search(rf"\bhipLaunchKernelGGL\s*\(\s*(?:HIP_KERNEL_NAME\s*\(\s*)?{word}\b", text))
@@ -168,10 +183,7 @@ def _launch(message: str, kernel: str, cwd: Path) -> tuple[Path, int, int] | Non
             if "__global__" not in text[start:end if end >= 0 else len(text)]:
                 found = use
                 break
-    if found is None:
-        return None
-    pos = found.start()
-    return path, text.count("\n", 0, pos) + 1, pos - (text.rfind("\n", 0, pos) + 1) + 1
+    return None if found is None else (path, text, found.start())
 
 
 def _where(path: Path, root: Path) -> str:

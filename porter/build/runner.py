@@ -386,21 +386,9 @@ def _call_site(message: str, symbol: str, cwd: Path, root: Path) -> tuple[str, i
     """(file relative to ``root``, line, column) of the first call of ``symbol`` in the source file a link
     error names (GNU ld, which links the host code of both toolchains here: "k.cu:(.text+0x14ca): undefined
     reference to ..."); None when the message names no source or the source has no such call."""
-    m = re.search(r"(?:^|\s)([\w./+-]+\.(?:cu|hip|cpp|cc|cxx|c))(?::\(|\s|$)", message)
-    if not m:
-        return None
-    path = (cwd / m.group(1)).resolve()
-    try:
-        text = path.read_text(errors="replace")
-    except OSError:
-        return None
-    call = re.search(rf"\b{re.escape(symbol)}\s*\(", text)
-    if not call:
-        return None
-    line = text.count("\n", 0, call.start()) + 1
-    column = call.start() - (text.rfind("\n", 0, call.start()) + 1) + 1
-    rel = os.path.relpath(path, root.resolve())
-    return (str(path) if rel.startswith("..") else rel.replace(os.sep, "/")), line, column
+    source = link_places.linked_source(message, cwd)
+    call = re.search(rf"\b{re.escape(symbol)}\s*\(", source[1]) if source else None
+    return link_places.where(*source, call.start(), root) if call else None
 
 
 # ---------------------------------------------------------------- per file

@@ -43,3 +43,25 @@ def toolchain942(porter_cache_dir):
     from porter.build.toolchain import detect_toolchain
 
     return detect_toolchain("gfx942", kind="clang")
+
+
+@pytest.fixture
+def toolchain_for(request):
+    """arch -> the toolchain these tests build it with: clang-19 for gfx942, Debian's hipcc 5.2 for gfx90a (the
+    test is skipped where that one is not installed)."""
+    return lambda arch: request.getfixturevalue("toolchain942" if arch == "gfx942" else "toolchain90a")
+
+
+@pytest.fixture
+def build_port(tmp_path, toolchain_for):
+    """(CUDA project folder, arch, BuildOptions' other fields) -> (its port, converted to tmp_path/hip, and the
+    port's build report for arch)."""
+    from porter.build import BuildOptions, run_build
+    from porter.project.convert import convert_tree
+
+    def build(project, arch, **options):
+        out = tmp_path / "hip"
+        convert_tree(project, out)
+        return out, run_build(out, BuildOptions(arch=arch, **options), toolchain=toolchain_for(arch))
+
+    return build

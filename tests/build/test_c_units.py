@@ -19,10 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from porter.build import BuildOptions, hipdriver, run_build
+from porter.build import hipdriver
 from porter.build.diagnostics import Diagnostic, classify
 from porter.buildfiles import migrate
-from porter.project.convert import convert_tree
 
 PROJECT = Path(__file__).parent / "projects" / "c_units_make"
 CFG = {"clang": "/usr/bin/clang++-19", "flags": ["--rocm-path=/usr", "--rocm-device-lib-path=/c/dl"],
@@ -60,11 +59,8 @@ def test_a_cpp_dialect_on_a_c_file_says_why():
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx90a"])
-def test_c_units_build_through_the_migrated_makefile(tmp_path, arch, request):
-    toolchain = request.getfixturevalue("toolchain942" if arch == "gfx942" else "toolchain90a")
-    out = tmp_path / "hip"
-    convert_tree(PROJECT, out)
-    report = run_build(out, BuildOptions(arch=arch), toolchain=toolchain)
+def test_c_units_build_through_the_migrated_makefile(arch, build_port):
+    out, report = build_port(PROJECT, arch)
     assert report.ok, [d.one_line() for d in report.diagnostics if d.severity == "error"]
     assert report.code_objects.get("main") == [f"amdgcn-amd-amdhsa--{arch}"], report.code_objects
     nm = shutil.which("nm")

@@ -92,8 +92,8 @@ def _project(root: Path) -> Path:
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx90a"])
-def test_host_units_compile_as_the_cmakelists_says(tmp_path, arch, request):
-    toolchain = request.getfixturevalue("toolchain942" if arch == "gfx942" else "toolchain90a")
+def test_host_units_compile_as_the_cmakelists_says(tmp_path, arch, toolchain_for):
+    toolchain = toolchain_for(arch)
     port = _project(tmp_path)
     assert "__HIPCC__" in (port / "common.h").read_text()  # the port's name for __CUDACC__
     report = run_build(port, BuildOptions(arch=arch, system="per-file"), toolchain=toolchain)
@@ -110,11 +110,11 @@ def test_host_units_compile_as_the_cmakelists_says(tmp_path, arch, request):
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx90a"])
-def test_a_project_of_host_units_only_links_without_a_device_link(tmp_path, arch, request):
+def test_a_project_of_host_units_only_links_without_a_device_link(tmp_path, arch, toolchain_for):
     """NVIDIA's simpleCUBLAS and matrixMulCUBLAS: CUDA_SEPARABLE_COMPILATION ON and .cpp files only.  Nothing
     is compiled for the device, so the link has no relocatable device code to link (hipcc 5.2's device link of
     none fails: "target emulation unknown: -m or at least one .o file required")."""
-    toolchain = request.getfixturevalue("toolchain942" if arch == "gfx942" else "toolchain90a")
+    toolchain = toolchain_for(arch)
     src = tmp_path / "cuda"
     src.mkdir()
     (src / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.20)\nproject(hostonly LANGUAGES CXX CUDA)\n"

@@ -7,11 +7,7 @@ The project is written from CUDA's semantics (nvcc -rdc=true builds it)."""
 
 from __future__ import annotations
 
-
 import pytest
-
-from porter.build import BuildOptions, run_build
-from porter.project.convert import convert_tree
 
 CMAKE = """cmake_minimum_required(VERSION 3.20)
 project(absdiff LANGUAGES CXX CUDA)
@@ -39,14 +35,12 @@ int main() {
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx90a"])
-def test_ptx_assembled_at_the_device_link_is_put_at_its_asm_statement(tmp_path, arch, request):
-    toolchain = request.getfixturevalue("toolchain942" if arch == "gfx942" else "toolchain90a")
+def test_ptx_assembled_at_the_device_link_is_put_at_its_asm_statement(tmp_path, arch, build_port):
     src = tmp_path / "cuda"
     src.mkdir()
     (src / "CMakeLists.txt").write_text(CMAKE)
     (src / "main.cu").write_text(MAIN)
-    convert_tree(src, tmp_path / "hip")
-    report = run_build(tmp_path / "hip", BuildOptions(arch=arch, system="per-file"), toolchain=toolchain)
+    _, report = build_port(src, arch, system="per-file")
     assert not report.ok
     errors = [d for d in report.diagnostics if d.severity == "error"]
     asm = [d for d in errors if "<inline asm>" in d.message]
@@ -111,15 +105,13 @@ $(program): $(obj)
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx90a"])
-def test_a_kernel_launched_but_not_defined_is_put_at_its_launch(tmp_path, arch, request):
-    toolchain = request.getfixturevalue("toolchain942" if arch == "gfx942" else "toolchain90a")
+def test_a_kernel_launched_but_not_defined_is_put_at_its_launch(tmp_path, arch, build_port):
     src = tmp_path / "cuda"
     src.mkdir()
     for name, text in {"kernels.h": KERNELS_H, "kernels.cu": KERNELS_CU, "main.cu": LAUNCHES,
                        "Makefile": MAKEFILE}.items():
         (src / name).write_text(text)
-    convert_tree(src, tmp_path / "hip")
-    report = run_build(tmp_path / "hip", BuildOptions(arch=arch), toolchain=toolchain)
+    port, report = build_port(src, arch)
     assert not report.ok
     errors = {d.message.rsplit("__device_stub__", 1)[-1][:5]: d for d in report.errors if "__device_stub__" in d.message}
     assert set(errors) == {"scale", "shift"}, [d.one_line() for d in report.errors]
@@ -130,7 +122,7 @@ def test_a_kernel_launched_but_not_defined_is_put_at_its_launch(tmp_path, arch, 
     assert "no source of the project defines the kernel scale(float*, float)" in errors["scale"].hint
     # (the hint names the places of the port, the files this build compiled)
     def port_line(name, text):
-        return next(i for i, ln in enumerate((tmp_path / "hip" / name).read_text().splitlines(), 1) if text in ln)
+        return next(i for i, ln in enumerate((port / name).read_text().splitlines(), 1) if text in ln)
 
     assert f"declared at kernels.h:{port_line('kernels.h', 'void scale(')} `scale(float *x, float a)`" \
         in errors["scale"].hint, errors["scale"].hint

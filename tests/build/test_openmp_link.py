@@ -9,13 +9,10 @@ The fixture (projects/openmp_make) is written from nvcc's and OpenMP's semantics
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
-from porter.build import BuildOptions, run_build
 from porter.buildfiles import migrate
-from porter.project.convert import convert_tree
 
 PROJECT = Path(__file__).parent / "projects" / "openmp_make"
 
@@ -28,10 +25,8 @@ def test_lgomp_becomes_fopenmp_with_its_reason():
     assert change.line == 1 and "libomp" in change.why
 
 
-def test_the_openmp_sample_shape_links_and_runs_its_host_part(tmp_path, toolchain942):
-    out = tmp_path / "hip"
-    convert_tree(PROJECT, out)
-    report = run_build(out, BuildOptions(arch="gfx942"), toolchain=toolchain942)
+def test_the_openmp_sample_shape_links_and_runs_its_host_part(build_port):
+    out, report = build_port(PROJECT, "gfx942")
     assert report.ok, [d.one_line() for d in report.diagnostics]
     program = out / "ompsum"
     needed = subprocess.run(["readelf", "-d", str(program)], capture_output=True, text=True, timeout=60).stdout

@@ -48,8 +48,8 @@ def _project(root: Path, extra: str = "") -> Path:
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx90a"])
-def test_hip_header_copies_are_linked_once_and_the_build_says_so(tmp_path, arch, request):
-    toolchain = request.getfixturevalue("toolchain942" if arch == "gfx942" else "toolchain90a")
+def test_hip_header_copies_are_linked_once_and_the_build_says_so(tmp_path, arch, toolchain_for):
+    toolchain = toolchain_for(arch)
     report = run_build(_project(tmp_path), BuildOptions(arch=arch, system="per-file"), toolchain=toolchain)
     assert report.ok, [d.one_line() for d in report.diagnostics]
     (program,) = report.outputs

@@ -13,9 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from porter.build import BuildOptions, run_build
 from porter.buildfiles import migrate
-from porter.project.convert import convert_tree
 
 PROJECT = Path(__file__).parent / "projects" / "rdc_static_lib"
 
@@ -40,10 +38,7 @@ def test_a_makefile_without_relocatable_code_links_as_it_did():
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx90a"])
-def test_the_port_builds_and_its_program_holds_the_arch(tmp_path, arch, request):
-    toolchain = request.getfixturevalue("toolchain942" if arch == "gfx942" else "toolchain90a")
-    out = tmp_path / "hip"
-    convert_tree(PROJECT, out)
-    report = run_build(out, BuildOptions(arch=arch), toolchain=toolchain)
+def test_the_port_builds_and_its_program_holds_the_arch(arch, build_port):
+    out, report = build_port(PROJECT, arch)
     assert report.ok, [d.one_line() for d in report.diagnostics]
     assert report.code_objects["app"] == [f"amdgcn-amd-amdhsa--{arch}"], report.code_objects

@@ -73,8 +73,8 @@ def test_the_finding_is_at_the_declaration_only_when_the_build_asks_for_rdc(tmp_
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx90a"])
-def test_the_link_error_is_put_at_the_declaration_and_the_fix_links(tmp_path, arch, request):
-    toolchain = request.getfixturevalue("toolchain942" if arch == "gfx942" else "toolchain90a")
+def test_the_link_error_is_put_at_the_declaration_and_the_fix_links(tmp_path, arch, toolchain_for):
+    toolchain = toolchain_for(arch)
     (tmp_path / "before").mkdir()
     report = run_build(_project(tmp_path / "before", fix=False), BuildOptions(arch=arch, system="per-file"),
                        toolchain=toolchain)
