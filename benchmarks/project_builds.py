@@ -179,10 +179,11 @@ def _builds(hip: Path, covered: set[tuple[str, int]], includes: list[str], proje
         at = {f"{d.get('file')}:{d.get('line')}": d for d in errors}
         unpredicted = [d for d in errors if not d.get("library") and not _predicted(d, covered)
                        and not (d.get("cause") in at and _predicted(at[d["cause"]], covered))]
-        said = {id(d): f"{Path(d.get('source_file') or d.get('file') or '?').name}:"
-                       f"{d.get('source_line') or d.get('line')}: {d.get('message', '')[:160]}" for d in unpredicted}
-        absent = [said[id(d)] for d in unpredicted if _absent(d, cuda, present)]
-        unflagged = [said[id(d)] for d in unpredicted if said[id(d)] not in absent]
+        absent, unflagged = [], []
+        for d in unpredicted:
+            (absent if _absent(d, cuda, present) else unflagged).append(
+                f"{Path(d.get('source_file') or d.get('file') or '?').name}:{d.get('source_line') or d.get('line')}: "
+                f"{d.get('message', '')[:160]}")
         result[arch] = {"ok": bool(report.get("ok")), "errors": len(errors), "unflagged": unflagged, "absent": absent,
                         "code_objects": sorted({t for ts in (report.get("code_objects") or {}).values() for t in ts})}
     return result

@@ -18,8 +18,8 @@ import re
 from pathlib import Path
 
 from porter.build.diagnostics import UNDEFINED, Diagnostic
-from porter.parse.brackets import closing
 from porter.build.tree_kind import HEADER_SUFFIXES, SKIP_DIRS, UNIT_SUFFIXES
+from porter.parse.brackets import closing
 
 HINT = ("a static (or unnamed-namespace) __device__/__constant__ variable that a kernel reads before host code "
         "names it: with -fgpu-rdc clang renames it for the runtime only after that kernel, so the device link "
@@ -76,16 +76,14 @@ def locate_inline_asm(ds: list[Diagnostic], cwd: Path, root: Path) -> None:
         for m in _ASM_STATEMENT.finditer(text):
             if "//" in m.group("lead") or m.group("lead").lstrip().startswith("*"):
                 continue  # (in a line comment, or a block comment's continuation line)
-            pos = m.start() + len(m.group("lead"))
-            found.append((path, text.count("\n", 0, pos) + 1, pos - (text.rfind("\n", 0, pos) + 1) + 1))
+            found.append((path, text, m.start() + len(m.group("lead"))))
             if len(found) > 1:
                 return
     if len(found) != 1:
         return
-    path, line, column = found[0]
-    where = _where(path, root)
+    place = where(*found[0], root)
     for d in wanted:
-        d.file, d.line, d.column = where, line, column
+        d.file, d.line, d.column = place
 
 
 # clang's host-side name of a kernel (HIP and CUDA alike) as GNU ld prints it: "__device_stub__scale(float*,
@@ -145,7 +143,7 @@ def _kernels_named(text: str, kernel: str):
         if tail is None:
             continue
         head = " ".join(text[m.start() + m.group().rfind(kernel):close + 1].split())
-        yield text.count("\n", 0, m.start()) + 1, tail.group("end") == "{", head[:120]
+        yield _line_column(text, m.start())[0], tail.group("end") == "{", head[:120]
 
 
 def linked_source(message: str, cwd: Path) -> tuple[Path, str] | None:
@@ -164,7 +162,19 @@ def linked_source(message: str, cwd: Path) -> tuple[Path, str] | None:
 
 def where(path: Path, text: str, pos: int, root: Path) -> tuple[str, int, int]:
     """(file as a diagnostic names it, line, column) of offset ``pos`` of ``path``'s ``text``."""
-    return _where(path, root), text.count("\n", 0, pos) + 1, pos - (text.rfind("\n", 0, pos) + 1) + 1
+    return (_where(path, root), *_line_column(text, pos))
+
+
+def _line_column(text: str, pos: int) -> tuple[int, int]:
+    return text.count("\n", 0, pos) + 1, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def call_site(message: str, symbol: str, cwd: Path, root: Path) -> tuple[str, int, int] | None:
+    """(file relative to ``root``, line, column) of the first call of ``symbol`` in the source file a link
+    error names; None when the message names no source or the source has no such call."""
+    source = linked_source(message, cwd)
+    call = re.search(rf"\b{re.escape(symbol)}\s*\(", source[1]) if source else None
+    return where(*source, call.start(), root) if call else None
 
 
 def _launch(message: str, kernel: str, cwd: Path) -> tuple[Path, str, int] | None:
@@ -214,8 +224,7 @@ def _declaration(text: str, name: str) -> tuple[int, int] | None:
         if re.search(r"\b(?:extern|__shared__)\b", spec) or "(" in spec:
             continue
         if re.search(r"\bstatic\b", spec) or _in_unnamed_namespace(text, m.start()):
-            pos = m.start() + m.group(0).rfind(name)
-            return text.count("\n", 0, pos) + 1, pos - (text.rfind("\n", 0, pos) + 1) + 1
+            return _line_column(text, m.start() + m.group(0).rfind(name))
     return None
 
 

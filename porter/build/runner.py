@@ -287,7 +287,7 @@ class _Runner:
             note = missing_note(symbol, library, self.tc.hip_version)
             if note:
                 d.hint = note
-                at = _call_site(d.message, symbol, cwd, self.root)
+                at = link_places.call_site(d.message, symbol, cwd, self.root)
                 if at:
                     d.file, d.line, d.column = at
 
@@ -380,15 +380,6 @@ def _first_use(lines: list[str], option: re.Pattern) -> tuple[int, int] | None:
         if found:
             return n, found.start() + 1
     return None
-
-
-def _call_site(message: str, symbol: str, cwd: Path, root: Path) -> tuple[str, int, int] | None:
-    """(file relative to ``root``, line, column) of the first call of ``symbol`` in the source file a link
-    error names (GNU ld, which links the host code of both toolchains here: "k.cu:(.text+0x14ca): undefined
-    reference to ..."); None when the message names no source or the source has no such call."""
-    source = link_places.linked_source(message, cwd)
-    call = re.search(rf"\b{re.escape(symbol)}\s*\(", source[1]) if source else None
-    return link_places.where(*source, call.start(), root) if call else None
 
 
 # ---------------------------------------------------------------- per file
